@@ -1,0 +1,18 @@
+/**
+ * @venue/protocol: the wire contract of interface 4.1.0, shared by the venue and its clients.
+ * It depends on no server code; the venue and the SDK both depend on it.
+ */
+export * from './assert.ts';
+export * from './canonical/bodies.ts';
+export * from './canonical/layout.ts';
+export * from './canonical/signing.ts';
+export * from './crypto/ed25519.ts';
+export * from './crypto/x25519.ts';
+export * from './errors/catalogue.ts';
+export * from './errors/venue-error.ts';
+export * from './intake.ts';
+export * from './json/json-text.ts';
+export * from './limits.ts';
+export * from './schema/decode.ts';
+export * from './schema/orders.ts';
+export * from './schema/primitives.ts';

@@ -1,0 +1,98 @@
+import { parse, stringify } from 'lossless-json';
+import { VenueError } from '../errors/venue-error.ts';
+import { JSON_DEPTH_MAX, JSON_TEXT_BYTES_MAX } from '../limits.ts';
+
+/**
+ * A JSON number exactly as the client wrote it. Keeping the source text is what lets the decoder
+ * accept u64 values above 2^53 exactly and refuse `1.0`, `1e3` or `-0` as non-canonical; the
+ * built-in JSON.parse would silently round or normalise them.
+ */
+export class JsonNumberToken {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Parses untrusted JSON text. Numbers come back as JsonNumberToken, a repeated key is refused
+ * (even with an equal value: two readers of one body must never disagree), and nesting deeper
+ * than JSON_DEPTH_MAX is refused before the recursive parser sees it.
+ *
+ * Why lossless-json: it is a small, maintained parser whose number hook receives the source text;
+ * writing our own JSON tokenizer would be more code to trust for the same result.
+ */
+export function parseJsonText(text: string, bytesMax: number = JSON_TEXT_BYTES_MAX): unknown {
+  if (Buffer.byteLength(text, 'utf8') > bytesMax) {
+    throw new VenueError('BODY_TOO_LARGE', `the JSON text is larger than the limit of ${bytesMax} bytes`);
+  }
+  assertDepthWithin(text, JSON_DEPTH_MAX);
+  try {
+    return parse(text, null, {
+      parseNumber: (source: string) => new JsonNumberToken(source),
+      onDuplicateKey: ({ key }) => {
+        throw new DuplicateKeyError(key);
+      },
+    });
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) {
+      throw new VenueError(
+        'MALFORMED_JSON',
+        `the JSON repeats the key "${printable(error.key)}"; send each key once`,
+      );
+    }
+    const detail = error instanceof Error ? error.message : 'unreadable';
+    throw new VenueError('MALFORMED_JSON', `the body is not valid JSON: ${detail}`);
+  }
+}
+
+class DuplicateKeyError extends Error {
+  constructor(readonly key: string) {
+    super(key);
+  }
+}
+
+/** One pass over the text counting open brackets outside strings; cheap and stack-free. */
+function assertDepthWithin(text: string, depthMax: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > depthMax) {
+        throw new VenueError(
+          'TOO_DEEP',
+          `the JSON nests deeper than ${depthMax} levels; no valid request does`,
+        );
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+}
+
+/**
+ * Serialises a value for the wire. bigint values become bare JSON integers (never strings, never
+ * rounded), which is how the spec's u64 fields travel.
+ */
+export function stringifyJson(value: unknown): string {
+  const text = stringify(value, undefined, undefined, [
+    { test: (v: unknown) => typeof v === 'bigint', stringify: (v: unknown) => (v as bigint).toString() },
+    {
+      test: (v: unknown) => v instanceof JsonNumberToken,
+      stringify: (v: unknown) => (v as JsonNumberToken).text,
+    },
+  ]);
+  if (text === undefined) throw new TypeError('value has no JSON form');
+  return text;
+}
+
+/** Shortens and escapes a client-supplied string before it goes into an error message. */
+export function printable(value: string, lengthMax = 40): string {
+  const clipped = value.length > lengthMax ? `${value.slice(0, lengthMax)}...` : value;
+  return JSON.stringify(clipped).slice(1, -1);
+}
