@@ -16,3 +16,4 @@ export * from './limits.ts';
 export * from './schema/decode.ts';
 export * from './schema/orders.ts';
 export * from './schema/primitives.ts';
+export * from './schema/public.ts';
