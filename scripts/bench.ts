@@ -1,0 +1,26 @@
+/**
+ * `npm run bench -- NAME [--quick]` runs one benchmark, `npm run bench -- all` runs them all.
+ * Figures go to stdout as one JSON line each; tables and progress go to stderr.
+ */
+import type { Figure } from '../bench/harness.ts';
+import { report } from '../bench/harness.ts';
+
+const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
+  intake: () => import('../bench/intake.ts'),
+};
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const name = args.find((a) => !a.startsWith('--'));
+if (name === undefined || (name !== 'all' && !(name in BENCHMARKS))) {
+  process.stderr.write(
+    `usage: npm run bench -- NAME [--quick]\nNAME: all, ${Object.keys(BENCHMARKS).join(', ')}\n`,
+  );
+  process.exit(2);
+}
+for (const selected of name === 'all' ? Object.keys(BENCHMARKS) : [name]) {
+  const load = BENCHMARKS[selected];
+  if (load === undefined) continue;
+  const module = await load();
+  report(await module.run(quick));
+}

@@ -1,0 +1,104 @@
+// Checks the shape of the workspace that the architecture relies on: dependencies point inward
+// to the protocol and the deterministic core, the SDK never reaches server code, the core has no
+// hidden I/O, clock or randomness, and the testing world is never imported by production code.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PACKAGES = ['protocol', 'core', 'adapters', 'chain-sim', 'sdk', 'cli', 'testing'] as const;
+type Package = (typeof PACKAGES)[number];
+
+/** Which workspace packages each package's production code may import. */
+const ALLOWED: Record<Package, readonly Package[]> = {
+  protocol: [],
+  core: ['protocol'],
+  'chain-sim': ['protocol'],
+  sdk: ['protocol'],
+  adapters: ['protocol', 'core'],
+  testing: ['protocol', 'core', 'chain-sim', 'adapters', 'sdk'],
+  cli: ['protocol', 'core', 'adapters', 'chain-sim', 'sdk'],
+};
+
+function sourceFiles(dir: string): string[] {
+  let found: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found = found.concat(sourceFiles(path));
+    else if (entry.endsWith('.ts')) found.push(path);
+  }
+  return found;
+}
+
+const IMPORT = /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? '');
+}
+
+function productionFiles(pkg: Package): string[] {
+  return sourceFiles(join(ROOT, 'packages', pkg, 'src'));
+}
+
+describe('workspace architecture', () => {
+  for (const pkg of PACKAGES) {
+    test(`${pkg} imports only the workspace packages it may depend on`, () => {
+      for (const file of productionFiles(pkg)) {
+        for (const specifier of importsOf(file)) {
+          const match = /^@venue\/([a-z-]+)/.exec(specifier);
+          if (match) {
+            const target = match[1] as Package;
+            assert.ok(
+              target === pkg || ALLOWED[pkg].includes(target),
+              `${file} imports @venue/${target}, which ${pkg} may not depend on`,
+            );
+          }
+          if (specifier.startsWith('.')) {
+            assert.ok(
+              !specifier.includes('/packages/') && !/^(\.\.\/){3,}/.test(specifier),
+              `${file}: ${specifier} leaves its package`,
+            );
+          }
+        }
+      }
+    });
+
+    test(`${pkg}'s package.json declares no dependency on a package it may not use`, () => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', pkg, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+        const match = /^@venue\/([a-z-]+)$/.exec(dependency);
+        if (match) assert.ok(ALLOWED[pkg].includes(match[1] as Package), `${pkg} declares ${dependency}`);
+      }
+    });
+  }
+
+  test('the core is deterministic: no I/O modules, no clock, no randomness, no timers', () => {
+    const forbiddenModules =
+      /^node:(fs|net|http|https|http2|tls|dgram|dns|child_process|worker_threads|os|timers|cluster)/;
+    const forbiddenCalls =
+      /\b(Date\.now|new Date\(|Math\.random|performance\.now|setTimeout|setInterval|setImmediate|process\.hrtime|randomBytes|randomUUID)\b/;
+    for (const file of productionFiles('core')) {
+      for (const specifier of importsOf(file))
+        assert.ok(!forbiddenModules.test(specifier), `${file} imports ${specifier}`);
+      const code = readFileSync(file, 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '');
+      const hit = forbiddenCalls.exec(code);
+      assert.equal(hit, null, `${file} uses ${hit?.[0]}: the core must be handed time and randomness`);
+    }
+  });
+
+  test('no production code imports the testing world', () => {
+    for (const pkg of PACKAGES.filter((p) => p !== 'testing')) {
+      for (const file of productionFiles(pkg)) {
+        assert.ok(
+          !importsOf(file).some((s) => s.startsWith('@venue/testing')),
+          `${file} imports @venue/testing`,
+        );
+      }
+    }
+  });
+});
