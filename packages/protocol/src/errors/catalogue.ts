@@ -255,6 +255,11 @@ export const ERRORS = {
     http: 409,
     meaning: 'The drain request does not fit the current drain state.',
   },
+  OPEN_ORDER_LIMIT: {
+    code: 1209,
+    http: 409,
+    meaning: 'The account already has as many open orders as it may (1,000); cancel some first.',
+  },
 
   // 1300-1399: the thing named does not exist.
   ORDER_NOT_FOUND: {
