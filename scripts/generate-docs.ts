@@ -2,7 +2,8 @@
  * Writes the parts of docs/ that are facts of the code, so prose and code cannot drift:
  * - docs/errors.md, the error catalogue table, from packages/protocol/src/errors/catalogue.ts;
  * - the byte-layout tables inside docs/protocol.md (between generated markers), from the layout
- *   declarations in packages/protocol/src/canonical/bodies.ts.
+ *   declarations in packages/protocol/src/canonical/bodies.ts;
+ * - docs/openapi.json and docs/asyncapi.json, from the route and stream catalogue.
  *
  * `npm run docs` rewrites them; scripts/test/docs.test.ts fails when the committed files differ from
  * what this script would write.
@@ -19,10 +20,17 @@ import {
   type PlacedField,
   rangeOf,
 } from '@venue/protocol';
+import { asyncApiDocument, openApiDocument } from './api-documents.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ERRORS_DOC = `${ROOT}docs/errors.md`;
 export const PROTOCOL_DOC = `${ROOT}docs/protocol.md`;
+export const OPENAPI_DOC = `${ROOT}docs/openapi.json`;
+export const ASYNCAPI_DOC = `${ROOT}docs/asyncapi.json`;
+
+export function jsonDocument(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
 
 const RANGE_TITLES = {
   validation: '1000-1099: request validation',
@@ -117,5 +125,9 @@ export function protocolMarkdown(current: string): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(ERRORS_DOC, errorsMarkdown());
   writeFileSync(PROTOCOL_DOC, protocolMarkdown(readFileSync(PROTOCOL_DOC, 'utf8')));
-  console.error('wrote docs/errors.md and the layout tables of docs/protocol.md');
+  writeFileSync(OPENAPI_DOC, jsonDocument(openApiDocument()));
+  writeFileSync(ASYNCAPI_DOC, jsonDocument(asyncApiDocument()));
+  console.error(
+    'wrote docs/errors.md, docs/openapi.json, docs/asyncapi.json and the layout tables of docs/protocol.md',
+  );
 }

@@ -3,8 +3,17 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ERRORS } from '@venue/protocol';
-import { ERRORS_DOC, errorsMarkdown, PROTOCOL_DOC, protocolMarkdown } from '../generate-docs.ts';
+import { ERRORS, ROUTES } from '@venue/protocol';
+import { asyncApiDocument, openApiDocument } from '../api-documents.ts';
+import {
+  ASYNCAPI_DOC,
+  ERRORS_DOC,
+  errorsMarkdown,
+  jsonDocument,
+  OPENAPI_DOC,
+  PROTOCOL_DOC,
+  protocolMarkdown,
+} from '../generate-docs.ts';
 
 test('docs/errors.md is the catalogue as the code defines it', () => {
   assert.equal(
@@ -25,4 +34,21 @@ test('the byte layouts in docs/protocol.md are the ones the encoder uses', () =>
   const text = readFileSync(PROTOCOL_DOC, 'utf8');
   assert.equal(text, protocolMarkdown(text), 'run `npm run docs` and commit docs/protocol.md');
   assert.match(text, /Total: 595 bytes\./);
+});
+
+test('docs/openapi.json and docs/asyncapi.json are generated from the current route catalogue', () => {
+  assert.equal(readFileSync(OPENAPI_DOC, 'utf8'), jsonDocument(openApiDocument()), 'run `npm run docs`');
+  assert.equal(readFileSync(ASYNCAPI_DOC, 'utf8'), jsonDocument(asyncApiDocument()), 'run `npm run docs`');
+});
+
+test('the OpenAPI document lists every route of the catalogue with its error statuses', () => {
+  const doc = JSON.parse(readFileSync(OPENAPI_DOC, 'utf8')) as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  };
+  for (const route of ROUTES) {
+    const operation = doc.paths[route.path.replace(/:([a-z_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    assert.ok(operation, `${route.method} ${route.path} is missing`);
+    for (const name of route.errors)
+      assert.ok(String(ERRORS[name].http) in operation.responses, `${route.path}: ${name}`);
+  }
 });

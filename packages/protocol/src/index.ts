@@ -18,6 +18,7 @@ export * from './schema/admin.ts';
 export * from './schema/attestation.ts';
 export * from './schema/auth.ts';
 export * from './schema/decode.ts';
+export * from './schema/encode.ts';
 export * from './schema/events.ts';
 export * from './schema/market.ts';
 export * from './schema/orders.ts';

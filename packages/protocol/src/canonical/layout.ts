@@ -1,5 +1,8 @@
 import { assert } from '../assert.ts';
 import { U8_MAX, U64_MAX } from '../limits.ts';
+import { SYMBOL_PATTERN } from '../schema/primitives.ts';
+
+const SYMBOL = new RegExp(SYMBOL_PATTERN);
 
 /**
  * A canonical encoding is a fixed sequence of fixed-size fields. One declarative layout per body
@@ -79,10 +82,7 @@ export function encodeLayout(
         out.set(Buffer.from(type.tag, 'ascii'), field.offset); // followed by its zero terminator
         break;
       case 'symbol': {
-        assert(
-          typeof value === 'string' && /^[A-Z0-9-]{1,31}$/.test(value),
-          `${field.name}: symbol expected`,
-        );
+        assert(typeof value === 'string' && SYMBOL.test(value), `${field.name}: symbol expected`);
         out[field.offset] = value.length;
         out.set(Buffer.from(value, 'ascii'), field.offset + 1);
         break;
@@ -155,8 +155,8 @@ export function decodeLayout(
       }
       case 'symbol': {
         const length = slot[0] ?? 0;
-        const text = Buffer.from(slot.subarray(1, 1 + length)).toString('ascii');
-        if (length === 0 || length > SYMBOL_SLOT_BYTES - 1 || !/^[A-Z0-9-]+$/.test(text)) {
+        const text = Buffer.from(slot.subarray(1, 1 + length)).toString('latin1'); // 'ascii' drops bit 7
+        if (length === 0 || length > SYMBOL_SLOT_BYTES - 1 || !SYMBOL.test(text)) {
           return { ok: false, problem: `${field.name} is not a valid symbol slot` };
         }
         if (slot.subarray(1 + length).some((b) => b !== 0))

@@ -117,7 +117,7 @@ const SMALL_ORDER_POINTS = new Set([
 ]);
 
 /**
- * The trading-key rule: 32 bytes, canonical y (below p), and not a small-order point. Whether the
+ * The trading-key rule: 32 bytes, canonical y (below p) and sign bit, and not a small-order point. Whether the
  * bytes decode to a curve point at all is left to verification, which fails for them.
  */
 export function isAcceptableTradingKey(publicKeyHex: string): boolean {
@@ -127,5 +127,8 @@ export function isAcceptableTradingKey(publicKeyHex: string): boolean {
   const last = bytes[31] ?? 0;
   bytes[31] = last & 0x7f; // drop the sign bit of x to read y
   const y = BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
+  // y = 1 or y = p - 1 means x = 0, whose only encoding has the sign bit clear (RFC 8032 5.1.3
+  // step 4). OpenSSL accepts the other one, so 01..80 would be the identity: it verifies forgeries.
+  if (last >= 0x80 && (y === 1n || y === P - 1n)) return false;
   return y < P;
 }

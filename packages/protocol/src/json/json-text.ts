@@ -23,7 +23,7 @@ export function parseJsonText(text: string, bytesMax: number = JSON_TEXT_BYTES_M
   if (Buffer.byteLength(text, 'utf8') > bytesMax) {
     throw new VenueError('BODY_TOO_LARGE', `the JSON text is larger than the limit of ${bytesMax} bytes`);
   }
-  assertDepthWithin(text, JSON_DEPTH_MAX);
+  assertDepthAndUniqueKeys(text, JSON_DEPTH_MAX);
   try {
     return parse(text, null, {
       parseNumber: (source: string) => new JsonNumberToken(source),
@@ -49,30 +49,61 @@ class DuplicateKeyError extends Error {
   }
 }
 
-/** One pass over the text counting open brackets outside strings; cheap and stack-free. */
-function assertDepthWithin(text: string, depthMax: number): void {
-  let depth = 0;
-  let inString = false;
+/**
+ * One pass over the text, before the recursive parser sees it: counts open brackets outside strings
+ * and refuses a key repeated within one object. lossless-json calls onDuplicateKey only when the
+ * repeated values differ, so `{"side":"bid","side":"bid"}` would pass it silently.
+ */
+function assertDepthAndUniqueKeys(text: string, depthMax: number): void {
+  const objects: (Set<string> | null)[] = []; // per open bracket: keys seen (null for an array)
+  let expectKey = false;
+  let stringStart = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
+    if (stringStart >= 0) {
       if (c === 0x5c)
         i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
+      else if (c === 0x22) {
+        if (expectKey) assertNewKey(objects.at(-1), text.slice(stringStart, i + 1));
+        expectKey = false;
+        stringStart = -1;
+      }
     } else if (c === 0x22) {
-      inString = true;
+      stringStart = i;
     } else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      if (depth > depthMax) {
+      objects.push(c === 0x7b ? new Set() : null);
+      expectKey = c === 0x7b;
+      if (objects.length > depthMax) {
         throw new VenueError(
           'TOO_DEEP',
           `the JSON nests deeper than ${depthMax} levels; no valid request does`,
         );
       }
     } else if (c === 0x7d || c === 0x5d) {
-      depth--;
+      objects.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      expectKey = objects.at(-1) instanceof Set;
     }
   }
+}
+
+function assertNewKey(keys: Set<string> | null | undefined, quoted: string): void {
+  if (!(keys instanceof Set)) return;
+  let key = quoted.slice(1, -1);
+  if (key.includes('\\')) {
+    try {
+      key = JSON.parse(quoted) as string; // decodes escapes: "\u0061" and "a" are one key
+    } catch {
+      return; // a malformed string: the parser reports it
+    }
+  }
+  if (keys.has(key))
+    throw new VenueError(
+      'MALFORMED_JSON',
+      `the JSON repeats the key "${printable(key)}"; send each key once`,
+    );
+  keys.add(key);
 }
 
 /**

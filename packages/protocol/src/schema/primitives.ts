@@ -81,12 +81,15 @@ export function UnixMs(doc: Doc = {}) {
   return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, format: 'unix-ms', ...doc });
 }
 
+/** Market symbol grammar: BASE-QUOTE, each part 1-12 of A-Z and 0-9 (e.g. SOL-USDC). */
+export const SYMBOL_PATTERN = '^[A-Z0-9]{1,12}-[A-Z0-9]{1,12}$';
+
 /** Market symbol: BASE-QUOTE, each part 1-12 of A-Z and 0-9 (e.g. SOL-USDC). */
 export function MarketSymbol(doc: Doc = {}) {
   return Type.String({
     minLength: 3,
     maxLength: 25,
-    pattern: '^[A-Z0-9]{1,12}-[A-Z0-9]{1,12}$',
+    pattern: SYMBOL_PATTERN,
     'x-expected': 'a market symbol BASE-QUOTE, each part 1-12 of A-Z and 0-9 (e.g. SOL-USDC)',
     ...doc,
   });
