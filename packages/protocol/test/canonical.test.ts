@@ -42,6 +42,7 @@ import {
   verifyPlaceOrder,
   wireJsonText,
 } from '@venue/protocol';
+import { codeOf } from '@venue/testing';
 import fc from 'fast-check';
 
 const U64_MAX = 2n ** 64n - 1n;
@@ -163,16 +164,6 @@ function cancelWire(body: CancelBody, signature: string): Record<string, unknown
 
 function modifyWire(request: ModifyRequest): Record<string, unknown> {
   return toWire(ModifyRequestSchema, request) as Record<string, unknown>;
-}
-
-function codeOf(run: () => unknown): number | 'accepted' {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof VenueError) return error.code;
-    throw error;
-  }
-  return 'accepted';
 }
 
 /** The same hex string with one nibble changed. */

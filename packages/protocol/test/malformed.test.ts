@@ -23,6 +23,7 @@ import {
   type UnsignedPlaceOrder,
   VenueError,
 } from '@venue/protocol';
+import { codeOf } from '@venue/testing';
 
 type Obj = Record<string, unknown>;
 const num = (text: string) => new JsonNumberToken(text);
@@ -348,15 +349,6 @@ describe('field rules name the field, also inside the replacement', () => {
 describe('JSON-level guards', () => {
   const place = TARGETS[0] as Target;
   const placeText = stringifyJson(placeWire());
-  const codeOf = (run: () => unknown) => {
-    try {
-      run();
-    } catch (error) {
-      if (error instanceof VenueError) return error.code;
-      throw error;
-    }
-    return 'accepted';
-  };
 
   // A repeated key is refused, even with an equal value: two readers must never disagree.
   test('duplicate keys -> 1000', () => {

@@ -30,50 +30,23 @@ import {
   verifyModify,
   verifyPlaceOrder,
 } from '@venue/protocol';
-import { vectorFileText } from '../../../scripts/generate-vectors.ts';
+import { codeOf } from '@venue/testing';
+import {
+  type InvalidVector,
+  type ValidVector,
+  type VectorFile,
+  type VectorKind,
+  vectorFileText,
+} from '../../../scripts/generate-vectors.ts';
 
 const VECTORS_PATH = fileURLToPath(new URL('../vectors/canonical-v5.json', import.meta.url));
 const fileText = readFileSync(VECTORS_PATH, 'utf8');
 
-type Kind = 'place' | 'cancel' | 'modify';
-interface Valid {
-  name: string;
-  kind: Kind;
-  description: string;
-  json: string;
-  order_id?: string;
-  secret_seed_hex: string;
-  public_key_hex: string;
-  canonical_hex: string;
-  sha256_hex: string;
-  signature_hex: string;
-  replacement_canonical_hex?: string;
-  replacement_sha256_hex?: string;
-  replacement_signature_hex?: string;
-}
-interface Invalid {
-  name: string;
-  kind: Kind;
-  description: string;
-  json: string;
-  order_id?: string;
-  expected_code: number;
-  expected_error: string;
-  signature_invalid?: boolean;
-}
-interface File {
-  format_version: number;
-  generator: string;
-  regenerate: string;
-  layouts: Record<
-    Kind,
-    { domain: string; size: number; fields: { name: string; offset: number; length: number }[] }
-  >;
-  valid: Valid[];
-  invalid: Invalid[];
-}
+type Kind = VectorKind;
+type Valid = ValidVector;
+type Invalid = InvalidVector;
 
-const vectors = JSON.parse(fileText) as File;
+const vectors = JSON.parse(fileText) as VectorFile;
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -163,16 +136,6 @@ function nobleVerifies(signatureHex: string, message: Uint8Array, publicKeyHex: 
   } catch {
     return false;
   }
-}
-
-function codeOf(run: () => unknown): number | 'accepted' {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof VenueError) return error.code;
-    throw error;
-  }
-  return 'accepted';
 }
 
 // ---------------------------------------------------------------------------------------------

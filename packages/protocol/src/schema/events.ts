@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { BYTES } from '../limits.ts';
-import { SETTLEMENT_FAILURE_REASONS } from './account.ts';
+import { ORDER_STATES, type OrderState, SETTLEMENT_FAILURE_REASONS } from './account.ts';
 import { Base58Address, Count, DecimalU64, Hex, OneOf, Strict, U8, U64, UnixMs } from './primitives.ts';
 import { LEAVES_PAGE_MAX, LeafSchema } from './tree.ts';
 
@@ -24,14 +24,9 @@ export function Seq() {
 }
 
 /** spec 6.1 `kind`: every order state but `resting`, which only the place response reports. */
-export const ORDER_EVENT_KINDS = [
-  'pending_settlement',
-  'partially_filled',
-  'fully_filled',
-  'settlement_failed',
-  'cancelled',
-  'expired',
-] as const;
+export const ORDER_EVENT_KINDS = ORDER_STATES.filter(
+  (s): s is Exclude<OrderState, 'resting'> => s !== 'resting',
+);
 export type OrderEventKind = (typeof ORDER_EVENT_KINDS)[number];
 
 /** spec 6.1: orders channel event, field for field. */

@@ -1,0 +1,2 @@
+/** @venue/testing: helpers and the simulated world for tests. Production code never imports it. */
+export * from './errors.ts';
