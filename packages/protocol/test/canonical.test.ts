@@ -35,7 +35,6 @@ import {
   toWire,
   tradingKeyFromSeed,
   type UnsignedPlaceOrder,
-  VenueError,
   verifyCancel,
   verifyDigest,
   verifyModify,

@@ -25,26 +25,17 @@ import {
   modifyCancelBody,
   PLACE_ORDER_LAYOUT,
   parseJsonText,
-  VenueError,
   verifyCancel,
   verifyModify,
   verifyPlaceOrder,
 } from '@venue/protocol';
 import { codeOf } from '@venue/testing';
-import {
-  type InvalidVector,
-  type ValidVector,
-  type VectorFile,
-  type VectorKind,
-  vectorFileText,
-} from '../../../scripts/generate-vectors.ts';
+import { type VectorFile, type VectorKind, vectorFileText } from '../../../scripts/generate-vectors.ts';
 
 const VECTORS_PATH = fileURLToPath(new URL('../vectors/canonical-v5.json', import.meta.url));
 const fileText = readFileSync(VECTORS_PATH, 'utf8');
 
 type Kind = VectorKind;
-type Valid = ValidVector;
-type Invalid = InvalidVector;
 
 const vectors = JSON.parse(fileText) as VectorFile;
 
