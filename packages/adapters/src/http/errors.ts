@@ -1,0 +1,122 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { type ErrorName, isVenueError, printable, stringifyJson, VenueError } from '@venue/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BODY_BYTES_MAX, HEADER_BYTES_MAX } from '../config/limits.ts';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
+
+/**
+ * The one place where an HTTP failure becomes the error envelope of spec section 7. Every non-2xx
+ * response leaves through `sendError` (or `writeRawError` when there is no request object yet), so
+ * none can escape with Fastify's own error shape, an error text or a stack.
+ */
+
+/** Fastify's own errors that a client can cause, mapped to the catalogue. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, readonly [ErrorName, string]>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    'BODY_TOO_LARGE',
+    `the body is larger than the limit of ${BODY_BYTES_MAX} bytes`,
+  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['MALFORMED_JSON', 'the body length does not match its Content-Length'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'the body is empty; send a JSON object'],
+  FST_ERR_BAD_URL: ['INVALID_QUERY', 'the URL is not validly percent-encoded'],
+  FST_ERR_MAX_PARAM_LENGTH: ['INVALID_QUERY', 'a path parameter is longer than any valid one'],
+};
+
+/** Shown for every unexpected fault. It says nothing about the fault on purpose. */
+const INTERNAL_MESSAGE = 'internal error; the request may be retried, quoting the x-request-id header';
+
+/** Logged instead of the error itself: no request payload, no field values beyond the error's own. */
+export interface FaultSummary {
+  type: string;
+  message: string;
+  stack?: string;
+}
+
+/**
+ * Classifies any thrown value. A VenueError or a known framework error is the client's doing and
+ * goes back as-is; anything else is a fault of ours, returned as INTERNAL together with a summary
+ * for the log.
+ */
+export function toVenueError(error: unknown): { venueError: VenueError; fault?: FaultSummary } {
+  if (isVenueError(error)) return { venueError: error };
+  const code = (error as { code?: unknown } | null)?.code;
+  const mapped = typeof code === 'string' ? FRAMEWORK_ERRORS[code] : undefined;
+  if (mapped !== undefined) return { venueError: new VenueError(mapped[0], mapped[1]) };
+  const fault: FaultSummary =
+    error instanceof Error
+      ? {
+          type: error.name,
+          message: error.message,
+          ...(error.stack === undefined ? {} : { stack: error.stack }),
+        }
+      : { type: typeof error, message: 'a non-Error value was thrown' };
+  return { venueError: new VenueError('INTERNAL', INTERNAL_MESSAGE), fault };
+}
+
+/** Sends the envelope of `error`, logging faults. Never throws: it is the last line. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { venueError, fault } = toVenueError(error);
+  if (fault !== undefined) {
+    request.log.error({ fault, method: request.method, route: request.routeOptions.url }, 'request failed');
+  }
+  reply
+    .header(REQUEST_ID_HEADER, request.id)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .code(venueError.http)
+    .send(stringifyJson(venueError.toEnvelope()));
+}
+
+/** HTTP methods the 405 check probes; HEAD is served wherever GET is. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+type RouteLookup = (route: { method: string; url: string }) => unknown;
+
+/**
+ * The error for a request that matched no route: 405 with an Allow header when the path exists
+ * under other methods, else 404. Fastify only knows 404, so 405 is derived from the router.
+ */
+export function routeMissError(
+  findRoute: RouteLookup,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): VenueError {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const allowed = METHODS.filter((method) => findRoute({ method, url: path }) !== null);
+  if (allowed.length === 0) {
+    return new VenueError('ROUTE_NOT_FOUND', `no route has the path "${printable(path)}"`);
+  }
+  reply.header('allow', allowed.join(', '));
+  return new VenueError(
+    'METHOD_NOT_ALLOWED',
+    `${printable(request.method, 10)} is not allowed on "${printable(path)}"; use ${allowed.join(', ')}`,
+  );
+}
+
+/**
+ * For failures Node reports before there is a request object (a malformed request line, headers
+ * over HEADER_BYTES_MAX): writes the envelope straight to the socket and closes it.
+ */
+export function writeRawError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset or timed-out connection has nobody left to read an answer.
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? `the request head is larger than the limit of ${HEADER_BYTES_MAX} bytes`
+      : 'the HTTP request is malformed';
+  const venueError = new VenueError('INVALID_FORMAT', message);
+  const body = stringifyJson(venueError.toEnvelope());
+  socket.end(
+    `HTTP/1.1 ${venueError.http} ${STATUS_CODES[venueError.http] ?? 'Error'}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `${REQUEST_ID_HEADER}: ${newRequestId()}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, test } from 'node:test';
+import type { TLSSocket } from 'node:tls';
+import { decodeJsonText, HealthResponseSchema, InfoResponseSchema } from '@venue/protocol';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+/** Generous for a loaded 2-core CI machine; a healthy boot takes about one second. */
+const READY_TIMEOUT_MS = 30_000;
+const EXIT_TIMEOUT_MS = 10_000;
+
+/**
+ * The command `npm start` runs, taken from the root package.json so the test follows it if it
+ * changes. Its first word is resolved in node_modules/.bin as npm would; no shell in between, so
+ * the signal the test sends reaches the command itself.
+ */
+function startCommand(): { command: string; args: string[] } {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const script = manifest.scripts['start'] ?? '';
+  assert.match(
+    script,
+    /^[\w./@:= -]+$/,
+    'the start script must be a plain command for this test to mirror it',
+  );
+  const [word = '', ...args] = script.trim().split(/\s+/);
+  const local = join(ROOT, 'node_modules', '.bin', word);
+  return { command: existsSync(local) ? local : word, args };
+}
+
+interface Ready {
+  rest_url: string;
+  stream_url: string;
+  session_id: string;
+  cert_sha256: string;
+  cert_file: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  ready: Ready;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+const children: ChildProcess[] = [];
+const stateDirs: string[] = [];
+after(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function startDev(extraArgs: string[]): Promise<Running> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'venue-dev-test-'));
+  stateDirs.push(stateDir);
+  const { command, args } = startCommand();
+  const child = spawn(command, [...args, '--port', '0', '--state-dir', stateDir, ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`no VENUE_READY line within ${READY_TIMEOUT_MS} ms; stdout:\n${out}\nstderr:\n${err}`),
+      );
+    }, READY_TIMEOUT_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('VENUE_READY '));
+      if (line === undefined) return;
+      clearTimeout(timer);
+      resolvePromise({
+        child,
+        ready: JSON.parse(line.slice('VENUE_READY '.length)) as Ready,
+        stdout: () => out,
+        stderr: () => err,
+      });
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`venue dev exited with ${code} before it was ready; stderr:\n${err}`));
+    });
+  });
+}
+
+function get(url: string, ca: string): Promise<{ status: number; text: string; peerSha256: string }> {
+  return new Promise((resolvePromise, reject) => {
+    https
+      .get(url, { ca, agent: false }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+        });
+        response.on('end', () => {
+          const peer = (response.socket as TLSSocket).getPeerCertificate();
+          resolvePromise({
+            status: response.statusCode ?? 0,
+            text,
+            peerSha256: peer.fingerprint256.replaceAll(':', '').toLowerCase(),
+          });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolvePromise, reject) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolvePromise({ code: child.exitCode, signal: child.signalCode });
+      return;
+    }
+    const timer = setTimeout(
+      () => reject(new Error(`no exit within ${EXIT_TIMEOUT_MS} ms`)),
+      EXIT_TIMEOUT_MS,
+    );
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal });
+    });
+  });
+}
+
+test('npm start boots a venue that serves HTTPS with the printed certificate, and SIGTERM stops it cleanly', async () => {
+  const { child, ready, stdout } = await startDev([]);
+  assert.match(ready.rest_url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(ready.stream_url, `${ready.rest_url.replace('https:', 'wss:')}/v1/stream`);
+  assert.match(ready.session_id, /^[0-9a-f]{64}$/);
+  assert.match(ready.cert_sha256, /^[0-9a-f]{64}$/);
+
+  // The banner tells a person how to call the venue without switching certificate checks off.
+  const banner = stdout();
+  assert.ok(banner.includes(`curl --cacert ${ready.cert_file} ${ready.rest_url}/info`), banner);
+  assert.doesNotMatch(banner, /--insecure|-k /);
+  assert.match(banner, /not served yet/);
+
+  // Only the public certificate is written; the private key stays in the venue's memory.
+  const certPem = readFileSync(ready.cert_file, 'utf8');
+  assert.match(certPem, /^-----BEGIN CERTIFICATE-----/);
+  for (const name of readdirSync(resolve(ready.cert_file, '..'))) {
+    assert.doesNotMatch(readFileSync(resolve(ready.cert_file, '..', name), 'utf8'), /PRIVATE KEY/);
+  }
+
+  const health = await get(`${ready.rest_url}/health`, certPem);
+  assert.equal(health.status, 200);
+  assert.deepEqual(decodeJsonText(HealthResponseSchema, health.text), { status: 'ok' });
+  assert.equal(health.peerSha256, ready.cert_sha256);
+  const info = decodeJsonText(InfoResponseSchema, (await get(`${ready.rest_url}/info`, certPem)).text);
+  assert.equal(info.session_id, ready.session_id);
+
+  child.kill('SIGTERM');
+  assert.deepEqual(await exitOf(child), { code: 0, signal: null });
+});
+
+test('SIGINT (Ctrl-C) also stops the venue with exit code 0', async () => {
+  const { child, ready } = await startDev(['--log-level', 'silent']);
+  const certPem = readFileSync(ready.cert_file, 'utf8');
+  assert.equal((await get(`${ready.rest_url}/health`, certPem)).status, 200);
+  child.kill('SIGINT');
+  assert.deepEqual(await exitOf(child), { code: 0, signal: null });
+});
