@@ -20,6 +20,7 @@ import {
   createHttpServer,
   createWallSlotClock,
   DEV_TREE_COUNT,
+  HEADER_BYTES_MAX,
   KEEP_ALIVE_TIMEOUT_MS,
   SETTLEMENT_BUFFER_SLOTS,
   type VenueHttpServer,
@@ -286,7 +287,26 @@ describe('HTTPS server', () => {
     const [head = '', body = ''] = raw.split('\r\n\r\n');
     assert.match(head, /^HTTP\/1\.1 400 /);
     assert.match(head, /x-request-id: [A-Za-z0-9._:-]+/);
-    assert.equal(JSON.parse(body).code, 1009);
+    assert.equal(JSON.parse(body).code, 1014);
+  });
+
+  test('a request head over the header limit gets 431 with code 1015 and the connection closes', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port, ca: identity.certPem }, () => {
+        socket.write(
+          `GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nx-filler: ${'a'.repeat(HEADER_BYTES_MAX + 1)}\r\n\r\n`,
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 431 /);
+    assert.equal(JSON.parse(body).code, 1015);
   });
 
   test('a client that trusts another certificate is refused at the TLS handshake', async () => {

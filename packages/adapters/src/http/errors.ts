@@ -18,7 +18,10 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, readonly [ErrorName, string]>> =
     `the body is larger than the limit of ${BODY_BYTES_MAX} bytes`,
   ],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['MALFORMED_JSON', 'the body length does not match its Content-Length'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    'MALFORMED_REQUEST',
+    'the body length does not match its Content-Length',
+  ],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'the body is empty; send a JSON object'],
   FST_ERR_BAD_URL: ['INVALID_QUERY', 'the URL is not validly percent-encoded'],
   FST_ERR_MAX_PARAM_LENGTH: ['INVALID_QUERY', 'a path parameter is longer than any valid one'],
@@ -105,11 +108,13 @@ export function writeRawError(error: NodeJS.ErrnoException, socket: Socket): voi
     socket.destroy();
     return;
   }
-  const message =
+  const venueError =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? `the request head is larger than the limit of ${HEADER_BYTES_MAX} bytes`
-      : 'the HTTP request is malformed';
-  const venueError = new VenueError('INVALID_FORMAT', message);
+      ? new VenueError(
+          'HEADERS_TOO_LARGE',
+          `the request head is larger than the limit of ${HEADER_BYTES_MAX} bytes`,
+        )
+      : new VenueError('MALFORMED_REQUEST', 'the HTTP request is malformed; send a valid HTTP/1.1 request');
   const body = stringifyJson(venueError.toEnvelope());
   socket.end(
     `HTTP/1.1 ${venueError.http} ${STATUS_CODES[venueError.http] ?? 'Error'}\r\n` +

@@ -76,6 +76,16 @@ export const ERRORS = {
     meaning: 'A query-string or path parameter is missing or malformed.',
   },
   UNKNOWN_OP: { code: 1013, http: 400, meaning: 'A stream frame names an op the stream does not have.' },
+  MALFORMED_REQUEST: {
+    code: 1014,
+    http: 400,
+    meaning: 'The HTTP request itself is malformed (request line, headers, or a body length that lies).',
+  },
+  HEADERS_TOO_LARGE: {
+    code: 1015,
+    http: 431,
+    meaning: 'The request line and headers exceed the size limit.',
+  },
   UNKNOWN_SYMBOL: {
     code: 1020,
     http: 400,
