@@ -272,39 +272,36 @@ describe('HTTPS server', () => {
     assert.match(logged, /"request_id":"r-500"/);
   });
 
-  test('a malformed HTTP request gets the envelope straight from the socket', async () => {
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port, ca: identity.certPem }, () => {
-        socket.write('NOT A REQUEST LINE\r\n\r\n');
-      });
+  /** Sends raw bytes over TLS (trusting this boot only) and returns the head and body of the answer. */
+  function rawExchange(request: string): Promise<{ head: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port, ca: identity.certPem }, () =>
+        socket.write(request),
+      );
       let text = '';
       socket.on('data', (chunk: Buffer) => {
         text += chunk.toString('utf8');
       });
-      socket.on('end', () => resolve(text));
+      socket.on('end', () => {
+        const [head = '', body = ''] = text.split('\r\n\r\n');
+        resolve({ head, body });
+      });
       socket.on('error', reject);
     });
-    const [head = '', body = ''] = raw.split('\r\n\r\n');
+  }
+
+  test('a malformed HTTP request gets the envelope straight from the socket', async () => {
+    const { head, body } = await rawExchange('NOT A REQUEST LINE\r\n\r\n');
     assert.match(head, /^HTTP\/1\.1 400 /);
     assert.match(head, /x-request-id: [A-Za-z0-9._:-]+/);
     assert.equal(JSON.parse(body).code, 1014);
   });
 
   test('a request head over the header limit gets 431 with code 1015 and the connection closes', async () => {
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port, ca: identity.certPem }, () => {
-        socket.write(
-          `GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nx-filler: ${'a'.repeat(HEADER_BYTES_MAX + 1)}\r\n\r\n`,
-        );
-      });
-      let text = '';
-      socket.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    const filler = 'a'.repeat(HEADER_BYTES_MAX + 1);
+    const { head, body } = await rawExchange(
+      `GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nx-filler: ${filler}\r\n\r\n`,
+    );
     assert.match(head, /^HTTP\/1\.1 431 /);
     assert.equal(JSON.parse(body).code, 1015);
   });
