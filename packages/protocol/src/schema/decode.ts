@@ -158,8 +158,11 @@ function walkString(schema: Json, value: unknown, path: string): unknown {
     return fail('WRONG_TYPE', path, `expected ${expected(schema)}, received ${received(value)}`);
   const choices = schema['enum'] as string[] | undefined;
   if (choices !== undefined) {
-    if (!choices.includes(value))
-      fail('INVALID_ENUM', path, `expected ${expected(schema)}, received "${printable(value)}"`);
+    if (!choices.includes(value)) {
+      // A field may name a more precise code for a value outside its set (x-error-code).
+      const code = (schema['x-error-code'] as ErrorName | undefined) ?? 'INVALID_ENUM';
+      fail(code, path, `expected ${expected(schema)}, received "${printable(value)}"`);
+    }
     return value;
   }
   if (schema['format'] === 'uint64-decimal') return decimalU64(value, path);

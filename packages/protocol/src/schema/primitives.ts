@@ -1,4 +1,5 @@
 import Type, { type TSchema, type TUnsafe } from 'typebox';
+import type { ErrorName } from '../errors/catalogue.ts';
 
 /**
  * The field types of the wire contract, as JSON Schema built with TypeBox. Each primitive uses
@@ -66,13 +67,22 @@ export function DecimalU64(doc: Doc = {}): TUnsafe<bigint> {
   });
 }
 
-/** One of a fixed set of strings. */
-export function OneOf<const T extends readonly string[]>(values: T, doc: Doc = {}) {
+/**
+ * One of a fixed set of strings. A value outside the set is INVALID_ENUM, unless `errorCode` names a
+ * more precise catalogue entry for this field (kept in the schema as `x-error-code`, so the decoder
+ * and the documents both see it).
+ */
+export function OneOf<const T extends readonly string[]>(
+  values: T,
+  doc: Doc & { errorCode?: ErrorName } = {},
+) {
+  const { errorCode, ...rest } = doc;
   return Type.Unsafe<T[number]>({
     type: 'string',
     enum: [...values],
     'x-expected': `one of ${values.map((v) => `"${v}"`).join(', ')}`,
-    ...doc,
+    ...(errorCode === undefined ? {} : { 'x-error-code': errorCode }),
+    ...rest,
   });
 }
 
