@@ -1,2 +1,4 @@
 /** @venue/testing: helpers and the simulated world for tests. Production code never imports it. */
+
+export * from './core-fixtures.ts';
 export * from './errors.ts';

@@ -1,0 +1,32 @@
+/**
+ * Fill-or-kill inside one batch. Decisions section 2: "`fok` fills its whole amount in its arrival
+ * batch or is cancelled." A fok order that a round did not fill completely leaves the auction, and
+ * the round is run again without it, because an order that will be cancelled must not have shaped
+ * the price or the allocation of the others.
+ */
+import type { BookByPriority } from './priority.ts';
+import type { AuctionOrder, Fill } from './types.ts';
+
+/** The fok orders of `book` that `fills` left short of their `remaining`, in intake order. */
+export function shortFillOrKill(book: BookByPriority, fills: readonly Fill[]): AuctionOrder[] {
+  const fok = [...book.bids, ...book.asks].filter((order) => order.fillOrKill);
+  if (fok.length === 0) return [];
+  const filled = new Map<number, bigint>(fok.map((order) => [order.ref, 0n]));
+  for (const fill of fills) {
+    const bidFilled = filled.get(fill.bidRef);
+    if (bidFilled !== undefined) filled.set(fill.bidRef, bidFilled + fill.quantity);
+    const askFilled = filled.get(fill.askRef);
+    if (askFilled !== undefined) filled.set(fill.askRef, askFilled + fill.quantity);
+  }
+  const short = fok.filter((order) => (filled.get(order.ref) ?? 0n) < order.remaining);
+  return short.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
+}
+
+/** The book without `removed`, each side still in priority. */
+export function withoutOrders(book: BookByPriority, removed: readonly AuctionOrder[]): BookByPriority {
+  const gone = new Set(removed);
+  return {
+    bids: book.bids.filter((order) => !gone.has(order)),
+    asks: book.asks.filter((order) => !gone.has(order)),
+  };
+}

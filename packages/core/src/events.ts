@@ -1,0 +1,81 @@
+import type {
+  CancelReason,
+  CancelResponse,
+  ModifyResponse,
+  OrderEventKind,
+  PlaceResponse,
+  SettlementFailureReason,
+} from '@venue/protocol';
+import type { AuctionResult } from './auction/types.ts';
+
+/**
+ * What applying a command produced. A command that is refused produces no events and changes
+ * nothing: the core throws a VenueError instead (intake rules) before touching state.
+ */
+export type CoreEvent = ReplyEvent | OrderEvent | MatchEvent | BatchEvent;
+
+/** The answer to the request that carried the command (REST response body, stream reply result). */
+export type ReplyEvent =
+  | {
+      readonly type: 'placed';
+      readonly accountId: string;
+      readonly response: PlaceResponse;
+      readonly repeat: boolean;
+    }
+  | { readonly type: 'cancelled_reply'; readonly accountId: string; readonly response: CancelResponse }
+  | { readonly type: 'modified'; readonly accountId: string; readonly response: ModifyResponse };
+
+/**
+ * A spec 6.1 order event, routed to the owning account only. `server_time_ms` and `seq` are added
+ * by the stream adapter; everything else is decided here.
+ */
+export interface OrderEvent {
+  readonly type: 'order';
+  readonly accountId: string;
+  readonly orderId: string;
+  readonly marketId: string;
+  readonly kind: OrderEventKind;
+  readonly slot: bigint;
+  readonly matchId?: bigint;
+  readonly filledQuantity?: bigint;
+  readonly newAmount?: bigint;
+  readonly newNoteAmount?: bigint;
+  readonly reason?: SettlementFailureReason;
+  readonly lockExpirySlot?: bigint;
+  /** Not on the wire (spec 6.1 fixes the fields); kept for the order record. */
+  readonly cancelReason?: CancelReason;
+}
+
+/**
+ * One order's part in one batch, handed to the settlement pipeline: lock `noteCommitment`, move
+ * `baseQuantity` and `quoteAmount`, and return the change. Private: never sent to other accounts.
+ */
+export interface MatchEvent {
+  readonly type: 'match';
+  readonly marketId: string;
+  readonly matchId: bigint;
+  readonly batch: bigint;
+  readonly orderId: string;
+  readonly accountId: string;
+  readonly side: 'bid' | 'ask';
+  readonly clearingPrice: bigint;
+  readonly baseQuantity: bigint;
+  readonly quoteAmount: bigint;
+  readonly noteCommitment: string;
+  readonly noteValue: bigint;
+  readonly treeId: number;
+  readonly merkleRoot: string;
+  readonly viewingPubkey: string;
+  readonly lockExpirySlot: bigint;
+  /** The counterparties' match ids in this batch (for the settlement batch's pairing). */
+  readonly counterpartyMatchIds: readonly bigint[];
+}
+
+/** A market's batch auction ran; the record explains the price (decisions section 2). */
+export interface BatchEvent {
+  readonly type: 'batch';
+  readonly marketId: string;
+  readonly batch: bigint;
+  readonly slot: bigint;
+  readonly result: AuctionResult;
+}

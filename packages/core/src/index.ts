@@ -1,0 +1,10 @@
+/**
+ * @venue/core: the deterministic venue state machine. Depends only on @venue/protocol.
+ */
+export * from './auction/types.ts';
+export * from './commands.ts';
+export * from './config.ts';
+export * from './events.ts';
+export * from './market.ts';
+export * from './u64.ts';
+export * from './venue-core.ts';

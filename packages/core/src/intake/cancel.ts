@@ -1,0 +1,79 @@
+import { type CancelParams, VenueError } from '@venue/protocol';
+import type { CancelCommand } from '../commands.ts';
+import type { CoreConfig } from '../config.ts';
+import type { CoreEvent } from '../events.ts';
+import { finish } from '../state/order-index.ts';
+import type { OrderRow, VenueState } from '../state/venue-state.ts';
+
+/**
+ * DELETE /orders/{id} and order.cancel (spec 2.4, 4.3). Also the first half of a modify, whose
+ * preconditions are the same (spec 4.1 rule 1a).
+ */
+
+/**
+ * Finds the caller's order and checks that `tradingKey` owns it. An order of another account is
+ * reported as unknown, so ids of other accounts' orders cannot be probed.
+ */
+export function ownedOrder(
+  state: VenueState,
+  orderId: string,
+  accountId: string,
+  tradingKey: string,
+): OrderRow {
+  const row = state.orders.get(orderId);
+  if (row === undefined || row.accountId !== accountId) {
+    throw new VenueError('ORDER_NOT_FOUND', `no order ${orderId} is known for this account`);
+  }
+  if (row.tradingKey !== tradingKey) {
+    throw new VenueError('NOT_ORDER_OWNER', `order ${orderId} is booked under another trading key`);
+  }
+  return row;
+}
+
+/** The cancel rules that need state: session, nonce, and an order still resting. */
+export function checkCancel(
+  state: VenueState,
+  row: OrderRow,
+  params: Pick<CancelParams, 'cancel_nonce' | 'session_id'>,
+): void {
+  if (params.session_id !== state.sessionId) {
+    throw new VenueError(
+      'STALE_SESSION',
+      'session_id is not the current boot session; read GET /info and sign again',
+    );
+  }
+  const last = state.nonces.get(row.tradingKey)?.cancel ?? 0n;
+  if (params.cancel_nonce <= last) {
+    throw new VenueError(
+      'STALE_CANCEL_NONCE',
+      `cancel_nonce must be above ${last}, the last accepted for this trading key`,
+    );
+  }
+  if (row.state !== 'resting') {
+    throw new VenueError(
+      'ORDER_NOT_RESTING',
+      `order ${row.orderId} is ${row.state} and cannot be cancelled now`,
+    );
+  }
+}
+
+export function acceptCancelNonce(state: VenueState, tradingKey: string, nonce: bigint): void {
+  const nonces = state.nonces.get(tradingKey);
+  if (nonces === undefined) state.nonces.set(tradingKey, { arrival: 0n, cancel: nonce });
+  else nonces.cancel = nonce;
+}
+
+export function applyCancel(state: VenueState, config: CoreConfig, command: CancelCommand): CoreEvent[] {
+  const row = ownedOrder(state, command.orderId, command.accountId, command.params.trading_key);
+  checkCancel(state, row, command.params);
+  acceptCancelNonce(state, row.tradingKey, command.params.cancel_nonce);
+  const event = finish(state, config, row, { kind: 'cancelled', cancelReason: 'owner' });
+  return [
+    event,
+    {
+      type: 'cancelled_reply',
+      accountId: command.accountId,
+      response: { order_id: row.orderId, status: 'cancelled', cancelled_slot: state.slot },
+    },
+  ];
+}

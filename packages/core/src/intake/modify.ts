@@ -1,0 +1,97 @@
+import { VenueError } from '@venue/protocol';
+import type { ModifyCommand } from '../commands.ts';
+import type { CoreConfig } from '../config.ts';
+import type { CoreEvent } from '../events.ts';
+import { book, dropConnection, finish } from '../state/order-index.ts';
+import type { OrderRow, VenueState } from '../state/venue-state.ts';
+import { acceptCancelNonce, checkCancel, ownedOrder } from './cancel.ts';
+import { acceptArrivalNonce, checkPlace, newRow } from './place.ts';
+
+/**
+ * PUT /orders/{id} and order.modify (spec 4.1). Every precondition of both halves is checked before
+ * anything changes (rule 1); then the old order is retired and the replacement booked inside this
+ * one command, so no batch can run between them (rule 2, decisions section 2).
+ */
+export function applyModify(state: VenueState, config: CoreConfig, command: ModifyCommand): CoreEvent[] {
+  const { request } = command;
+  const replacement = request.replacement;
+  const repeat = repeatOfModify(state, command);
+  if (repeat !== null) return [repeat];
+  // rule 1a and rule 3: the old order exists for this account and the replacement's key owns it.
+  const old = ownedOrder(state, command.oldOrderId, command.accountId, replacement.trading_key);
+  // rule 4: the replacement stays in the old order's market.
+  if (replacement.symbol !== old.symbol) {
+    throw new VenueError(
+      'CROSS_MARKET_MODIFY',
+      `the replacement names ${replacement.symbol} but the order trades ${old.symbol}; cancel and place instead`,
+    );
+  }
+  // rule 6: the replacement's session scopes the cancel half; the cancel nonce is the key's.
+  checkCancel(state, old, { cancel_nonce: request.cancel_nonce, session_id: replacement.session_id });
+  // rule 1b and rule 5: a normal place-order check, where the old order's id and note count as free.
+  const accepted = checkPlace(state, config, replacement, command.accountId, old);
+  // rule 8 is covered: checkPlace re-reads the gates, and a refusal leaves the old order untouched.
+
+  acceptCancelNonce(state, old.tradingKey, request.cancel_nonce);
+  acceptArrivalNonce(state, replacement.trading_key, replacement.arrival_nonce);
+  const events: CoreEvent[] = [];
+  const row = newRow(state, replacement, accepted, {
+    accountId: command.accountId,
+    connectionId: command.connectionId,
+    bodyDigest: command.replacementDigest,
+  });
+  if (replacement.order_id === old.orderId) {
+    repriceInPlace(state, old, row);
+  } else {
+    // rule 7: a new id retires the old one with `cancelled`.
+    events.push(finish(state, config, old, { kind: 'cancelled', cancelReason: 'modify' }));
+    book(state, row);
+  }
+  events.push({
+    type: 'modified',
+    accountId: command.accountId,
+    response: {
+      old_order_id: old.orderId,
+      order_id: row.orderId,
+      status: 'modified',
+      arrival_slot: row.arrivalSlot,
+    },
+  });
+  return events;
+}
+
+/**
+ * rule 7, same id: the logical order keeps its identity and what it has filled; the replacement's
+ * amount is what is open from now on. It takes a new place in time priority.
+ */
+function repriceInPlace(state: VenueState, old: OrderRow, row: OrderRow): void {
+  state.markets.get(old.marketId)?.live.delete(old.orderId);
+  state.openByAccount.get(old.accountId)?.delete(old.orderId);
+  dropConnection(state, old);
+  state.notes.delete(old.note.commitment);
+  // The old body no longer describes the order: a repeat of it is a duplicate id, not a repeat.
+  if (state.bodies.get(old.bodyDigest) === old.orderId) state.bodies.delete(old.bodyDigest);
+  const carried: OrderRow = { ...row, amount: row.amount + old.filled, lastMatchId: old.lastMatchId };
+  carried.filled = old.filled;
+  book(state, carried);
+}
+
+/** The exact modify repeated after it succeeded: the same answer, nothing changed. */
+function repeatOfModify(state: VenueState, command: ModifyCommand): CoreEvent | null {
+  const orderId = state.bodies.get(command.replacementDigest);
+  const row = orderId === undefined ? undefined : state.orders.get(orderId);
+  if (row === undefined || row.accountId !== command.accountId) return null;
+  const old = state.orders.get(command.oldOrderId);
+  const retired = old !== undefined && old !== row && old.cancelReason === 'modify';
+  if (row.orderId !== command.oldOrderId && !retired) return null;
+  return {
+    type: 'modified',
+    accountId: command.accountId,
+    response: {
+      old_order_id: command.oldOrderId,
+      order_id: row.orderId,
+      status: 'modified',
+      arrival_slot: row.arrivalSlot,
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { assert } from '@venue/protocol';
+import type { MatchFailedCommand, MatchSettledCommand } from '../commands.ts';
+import type { CoreConfig } from '../config.ts';
+import type { CoreEvent, OrderEvent } from '../events.ts';
+import { finish, wakeAt } from '../state/order-index.ts';
+import { matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
+
+/**
+ * Settlement outcomes from the chain (spec 3.1). A confirmed match moves the order's filled
+ * quantity; what remains rests again on the change note (`partially_filled`), unless the order is
+ * an ioc (the remainder is cancelled) or has meanwhile passed its expiry (it expires). A failed
+ * match ends the order for good, with the reason and the lock expiry.
+ */
+
+function pendingOrder(state: VenueState, marketId: string, matchId: bigint): OrderRow {
+  const orderId = state.pendingMatches.get(matchKey(marketId, matchId));
+  const row = orderId === undefined ? undefined : state.orders.get(orderId);
+  assert(row?.pending?.matchId === matchId, `no unsettled match ${matchId} in market ${marketId}`);
+  return row;
+}
+
+/** True when the settlement pipeline still waits for this match (idempotent retries ask first). */
+export function isPendingMatch(state: VenueState, marketId: string, matchId: bigint): boolean {
+  return state.pendingMatches.has(matchKey(marketId, matchId));
+}
+
+export function applyMatchSettled(
+  state: VenueState,
+  config: CoreConfig,
+  command: MatchSettledCommand,
+): CoreEvent[] {
+  const row = pendingOrder(state, command.marketId, command.matchId);
+  const pending = row.pending;
+  assert(pending !== null, 'pending match vanished');
+  row.filled += pending.baseQuantity;
+  assert(row.filled <= row.amount, `order ${row.orderId} filled beyond its amount`);
+  state.pendingMatches.delete(matchKey(row.marketId, pending.matchId));
+  row.pending = null;
+  row.lockExpirySlot = null;
+  const remaining = row.amount - row.filled;
+  if (remaining === 0n) return [finish(state, config, row, { kind: 'fully_filled' })];
+
+  assert(command.changeNote !== null, `match ${command.matchId} left ${remaining} open but no change note`);
+  state.notes.delete(row.note.commitment); // the old note is consumed on chain
+  row.note = { ...command.changeNote, merkleRoot: row.note.merkleRoot };
+  state.notes.set(row.note.commitment, { orderId: row.orderId });
+  row.state = 'resting';
+  row.lastUpdateSlot = state.slot;
+  const partial: OrderEvent = {
+    type: 'order',
+    accountId: row.accountId,
+    orderId: row.orderId,
+    marketId: row.marketId,
+    kind: 'partially_filled',
+    slot: state.slot,
+    matchId: pending.matchId,
+    filledQuantity: row.filled,
+    newAmount: remaining,
+    newNoteAmount: row.note.value,
+  };
+  if (row.orderType === 'ioc')
+    return [partial, finish(state, config, row, { kind: 'cancelled', cancelReason: 'ioc_remainder' })];
+  if (row.sweepAfterSettlement)
+    return [partial, finish(state, config, row, { kind: 'cancelled', cancelReason: 'disconnect' })];
+  if (row.expirySlot < state.slot) return [partial, finish(state, config, row, { kind: 'expired' })];
+  wakeAt(state, row.expirySlot + 1n, row.orderId);
+  return [partial];
+}
+
+export function applyMatchFailed(
+  state: VenueState,
+  config: CoreConfig,
+  command: MatchFailedCommand,
+): CoreEvent[] {
+  const row = pendingOrder(state, command.marketId, command.matchId);
+  const lockExpirySlot = row.pending?.lockExpirySlot ?? state.slot;
+  return [finish(state, config, row, { kind: 'settlement_failed', reason: command.reason, lockExpirySlot })];
+}

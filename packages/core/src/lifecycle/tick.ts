@@ -1,0 +1,69 @@
+import { assert } from '@venue/protocol';
+import { runBatch } from '../batch/run-batch.ts';
+import type { TickCommand } from '../commands.ts';
+import type { CoreConfig } from '../config.ts';
+import type { CoreEvent } from '../events.ts';
+import { finish, forget } from '../state/order-index.ts';
+import { isTerminal, type OrderRow, type VenueState } from '../state/venue-state.ts';
+
+/**
+ * The chain reached a new slot. First orders whose expiry_slot has passed expire (spec 3.1: the
+ * slot after expiry_slot), and finished orders past their retention are forgotten; then every
+ * market whose batch is due clears. Expiring first means an order never trades after its expiry.
+ */
+export function applyTick(state: VenueState, config: CoreConfig, command: TickCommand): CoreEvent[] {
+  assert(command.slot >= state.slot, `tick to slot ${command.slot} is behind the venue at ${state.slot}`);
+  state.slot = command.slot;
+  const events: CoreEvent[] = [];
+  wakeUp(state, config, events);
+  for (const market of state.markets.values()) {
+    if (state.slot % market.config.batchIntervalSlots === 0n) events.push(...runBatch(state, config, market));
+  }
+  return events;
+}
+
+/**
+ * Visits the orders scheduled for every slot up to now, in slot order. A schedule entry may be
+ * stale (the order was repriced, or ended earlier): each visit re-checks the order's current state.
+ * Ticks usually advance one slot; after a long gap (a stalled chain) the scheduled slots are fewer
+ * than the slots passed, so the walk goes over the schedule instead of over every slot.
+ */
+function wakeUp(state: VenueState, config: CoreConfig, events: CoreEvent[]): void {
+  const gap = state.slot - state.wakeupCursor + 1n;
+  const slots =
+    gap <= BigInt(state.wakeups.size)
+      ? Array.from({ length: Number(gap > 0n ? gap : 0n) }, (_, i) => state.wakeupCursor + BigInt(i))
+      : [...state.wakeups.keys()]
+          .filter((slot) => slot <= state.slot)
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const slot of slots) {
+    const due = state.wakeups.get(slot);
+    if (due === undefined) continue;
+    state.wakeups.delete(slot);
+    for (const orderId of due) visit(state, config, orderId, events);
+  }
+  state.wakeupCursor = state.slot + 1n;
+}
+
+function visit(state: VenueState, config: CoreConfig, orderId: string, events: CoreEvent[]): void {
+  const row = state.orders.get(orderId);
+  if (row === undefined) return;
+  if (row.state === 'resting' && row.expirySlot < state.slot) {
+    events.push(finish(state, config, row, { kind: 'expired' }));
+  } else if (isTerminal(row.state) && state.slot >= retentionEnd(row, config)) {
+    releaseExpiredLock(state, row);
+    forget(state, row);
+  }
+}
+
+export function retentionEnd(row: OrderRow, config: CoreConfig): bigint {
+  return (row.expirySlot > row.lastUpdateSlot ? row.expirySlot : row.lastUpdateSlot) + config.retentionSlots;
+}
+
+/** A failed settlement's note lock is only remembered while it can still refuse a reuse. */
+function releaseExpiredLock(state: VenueState, row: OrderRow): void {
+  const hold = state.notes.get(row.note.commitment);
+  if (hold !== undefined && 'lockedUntilSlot' in hold && hold.lockedUntilSlot < state.slot) {
+    state.notes.delete(row.note.commitment);
+  }
+}

@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { assert, type OrderRecord, VenueError } from '@venue/protocol';
+import type { Command } from './commands.ts';
+import { assertCoreConfig, type CoreConfig } from './config.ts';
+import type { CoreEvent } from './events.ts';
+import { applyCancel } from './intake/cancel.ts';
+import { applyDisconnect } from './intake/disconnect.ts';
+import { applyModify } from './intake/modify.ts';
+import { applyPlace } from './intake/place.ts';
+import { applyMatchFailed, applyMatchSettled, isPendingMatch } from './lifecycle/settlement.ts';
+import { applyTick } from './lifecycle/tick.ts';
+import { assertMarketConfig, type MarketConfig } from './market.ts';
+import { validateState } from './state/invariants.ts';
+import { restoreState, snapshotState } from './state/snapshot.ts';
+import { emptyState, type OrderRow, type VenueState } from './state/venue-state.ts';
+
+/**
+ * The venue core: a deterministic state machine. `apply` takes one command and returns the events
+ * it caused, or throws a VenueError (nothing changed) when an intake rule refuses it. It reads no
+ * clock, draws no random numbers and does no I/O, so the same commands always give the same state
+ * and events: recovery is replay, and stateHash() proves it.
+ */
+export class VenueCore {
+  readonly #config: CoreConfig;
+  #state: VenueState;
+
+  constructor(config: CoreConfig, state: VenueState = emptyState()) {
+    assertCoreConfig(config);
+    this.#config = config;
+    this.#state = state;
+  }
+
+  apply(command: Command): CoreEvent[] {
+    const state = this.#state;
+    const config = this.#config;
+    switch (command.type) {
+      case 'boot':
+        assert(command.slot >= state.slot, 'boot: slot went backwards');
+        state.sessionId = command.sessionId;
+        state.slot = command.slot;
+        return [];
+      case 'add_market':
+        return this.#addMarket(command.market);
+      case 'place':
+        this.#advanceTo(command.slot);
+        return applyPlace(state, config, command);
+      case 'cancel':
+        this.#advanceTo(command.slot);
+        return applyCancel(state, config, command);
+      case 'modify':
+        this.#advanceTo(command.slot);
+        return applyModify(state, config, command);
+      case 'disconnect':
+        return applyDisconnect(state, config, command);
+      case 'tick':
+        return applyTick(state, config, command);
+      case 'oracle_price':
+        this.#market(command.marketId).oraclePrice = command.price;
+        return [];
+      case 'market_gate':
+        this.#market(command.marketId).pausedReason = command.pausedReason;
+        return [];
+      case 'venue_gate':
+        state.venuePauseReasons = [...command.pauseReasons];
+        return [];
+      case 'roots':
+        assert(
+          command.treeId >= 0 && command.treeId < config.treeCount,
+          `roots: tree ${command.treeId} out of range`,
+        );
+        state.roots.set(command.treeId, command.roots.slice(-config.rootWindowMax));
+        return [];
+      case 'match_settled':
+        return applyMatchSettled(state, config, command);
+      case 'match_failed':
+        return applyMatchFailed(state, config, command);
+    }
+  }
+
+  /**
+   * Intake commands carry the slot the sequencer observed; it can only be the current slot (ticks
+   * move time forward). A command from the past is a sequencer bug.
+   */
+  #advanceTo(slot: bigint): void {
+    assert(
+      slot === this.#state.slot,
+      `command stamped with slot ${slot} while the venue is at ${this.#state.slot}`,
+    );
+  }
+
+  #addMarket(market: MarketConfig): CoreEvent[] {
+    assertMarketConfig(market);
+    const state = this.#state;
+    assert(!state.markets.has(market.marketId), `market ${market.marketId} exists`);
+    assert(!state.marketIdBySymbol.has(market.symbol), `symbol ${market.symbol} exists`);
+    state.markets.set(market.marketId, {
+      config: market,
+      oraclePrice: null,
+      pausedReason: null,
+      batchCount: 0n,
+      matchCount: 0n,
+      live: new Set(),
+    });
+    state.marketIdBySymbol.set(market.symbol, market.marketId);
+    return [];
+  }
+
+  #market(marketId: string) {
+    const market = this.#state.markets.get(marketId);
+    assert(market !== undefined, `unknown market ${marketId}`);
+    return market;
+  }
+
+  // ---- Queries (read-only) ----
+
+  get slot(): bigint {
+    return this.#state.slot;
+  }
+
+  get sessionId(): string {
+    return this.#state.sessionId;
+  }
+
+  /** GET /orders/{id}: one order of the caller's account (others' orders are not found). */
+  orderRecord(orderId: string, accountId: string): OrderRecord {
+    const row = this.#state.orders.get(orderId);
+    if (row === undefined || row.accountId !== accountId) {
+      throw new VenueError('ORDER_NOT_FOUND', `no order ${orderId} is known for this account`);
+    }
+    return recordOf(row);
+  }
+
+  /** GET /account: the account's open orders, in intake order. */
+  openOrders(accountId: string): OrderRecord[] {
+    const ids = this.#state.openByAccount.get(accountId) ?? new Set<string>();
+    return [...ids]
+      .map((id) => this.#state.orders.get(id))
+      .filter((row): row is OrderRow => row !== undefined)
+      .sort((a, b) => (a.sequence < b.sequence ? -1 : 1))
+      .map(recordOf);
+  }
+
+  /** The account that owns an order, for routing its events (spec 6.1). */
+  accountOf(orderId: string): string | undefined {
+    return this.#state.orders.get(orderId)?.accountId;
+  }
+
+  isPendingMatch(marketId: string, matchId: bigint): boolean {
+    return isPendingMatch(this.#state, marketId, matchId);
+  }
+
+  /** Trading gates as /instruments and /system/status report them. */
+  marketGate(marketId: string): { tradingEnabled: boolean; pausedReason: string | null; batchCount: bigint } {
+    const market = this.#market(marketId);
+    const venueOpen = this.#state.venuePauseReasons.length === 0;
+    return {
+      tradingEnabled: venueOpen && market.pausedReason === null,
+      pausedReason: market.pausedReason,
+      batchCount: market.batchCount,
+    };
+  }
+
+  // ---- Verification and persistence ----
+
+  /** Throws when any cross-index invariant is broken (style: exchange-core's validateInternalState). */
+  validateInternalState(): void {
+    validateState(this.#state, this.#config);
+  }
+
+  /** A deterministic serialisation of the whole state (bigints as decimal strings). */
+  snapshot(): string {
+    return snapshotState(this.#state);
+  }
+
+  static restore(config: CoreConfig, snapshot: string): VenueCore {
+    return new VenueCore(config, restoreState(snapshot));
+  }
+
+  /** sha256 of the snapshot: equal hashes mean equal states, byte for byte. */
+  stateHash(): string {
+    return createHash('sha256').update(this.snapshot()).digest('hex');
+  }
+}
+
+function recordOf(row: OrderRow): OrderRecord {
+  const record: OrderRecord = {
+    order_id: row.orderId,
+    market_id: row.marketId,
+    symbol: row.symbol,
+    side: row.side,
+    order_type: row.orderType,
+    // spec 3.1 lists partially_filled as a state: a remainder resting after a confirmed partial fill.
+    state: row.state === 'resting' && row.filled > 0n ? 'partially_filled' : row.state,
+    amount: row.amount,
+    remaining_amount: row.amount - row.filled,
+    filled_quantity: row.filled,
+    price_limit: row.priceLimit,
+    min_fill_size: row.minFillSize,
+    expiry_slot: row.expirySlot,
+    arrival_slot: row.arrivalSlot,
+    note_commitment: row.note.commitment,
+    tree_id: row.note.treeId,
+    trading_key: row.tradingKey,
+    last_update_slot: row.lastUpdateSlot,
+  };
+  if (row.lastMatchId !== null) record.match_id = row.lastMatchId;
+  if (row.reason !== null) record.reason = row.reason;
+  if (row.cancelReason !== null) record.cancel_reason = row.cancelReason;
+  if (
+    row.lockExpirySlot !== null &&
+    (row.state === 'pending_settlement' || row.state === 'settlement_failed')
+  ) {
+    record.lock_expiry_slot = row.lockExpirySlot;
+  }
+  return record;
+}
