@@ -86,7 +86,11 @@ interface Taken {
   counterparties: number[];
 }
 
-/** Turns the auction's fills into one match per order, and reserves the order's note. */
+/**
+ * Turns the auction's fills into one match per order, and reserves the order's note. Refs are the
+ * indexes of `rows`, so per-order totals live in an array indexed by ref, and walking it in index
+ * order gives match ids in intake order without sorting.
+ */
 function applyFills(
   state: VenueState,
   config: CoreConfig,
@@ -96,28 +100,37 @@ function applyFills(
   batch: bigint,
   events: CoreEvent[],
 ): Set<number> {
-  const taken = new Map<number, Taken>();
+  const taken: (Taken | undefined)[] = new Array(rows.length);
   const take = (ref: number, base: bigint, quote: bigint, other: number) => {
-    const entry = taken.get(ref) ?? { base: 0n, quote: 0n, counterparties: [] };
-    entry.base += base;
-    entry.quote += quote;
-    entry.counterparties.push(other);
-    taken.set(ref, entry);
+    const entry = taken[ref];
+    if (entry === undefined) taken[ref] = { base, quote, counterparties: [other] };
+    else {
+      entry.base += base;
+      entry.quote += quote;
+      entry.counterparties.push(other);
+    }
   };
   for (const fill of cleared.fills) {
     take(fill.bidRef, fill.quantity, fill.quoteAmount, fill.askRef);
     take(fill.askRef, fill.quantity, fill.quoteAmount, fill.bidRef);
   }
-  const matchIds = new Map<number, bigint>();
-  for (const ref of [...taken.keys()].sort((a, b) => a - b)) {
-    matchIds.set(ref, market.matchCount);
+  const matchIds: bigint[] = new Array(rows.length);
+  const filled = new Set<number>();
+  for (let ref = 0; ref < rows.length; ref++) {
+    if (taken[ref] === undefined) continue;
+    matchIds[ref] = market.matchCount;
     market.matchCount += 1n;
+    filled.add(ref);
   }
   const lockExpirySlot = state.slot + config.lockDurationSlots;
-  for (const [ref, entry] of [...taken].sort((a, b) => a[0] - b[0])) {
+  for (const ref of filled) {
     const row = rows[ref];
-    const matchId = matchIds.get(ref);
-    assert(row !== undefined && matchId !== undefined, `fill names unknown ref ${ref}`);
+    const entry = taken[ref];
+    const matchId = matchIds[ref];
+    assert(
+      row !== undefined && entry !== undefined && matchId !== undefined,
+      `fill names unknown ref ${ref}`,
+    );
     row.state = 'pending_settlement';
     row.pending = { matchId, baseQuantity: entry.base, quoteAmount: entry.quote, lockExpirySlot };
     row.lastMatchId = matchId;
@@ -138,7 +151,7 @@ function applyFills(
       matchEvent(row, market, { batch, matchId, price: cleared.price, lockExpirySlot }, entry, matchIds),
     );
   }
-  return new Set(taken.keys());
+  return filled;
 }
 
 function matchEvent(
@@ -146,7 +159,7 @@ function matchEvent(
   market: MarketState,
   at: { batch: bigint; matchId: bigint; price: bigint; lockExpirySlot: bigint },
   entry: Taken,
-  matchIds: Map<number, bigint>,
+  matchIds: readonly bigint[],
 ): MatchEvent {
   const { batch, matchId, lockExpirySlot } = at;
   return {
@@ -166,7 +179,7 @@ function matchEvent(
     merkleRoot: row.note.merkleRoot,
     viewingPubkey: row.viewingPubkey,
     lockExpirySlot,
-    counterpartyMatchIds: [...new Set(entry.counterparties)].map((ref) => matchIds.get(ref) ?? -1n),
+    counterpartyMatchIds: [...new Set(entry.counterparties)].map((ref) => matchIds[ref] ?? -1n),
   };
 }
 
