@@ -56,6 +56,41 @@ function market(i: number): MarketConfig {
   };
 }
 
+/** A limit order body whose commitment the benchmark's lookup re-derives. */
+function orderFor(o: {
+  label: string;
+  market: number;
+  side: 'bid' | 'ask';
+  price: bigint;
+  amount: bigint;
+  key: string;
+  nonce: bigint;
+}): PlaceOrder {
+  const owner = hex(`owner-${o.key}`);
+  const inner = hex(`inner-${o.label}`);
+  const commitment = hex(`note-${o.label}`);
+  commitments.set(`${owner}${inner}${o.side === 'bid' ? o.amount * o.price : o.amount}`, commitment);
+  return {
+    symbol: `M${o.market}-USDC`,
+    side: o.side,
+    order_type: 'limit',
+    amount: o.amount,
+    price_limit: o.price,
+    expiry_slot: 4000n,
+    order_id: hex(`order-${o.label}`, 16),
+    note_commitment: commitment,
+    arrival_nonce: o.nonce,
+    trading_key: hex(`key-${o.key}`),
+    trading_key_signature: '00'.repeat(64),
+    owner_commitment: owner,
+    note_inner_hash: inner,
+    merkle_root: ROOT,
+    valid_input_proof: '00'.repeat(256),
+    viewing_pubkey: hex('view'),
+    session_id: SESSION,
+  };
+}
+
 interface Op {
   kind: 'place' | 'cancel' | 'modify';
   market: number;
@@ -86,30 +121,7 @@ export function operations(depth: number, mixCount: number): { setup: Op[]; mix:
   };
   const body = (m: number, side: 'bid' | 'ask', price: bigint, amount: bigint, key: string): PlaceOrder => {
     seq += 1;
-    const owner = hex(`owner-${key}`);
-    const inner = hex(`inner-${seq}`);
-    const value = side === 'bid' ? amount * price : amount;
-    const commitment = hex(`note-${seq}`);
-    commitments.set(`${owner}${inner}${value}`, commitment);
-    return {
-      symbol: `M${m}-USDC`,
-      side,
-      order_type: 'limit',
-      amount,
-      price_limit: price,
-      expiry_slot: 4000n,
-      order_id: hex(`order-${seq}`, 16),
-      note_commitment: commitment,
-      arrival_nonce: next(nonces, key),
-      trading_key: hex(`key-${key}`),
-      trading_key_signature: '00'.repeat(64),
-      owner_commitment: owner,
-      note_inner_hash: inner,
-      merkle_root: ROOT,
-      valid_input_proof: '00'.repeat(256),
-      viewing_pubkey: hex('view'),
-      session_id: SESSION,
-    };
+    return orderFor({ label: `${seq}`, market: m, side, price, amount, key, nonce: next(nonces, key) });
   };
   // A resting, non-crossing book: bids 900-999, asks 1001-1100.
   const placeOp = (m: number, i: number): Op => {
@@ -254,35 +266,21 @@ export function clearTimeMs(depth: number): number {
     seq += 1;
     const side = i % 2 === 0 ? 'bid' : 'ask';
     const price = side === 'bid' ? 950n + BigInt(i % 100) : 951n + BigInt((i * 7) % 100);
-    const key = `c${i % KEYS}`;
-    const owner = hex(`owner-${key}`);
-    const inner = hex(`cinner-${depth}-${seq}`);
-    const amount = 1n + BigInt(i % 50);
-    const commitment = hex(`cnote-${depth}-${seq}`);
-    commitments.set(`${owner}${inner}${side === 'bid' ? amount * price : amount}`, commitment);
+    const key = `c${depth}-${i}`;
+    const order = orderFor({
+      label: `c${depth}-${seq}`,
+      market: 0,
+      side,
+      price,
+      amount: 1n + BigInt(i % 50),
+      key,
+      nonce: 1n,
+    });
     core.apply({
       type: 'place',
-      order: {
-        symbol: 'M0-USDC',
-        side,
-        order_type: 'limit',
-        amount,
-        price_limit: price,
-        expiry_slot: 4000n,
-        order_id: hex(`corder-${depth}-${seq}`, 16),
-        note_commitment: commitment,
-        arrival_nonce: BigInt(i + 1),
-        trading_key: hex(`ckey-${i}`),
-        trading_key_signature: '00'.repeat(64),
-        owner_commitment: owner,
-        note_inner_hash: inner,
-        merkle_root: ROOT,
-        valid_input_proof: '00'.repeat(256),
-        viewing_pubkey: hex('view'),
-        session_id: SESSION,
-      },
+      order,
       bodyDigest: hex(`cdigest-${depth}-${seq}`),
-      accountId: `acct-${key}`,
+      accountId: `acct-c${i % KEYS}`,
       connectionId: null,
       slot: 0n,
     });
