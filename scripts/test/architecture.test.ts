@@ -8,18 +8,21 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PACKAGES = ['protocol', 'core', 'adapters', 'chain-sim', 'sdk', 'cli', 'testing'] as const;
+const PACKAGES = ['protocol', 'notes', 'core', 'adapters', 'chain-sim', 'sdk', 'cli', 'testing'] as const;
 type Package = (typeof PACKAGES)[number];
 
 /** Which workspace packages each package's production code may import. */
 const ALLOWED: Record<Package, readonly Package[]> = {
   protocol: [],
+  // Notes and proofs are pure cryptography over the protocol's types, shared by venue, chain and SDK.
+  notes: ['protocol'],
+  // The core receives the note-commitment hash as a function (CoreConfig), so it stays synchronous.
   core: ['protocol'],
-  'chain-sim': ['protocol'],
-  sdk: ['protocol'],
-  adapters: ['protocol', 'core'],
-  testing: ['protocol', 'core', 'chain-sim', 'adapters', 'sdk'],
-  cli: ['protocol', 'core', 'adapters', 'chain-sim', 'sdk'],
+  'chain-sim': ['protocol', 'notes'],
+  sdk: ['protocol', 'notes'],
+  adapters: ['protocol', 'notes', 'core'],
+  testing: ['protocol', 'notes', 'core', 'chain-sim', 'adapters', 'sdk'],
+  cli: ['protocol', 'notes', 'core', 'adapters', 'chain-sim', 'sdk'],
 };
 
 function sourceFiles(dir: string): string[] {
