@@ -11,16 +11,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
+  asyncApiDocument,
   CANCEL_LAYOUT,
   ERRORS,
   type ErrorName,
   type FieldKind,
   MODIFY_LAYOUT,
+  openApiDocument,
   PLACE_ORDER_LAYOUT,
   type PlacedField,
   rangeOf,
 } from '@venue/protocol';
-import { asyncApiDocument, openApiDocument } from './api-documents.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ERRORS_DOC = `${ROOT}docs/errors.md`;

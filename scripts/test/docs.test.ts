@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ERRORS, ROUTES } from '@venue/protocol';
-import { asyncApiDocument, openApiDocument } from '../api-documents.ts';
+import { asyncApiDocument, ERRORS, openApiDocument, ROUTES } from '@venue/protocol';
 import {
   ASYNCAPI_DOC,
   ERRORS_DOC,

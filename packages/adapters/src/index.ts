@@ -3,6 +3,11 @@
  * `http` (REST), `enclave` (boot identity), `chain` (the chain clock); stream, oracle and journal
  * follow in later versions.
  */
+
+export * from './accounts/account-registry.ts';
+export * from './accounts/credential-hash.ts';
+export * from './auth/auth-service.ts';
+export * from './auth/token-service.ts';
 export * from './chain/clock.ts';
 export * from './chain/wall-slot-clock.ts';
 export * from './config/limits.ts';
@@ -11,3 +16,13 @@ export * from './http/public-routes.ts';
 export * from './http/request-id.ts';
 export * from './http/server.ts';
 export * from './http/types.ts';
+export * from './rate-limit/token-bucket.ts';
+export * from './rate-limit/trading-rate-limiter.ts';
+export * from './venue/drain-control.ts';
+export * from './venue/intake-checks.ts';
+export * from './venue/market-listing.ts';
+export * from './venue/order-intake.ts';
+export * from './venue/ports.ts';
+export * from './venue/trading-gates.ts';
+export * from './venue/venue-engine.ts';
+export * from './venue-server.ts';

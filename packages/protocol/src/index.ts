@@ -8,6 +8,7 @@ export * from './canonical/layout.ts';
 export * from './canonical/signing.ts';
 export * from './crypto/ed25519.ts';
 export * from './crypto/x25519.ts';
+export * from './documents/api-documents.ts';
 export * from './errors/catalogue.ts';
 export * from './errors/venue-error.ts';
 export * from './intake.ts';

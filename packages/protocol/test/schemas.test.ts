@@ -14,7 +14,7 @@ import * as market from '../src/schema/market.ts';
 import * as orders from '../src/schema/orders.ts';
 import * as publicReads from '../src/schema/public.ts';
 import * as routes from '../src/schema/routes.ts';
-import { ROUTES, STREAM_CATALOGUE, STREAM_OPS } from '../src/schema/routes.ts';
+import { API_DOCUMENT, ROUTES, STREAM_CATALOGUE, STREAM_OPS } from '../src/schema/routes.ts';
 import * as stream from '../src/schema/stream.ts';
 import { CLIENT_FRAMES, decodeClientFrame, SERVER_FRAMES } from '../src/schema/stream.ts';
 import * as tree from '../src/schema/tree.ts';
@@ -499,9 +499,11 @@ describe('route catalogue', () => {
     'POST /admin/drain',
     'DELETE /admin/drain',
     'GET /admin/metrics/settlement',
+    'GET /openapi.json',
+    'GET /asyncapi.json',
   ];
 
-  test('lists exactly the routes of spec 4.1-4.7 plus DELETE /auth/token, once each', () => {
+  test('lists exactly the routes of spec 4.1-4.7, DELETE /auth/token and the two documents, once each', () => {
     const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a route is listed twice');
     assert.deepEqual([...keys].sort(), [...EXPECTED].sort());
@@ -511,7 +513,8 @@ describe('route catalogue', () => {
     for (const route of ROUTES) {
       for (const part of ['params', 'query', 'body', 'response'] as const) {
         const schema = route[part] as Json | undefined;
-        if (schema === undefined) continue;
+        // The served OpenAPI/AsyncAPI documents are defined by their own specifications.
+        if (schema === undefined || schema === (API_DOCUMENT as unknown)) continue;
         const where = `${route.method} ${route.path} ${part}`;
         assert.equal(schema['type'], 'object', `${where}: not an object`);
         assert.equal(schema['additionalProperties'], false, `${where}: not Strict`);
@@ -539,10 +542,11 @@ describe('route catalogue', () => {
         ? 'admin'
         : ['/orders', '/account', '/tree/inclusion', '/tree/leaves', '/settlement/status'].some((p) =>
               route.path.startsWith(p),
-            ) ||
-            (route.path === '/auth/token' && route.method === 'DELETE')
+            )
           ? 'bearer'
-          : 'none';
+          : route.path === '/auth/token' && route.method === 'DELETE'
+            ? 'token'
+            : 'none';
       assert.equal(route.auth, expected, `${route.method} ${route.path}`);
     }
   });

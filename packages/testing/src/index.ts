@@ -2,3 +2,6 @@
 
 export * from './core-fixtures.ts';
 export * from './errors.ts';
+export * from './https-client.ts';
+export * from './manual-clock.ts';
+export * from './venue-fixture.ts';

@@ -1,4 +1,4 @@
-import { assert, BYTES, ORDER_LIFETIME_SLOTS_MAX } from '@venue/protocol';
+import { assert, BYTES, ORDER_LIFETIME_SLOTS_MAX, TOKEN_LIFETIME_SECONDS_MAX } from '@venue/protocol';
 
 /**
  * Venue-side operating limits, one place for all of them (TigerBeetle style: a limit on
@@ -71,6 +71,47 @@ export const SETTLEMENT_BUFFER_SLOTS = 150n;
 /** Merkle shards of the dev chain; valid tree_id values are 0 to DEV_TREE_COUNT - 1. */
 export const DEV_TREE_COUNT = 4;
 
+// Accounts and tokens (spec 4.2, 5, 8).
+
+/**
+ * scrypt cost of a stored credential: N = 2^15, r = 8, p = 1 needs 32 MiB and about 60-100 ms per
+ * check on our machines. Memory-hard, so a stolen hash table is slow to attack on GPUs too.
+ */
+export const CREDENTIAL_SCRYPT = { logN: 15, r: 8, p: 1, keyBytes: 32, saltBytes: 16 } as const;
+
+/**
+ * Credential checks allowed to run at once. They run on libuv's thread pool (4 threads), so two
+ * leave half of it for disk I/O. A check beyond this is refused at once with 503/1402 (spec 4.2:
+ * refused, not queued).
+ */
+export const AUTH_VERIFICATIONS_MAX = 2;
+
+/**
+ * Token issuance allowance per account: a burst of 10 logins, then one every 6 s. Every attempt
+ * with a known api_key is charged, right or wrong, which also caps guessing at 10 per minute.
+ */
+export const TOKEN_ISSUANCE_BUCKET = { capacity: 10, refillPerSecond: 1 / 6 } as const;
+
+/** Lifetime of an issued access token (spec 5 item 5: at most one hour). */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+
+/** How often expired denylist entries and idle buckets are swept. */
+export const AUTH_SWEEP_INTERVAL_MS = 60_000;
+
+/** Most accounts the venue holds (traders and admins). */
+export const ACCOUNTS_MAX = 100_000;
+
+// Trading request rate limits (spec 8: "not shown", our numbers; docs/api.md).
+
+/** Per-account bucket shared by REST and the stream: 400 units, refilled at 200 units a second. */
+export const TRADING_BUCKET = { capacity: 400, refillPerSecond: 200 } as const;
+
+/** Units each trading request costs: 100 places a second sustained, or 200 cancels. */
+export const TRADING_COST = { place: 2, modify: 2, cancel: 1, read: 1 } as const;
+
+/** Units only a cancel may spend: a client at its place limit can still cancel 50 orders at once. */
+export const TRADING_RESERVE_UNITS = 50;
+
 /** Checks the relations between limits. Throws at start-up, never later. */
 export function assertLimits(): void {
   const checks: Array<[boolean, string]> = [
@@ -88,6 +129,16 @@ export function assertLimits(): void {
       'settlement buffer must leave a valid expiry window',
     ],
     [DEV_TREE_COUNT >= 1 && DEV_TREE_COUNT <= 256, 'DEV_TREE_COUNT must be 1 to 256 (tree_id is a u8)'],
+    [
+      ACCESS_TOKEN_LIFETIME_SECONDS > 0 && ACCESS_TOKEN_LIFETIME_SECONDS <= TOKEN_LIFETIME_SECONDS_MAX,
+      'ACCESS_TOKEN_LIFETIME_SECONDS must be within spec 5 item 5 (at most one hour)',
+    ],
+    [AUTH_VERIFICATIONS_MAX >= 1, 'AUTH_VERIFICATIONS_MAX must be positive'],
+    [
+      TRADING_RESERVE_UNITS + Math.max(...Object.values(TRADING_COST)) <= TRADING_BUCKET.capacity,
+      'a place must fit in the trading bucket above the cancel reserve',
+    ],
+    [TRADING_COST.cancel < TRADING_COST.place, 'cancels must cost less than places'],
   ];
   for (const [holds, message] of checks) assert(holds, `limits: ${message}`);
 }

@@ -222,6 +222,12 @@ export const ERRORS = {
     http: 403,
     meaning: "The modify's cancel and its replacement are not signed by the same trading key.",
   },
+  TRADER_REQUIRED: {
+    code: 1111,
+    http: 403,
+    meaning:
+      'The route is for trading accounts and the token is an admin token; log in with a trader account.',
+  },
 
   // 1200-1299: the request is well formed but conflicts with the venue's state.
   DUPLICATE_ORDER_ID: {
@@ -348,6 +354,12 @@ export const ERRORS = {
     meaning: 'The settlement chain cannot be reached for a read this request needs.',
   },
   SHUTTING_DOWN: { code: 5005, http: 503, meaning: 'The venue is stopping; reconnect to the next boot.' },
+  ATTESTATION_UNAVAILABLE: {
+    code: 5006,
+    http: 503,
+    meaning:
+      'The venue has no attestation evidence to show (no provider attached); do not send credentials to it.',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERRORS;

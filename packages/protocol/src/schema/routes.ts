@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { ErrorName } from '../errors/catalogue.ts';
 import { BYTES } from '../limits.ts';
 import { AccountResponseSchema, AccountSettingsSchema, OrderRecordSchema } from './account.ts';
@@ -68,8 +68,11 @@ import {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** none: public (spec 4.4); bearer: account token (spec 5 item 7); admin: admin token (spec 4.7). */
-export type RouteAuth = 'none' | 'bearer' | 'admin';
+/**
+ * none: public (spec 4.4); bearer: a trading account's token (spec 5 item 7); admin: an admin
+ * token (spec 4.7); token: any valid token of either role (revoking one's own token).
+ */
+export type RouteAuth = 'none' | 'bearer' | 'admin' | 'token';
 
 export interface RouteDef {
   readonly method: HttpMethod;
@@ -92,6 +95,12 @@ export interface RouteDef {
 export const OrderIdParamsSchema = Strict({ order_id: Hex(BYTES.orderId) }, { title: 'OrderIdParams' });
 export const SymbolParamsSchema = Strict({ symbol: MarketSymbol() }, { title: 'SymbolParams' });
 export const ApiKeyParamsSchema = Strict({ api_key: ApiKey() }, { title: 'ApiKeyParams' });
+
+/**
+ * The served interface documents: open JSON objects that their own specifications (OpenAPI 3.1,
+ * AsyncAPI 3.0) define. The only response schema that is not Strict, since nobody decodes it.
+ */
+export const API_DOCUMENT = Type.Object({}, { additionalProperties: true, title: 'ApiDocument' });
 
 // ---- Error groups ----
 
@@ -123,14 +132,16 @@ const QUERY: readonly ErrorName[] = [
   'OUT_OF_RANGE',
   'INVALID_QUERY',
 ];
-const BEARER: readonly ErrorName[] = [
+const TOKEN: readonly ErrorName[] = [
   'MISSING_TOKEN',
   'INVALID_TOKEN',
   'TOKEN_EXPIRED',
   'TOKEN_REVOKED',
   'ACCOUNT_DISABLED',
 ];
-const ADMIN: readonly ErrorName[] = [...BEARER, 'ADMIN_REQUIRED'];
+/** Admin tokens are a separate role (issue 6): they neither trade nor read trading data. */
+const BEARER: readonly ErrorName[] = [...TOKEN, 'TRADER_REQUIRED'];
+const ADMIN: readonly ErrorName[] = [...TOKEN, 'ADMIN_REQUIRED'];
 const ALWAYS: readonly ErrorName[] = ['INTERNAL'];
 /** A write must reach the journal before it is acknowledged (design decisions section 6). */
 const WRITE: readonly ErrorName[] = ['JOURNAL_UNAVAILABLE', 'SHUTTING_DOWN'];
@@ -275,10 +286,28 @@ export const ROUTES: readonly RouteDef[] = [
   {
     method: 'DELETE',
     path: '/auth/token',
-    auth: 'bearer',
-    summary: 'Revoke the bearer token this request carries, at once (spec 4.6).',
+    auth: 'token',
+    summary: 'Revoke the bearer token this request carries, at once (spec 4.6). Either role.',
     response: RevokeTokenResponseSchema,
-    errors: errors(BEARER, WRITE, ALWAYS),
+    errors: errors(TOKEN, WRITE, ALWAYS),
+  },
+
+  // Our additions: the interface documents, generated from this catalogue (decisions section 7).
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    auth: 'none',
+    summary: 'The OpenAPI 3.1 document of this REST interface.',
+    response: API_DOCUMENT,
+    errors: ALWAYS,
+  },
+  {
+    method: 'GET',
+    path: '/asyncapi.json',
+    auth: 'none',
+    summary: 'The AsyncAPI 3.0 document of the session stream.',
+    response: API_DOCUMENT,
+    errors: ALWAYS,
   },
 
   // spec 4.4: public reads
@@ -320,7 +349,7 @@ export const ROUTES: readonly RouteDef[] = [
     auth: 'none',
     summary: 'Self-signed TLS certificate of this boot and the report signature binding it.',
     response: TransportAttestationResponseSchema,
-    errors: ALWAYS,
+    errors: errors(['ATTESTATION_UNAVAILABLE'], ALWAYS),
   },
   {
     method: 'GET',
@@ -328,7 +357,7 @@ export const ROUTES: readonly RouteDef[] = [
     auth: 'none',
     summary: 'Attestation report of this boot, signed by the platform root key.',
     response: AttestationResponseSchema,
-    errors: ALWAYS,
+    errors: errors(['ATTESTATION_UNAVAILABLE'], ALWAYS),
   },
   {
     method: 'GET',
@@ -362,7 +391,7 @@ export const ROUTES: readonly RouteDef[] = [
     summary: 'A page of the hash-chained transparency log and its head.',
     query: TransparencyQuerySchema,
     response: TransparencyResponseSchema,
-    errors: errors(QUERY, ALWAYS),
+    errors: errors(QUERY, ['ATTESTATION_UNAVAILABLE'], ALWAYS),
   },
 
   // spec 4.5: authenticated reads

@@ -3,8 +3,10 @@
  * from the protocol's route and stream catalogue: the very schema objects the venue validates with,
  * so the documents cannot drift from behaviour (design decisions section 7).
  */
-import { ERRORS, type ErrorName, ROUTES, type RouteDef, STREAM_CATALOGUE } from '@venue/protocol';
+
 import type { TSchema } from 'typebox';
+import { ERRORS, type ErrorName } from '../errors/catalogue.ts';
+import { ROUTES, type RouteAuth, type RouteDef, STREAM_CATALOGUE } from '../schema/routes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -40,6 +42,20 @@ function parametersOf(route: RouteDef): Json[] {
     }
   }
   return out;
+}
+
+/** OpenAPI security requirements: alternatives are separate objects of the array. */
+function securityOf(auth: RouteAuth): Json[] {
+  switch (auth) {
+    case 'none':
+      return [];
+    case 'bearer':
+      return [{ bearer: [] }];
+    case 'admin':
+      return [{ adminBearer: [] }];
+    case 'token':
+      return [{ bearer: [] }, { adminBearer: [] }];
+  }
 }
 
 function errorResponses(names: readonly ErrorName[]): Record<string, Json> {
@@ -78,7 +94,7 @@ export function openApiDocument(): Json {
     const operation: Json = {
       operationId: `${route.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       summary: route.summary,
-      security: route.auth === 'none' ? [] : [{ [route.auth === 'admin' ? 'adminBearer' : 'bearer']: [] }],
+      security: securityOf(route.auth),
       parameters: parametersOf(route),
       responses: {
         '200': {

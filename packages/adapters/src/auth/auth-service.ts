@@ -1,0 +1,174 @@
+import {
+  ACCESS_TOKEN_LENGTH_MAX,
+  type AccountRole,
+  type CreateAccountRequest,
+  type CreateAccountResponse,
+  type TokenRequest,
+  type TokenResponse,
+  VenueError,
+} from '@venue/protocol';
+import { type Account, AccountRegistry } from '../accounts/account-registry.ts';
+import { generateCredentials } from '../accounts/credential-generator.ts';
+import { hashCredential, verifyCredential } from '../accounts/credential-hash.ts';
+import { VerificationGate } from '../accounts/verification-gate.ts';
+import { AUTH_VERIFICATIONS_MAX, TOKEN_ISSUANCE_BUCKET } from '../config/limits.ts';
+import { TokenBucket } from '../rate-limit/token-bucket.ts';
+import { type TokenClaims, TokenService } from './token-service.ts';
+
+/** Who made an authenticated request. */
+export interface Principal {
+  readonly account: Account;
+  readonly claims: TokenClaims;
+}
+
+/** Which tokens a route accepts (RouteAuth without `none`). */
+export type RequiredRole = 'bearer' | 'admin' | 'token';
+
+/** spec 5 item 6 fixes this message for the token endpoint; every route uses it for suspension. */
+const ACCOUNT_DISABLED_MESSAGE = 'account disabled';
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
+
+/**
+ * The account layer of spec 5: logins (POST /auth/token), token checks on every request, revocation
+ * and the operator's account changes. The order of checks in `login` is the spec's: an unknown
+ * api_key is refused before any hashing and charges no allowance; a known one is charged, then
+ * verified inside the bounded gate; suspension is reported only to a caller who proved the secret.
+ */
+export class AuthService {
+  readonly accounts = new AccountRegistry();
+  readonly #tokens: TokenService;
+  readonly #gate = new VerificationGate(AUTH_VERIFICATIONS_MAX);
+  readonly #allowances = new Map<string, TokenBucket>();
+
+  constructor(tokens: TokenService = new TokenService()) {
+    this.#tokens = tokens;
+  }
+
+  /** POST /admin/accounts (and the bootstrap admin): credentials are generated, returned once. */
+  async createAccount(request: CreateAccountRequest): Promise<CreateAccountResponse> {
+    const credentials = generateCredentials();
+    const credential = await hashCredential(credentials.apiSecret, credentials.passphrase);
+    this.accounts.add({
+      accountId: credentials.accountId,
+      apiKey: credentials.apiKey,
+      role: request.role,
+      ...(request.label === undefined ? {} : { label: request.label }),
+      credential,
+    });
+    return {
+      account_id: credentials.accountId,
+      api_key: credentials.apiKey,
+      api_secret: credentials.apiSecret,
+      passphrase: credentials.passphrase,
+      role: request.role,
+      ...(request.label === undefined ? {} : { label: request.label }),
+    };
+  }
+
+  async login(request: TokenRequest, nowMs: number): Promise<TokenResponse> {
+    const account = this.accounts.byApiKey(request.api_key);
+    if (account === undefined) throw badCredentials();
+    this.#chargeAllowance(account, nowMs);
+    const valid = await this.#gate.run(() =>
+      verifyCredential(account.credential, request.api_secret, request.passphrase),
+    );
+    if (!valid) throw badCredentials();
+    if (account.status === 'suspended') throw new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
+    const issued = await this.#tokens.issue(
+      { accountId: account.accountId, role: account.role, generation: account.tokenGeneration },
+      nowMs,
+    );
+    return {
+      access_token: issued.accessToken,
+      token_type: 'Bearer',
+      expires_in: issued.expiresIn,
+      account_id: account.accountId,
+    };
+  }
+
+  /** The Authorization header of a REST request (spec 5 item 4). */
+  async authenticateHeader(header: string | undefined, required: RequiredRole, nowMs: number) {
+    if (header === undefined || header === '') {
+      throw new VenueError(
+        'MISSING_TOKEN',
+        'send `Authorization: Bearer <token>`; get a token at POST /auth/token',
+      );
+    }
+    const match = header.length <= ACCESS_TOKEN_LENGTH_MAX + 16 ? BEARER.exec(header) : null;
+    if (match === null || match[1] === undefined) {
+      throw new VenueError(
+        'INVALID_TOKEN',
+        'the Authorization header must be `Bearer ` followed by a token from POST /auth/token',
+      );
+    }
+    return this.authenticateToken(match[1], required, nowMs);
+  }
+
+  /** A bare token (the stream's login frame, spec 4.8), checked exactly as on REST. */
+  async authenticateToken(token: string, required: RequiredRole, nowMs: number): Promise<Principal> {
+    const claims = await this.#tokens.verify(token, nowMs);
+    const account = this.accounts.byId(claims.accountId);
+    // A token of this boot for an account we no longer know cannot happen; refuse it anyway.
+    if (account === undefined) throw new VenueError('INVALID_TOKEN', 'the token names no known account');
+    if (claims.generation !== account.tokenGeneration) {
+      throw new VenueError(
+        'TOKEN_REVOKED',
+        "the account's tokens were invalidated by the operator; request a new one at POST /auth/token",
+      );
+    }
+    if (account.status === 'suspended') throw new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
+    checkRole(claims.role, required);
+    return { account, claims };
+  }
+
+  /** spec 4.6: the token of this request is refused from now until it would have expired. */
+  revoke(principal: Principal): number {
+    this.#tokens.revoke(principal.claims);
+    return principal.claims.expiresAtMs;
+  }
+
+  /** Periodic housekeeping: expired denylist entries and full allowance buckets. */
+  sweep(nowMs: number): void {
+    this.#tokens.sweep(nowMs);
+    for (const [accountId, bucket] of this.#allowances) {
+      if (bucket.isFull(nowMs)) this.#allowances.delete(accountId);
+    }
+  }
+
+  get verificationsInFlight(): number {
+    return this.#gate.inFlight;
+  }
+
+  #chargeAllowance(account: Account, nowMs: number): void {
+    let bucket = this.#allowances.get(account.accountId);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(TOKEN_ISSUANCE_BUCKET, nowMs);
+      this.#allowances.set(account.accountId, bucket);
+    }
+    const refusal = bucket.take(1, nowMs);
+    if (refusal !== null) {
+      const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+      throw new VenueError(
+        'TOKEN_ALLOWANCE_EXHAUSTED',
+        `token issuance allowance of this account is spent; retry in about ${seconds} s (reuse a token for its whole hour)`,
+      );
+    }
+  }
+}
+
+function badCredentials(): VenueError {
+  return new VenueError('BAD_CREDENTIALS', 'api_key, api_secret and passphrase do not match an account');
+}
+
+function checkRole(role: AccountRole, required: RequiredRole): void {
+  if (required === 'admin' && role !== 'admin') {
+    throw new VenueError('ADMIN_REQUIRED', 'this route needs an admin token; trading tokens cannot use it');
+  }
+  if (required === 'bearer' && role !== 'trader') {
+    throw new VenueError(
+      'TRADER_REQUIRED',
+      'this route is for trading accounts; an admin token cannot use it',
+    );
+  }
+}

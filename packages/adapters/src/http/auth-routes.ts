@@ -1,0 +1,52 @@
+import type { CreateAccountRequest, RevokeTokenResponse, TokenRequest } from '@venue/protocol';
+import { accountStatusOf } from '../accounts/account-registry.ts';
+import type { AuthService } from '../auth/auth-service.ts';
+import type { VenueClock } from '../chain/clock.ts';
+import { principalOf, type RouteContext, type RouteHandler } from './route-registrar.ts';
+
+/** spec 4.2 (issue tokens), 4.6 (revoke one's own token) and the account routes of 4.7. */
+type ApiKeyContext = RouteContext<{ api_key: string }>;
+
+export function authRoutes(auth: AuthService, clock: VenueClock): RouteHandler[] {
+  return [
+    {
+      method: 'POST',
+      path: '/auth/token',
+      handle: (context: RouteContext<unknown, unknown, TokenRequest>) =>
+        auth.login(context.body, clock.nowMs()),
+    },
+    {
+      method: 'DELETE',
+      path: '/auth/token',
+      handle: (context: RouteContext) => {
+        const body: RevokeTokenResponse = {
+          revoked: true,
+          denylisted_until_ms: auth.revoke(principalOf(context)),
+        };
+        return body;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/accounts',
+      handle: (context: RouteContext<unknown, unknown, CreateAccountRequest>) =>
+        auth.createAccount(context.body),
+    },
+    {
+      method: 'POST',
+      path: '/admin/accounts/:api_key/disable',
+      handle: (context: ApiKeyContext) => accountStatusOf(auth.accounts.disable(context.params.api_key)),
+    },
+    {
+      method: 'POST',
+      path: '/admin/accounts/:api_key/enable',
+      handle: (context: ApiKeyContext) => accountStatusOf(auth.accounts.enable(context.params.api_key)),
+    },
+    {
+      method: 'POST',
+      path: '/admin/accounts/:api_key/revoke-tokens',
+      handle: (context: ApiKeyContext) =>
+        accountStatusOf(auth.accounts.revokeTokens(context.params.api_key, clock.nowMs())),
+    },
+  ];
+}

@@ -1,0 +1,125 @@
+import type { CoreConfig } from '@venue/core';
+import type { CreateAccountResponse } from '@venue/protocol';
+import { AuthService } from './auth/auth-service.ts';
+import type { VenueClock } from './chain/clock.ts';
+import { AUTH_SWEEP_INTERVAL_MS } from './config/limits.ts';
+import type { BootIdentity } from './enclave/boot-identity.ts';
+import { authRoutes } from './http/auth-routes.ts';
+import { orderRoutes } from './http/order-routes.ts';
+import type { VenueParameters } from './http/public-routes.ts';
+import { registerRoutes } from './http/route-registrar.ts';
+import { createHttpServer, type HttpServerOptions, type VenueHttpServer } from './http/server.ts';
+import { venueReadRoutes } from './http/venue-read-routes.ts';
+import { TradingRateLimiter } from './rate-limit/trading-rate-limiter.ts';
+import { DrainControl } from './venue/drain-control.ts';
+import { inlineSignatureChecks, type ProofChecks, type SignatureChecks } from './venue/intake-checks.ts';
+import type { MarketListing } from './venue/market-listing.ts';
+import { OrderIntake } from './venue/order-intake.ts';
+import {
+  type AttestationSource,
+  type ChainReads,
+  NO_SETTLEMENT,
+  type SettlementTelemetry,
+} from './venue/ports.ts';
+import { TradingGates } from './venue/trading-gates.ts';
+import { VenueEngine } from './venue/venue-engine.ts';
+
+/**
+ * The venue server: the sequencer around the core, the account layer, order intake and every REST
+ * route of spec 4, on one HTTPS server. Parts that later issues add (chain, attestation, stream,
+ * journal) plug in through the options; without them their routes answer 503 and say what is
+ * missing.
+ */
+export interface VenueServerOptions {
+  readonly identity: BootIdentity;
+  readonly clock: VenueClock;
+  readonly parameters: VenueParameters;
+  readonly core: CoreConfig;
+  readonly markets?: readonly MarketListing[];
+  readonly proofs: ProofChecks;
+  readonly signatures?: SignatureChecks;
+  readonly chain?: ChainReads;
+  readonly attestation?: AttestationSource;
+  readonly settlement?: SettlementTelemetry;
+  readonly log?: HttpServerOptions['log'];
+}
+
+export interface VenueServer {
+  readonly http: VenueHttpServer;
+  readonly engine: VenueEngine;
+  readonly auth: AuthService;
+  readonly gates: TradingGates;
+  readonly intake: OrderIntake;
+  /** Creates an account without an admin token: the operator's first admin, dev-mode accounts. */
+  provision(role: 'admin' | 'trader', label?: string): Promise<CreateAccountResponse>;
+  close(): Promise<void>;
+}
+
+export function createVenueServer(options: VenueServerOptions): VenueServer {
+  const { clock } = options;
+  const engine = new VenueEngine(options.core, clock, options.identity.sessionId);
+  for (const listing of options.markets ?? []) engine.addMarket(listing);
+  const gates = new TradingGates(engine);
+  const drain = new DrainControl(gates);
+  const auth = new AuthService();
+  const limiter = new TradingRateLimiter();
+  const intake = new OrderIntake({
+    engine,
+    limiter,
+    signatures: options.signatures ?? inlineSignatureChecks,
+    proofs: options.proofs,
+    clock,
+  });
+
+  const http = createHttpServer({
+    identity: options.identity,
+    clock,
+    parameters: options.parameters,
+    gates: () => ({ pauseReasons: gates.reasons(), marketsPaused: engine.marketsPaused() }),
+    ...(options.log === undefined ? {} : { log: options.log }),
+    routes: [
+      (app) =>
+        registerRoutes(
+          app,
+          [
+            ...orderRoutes(intake),
+            ...authRoutes(auth, clock),
+            ...venueReadRoutes({
+              engine,
+              gates,
+              drain,
+              clock,
+              bootTimeMs: options.identity.bootTimeMs,
+              chain: options.chain ?? null,
+              attestation: options.attestation ?? null,
+              settlement: options.settlement ?? NO_SETTLEMENT,
+            }),
+          ],
+          { auth, clock },
+        ),
+    ],
+  });
+
+  // Batches clear and orders expire on the slot even when no request arrives.
+  const ticker = setInterval(() => engine.catchUp(), clock.slotDurationMs);
+  const sweeper = setInterval(() => {
+    auth.sweep(clock.nowMs());
+    limiter.sweep(clock.nowMs());
+  }, AUTH_SWEEP_INTERVAL_MS);
+  ticker.unref();
+  sweeper.unref();
+
+  return {
+    http,
+    engine,
+    auth,
+    gates,
+    intake,
+    provision: (role, label) => auth.createAccount({ role, ...(label === undefined ? {} : { label }) }),
+    async close() {
+      clearInterval(ticker);
+      clearInterval(sweeper);
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { CancelResponse, ModifyResponse, OrderRecord, PlaceResponse } from '@venue/protocol';
+import { decodeCancelParams, decodeModifyRequest, decodePlaceOrder } from '@venue/protocol';
+import type { VenueClock } from '../chain/clock.ts';
+import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
+import { bodyDigestOf, type ProofChecks, type SignatureChecks } from './intake-checks.ts';
+import { replyOf, type VenueEngine } from './venue-engine.ts';
+
+/**
+ * The order operations as both REST and the stream perform them (spec 4.8 rule 1: same intake and
+ * verification). Each runs the same steps in the same order:
+ *   1. decode the body strictly and check the rules that need no state (400s, free of charge);
+ *   2. charge the account's trading rate limit (429 1401);
+ *   3. verify signatures, then the proof (403 1102, 400 1033), off the sequencer;
+ *   4. sequence the command: the core checks every stateful rule and the trading gates at that
+ *      moment, atomically, so a pause that began during step 3 refuses it (spec 4.1 rule 8).
+ * A refusal at any step throws a VenueError and nothing has changed.
+ */
+export interface IntakeDeps {
+  readonly engine: VenueEngine;
+  readonly limiter: TradingRateLimiter;
+  readonly signatures: SignatureChecks;
+  readonly proofs: ProofChecks;
+  readonly clock: VenueClock;
+}
+
+export class OrderIntake {
+  readonly #deps: IntakeDeps;
+
+  constructor(deps: IntakeDeps) {
+    this.#deps = deps;
+  }
+
+  async place(body: unknown, accountId: string, connectionId: string | null): Promise<PlaceResponse> {
+    const { engine, limiter, signatures, proofs, clock } = this.#deps;
+    const order = decodePlaceOrder(body);
+    limiter.charge(accountId, 'place', clock.nowMs());
+    await signatures.place(order);
+    await proofs.check(order);
+    const events = engine.submit({
+      type: 'place',
+      order,
+      bodyDigest: bodyDigestOf(order),
+      accountId,
+      connectionId,
+    });
+    return replyOf(events, 'placed').response;
+  }
+
+  async cancel(orderId: string, body: unknown, accountId: string): Promise<CancelResponse> {
+    const { engine, limiter, signatures, clock } = this.#deps;
+    const params = decodeCancelParams(body);
+    limiter.charge(accountId, 'cancel', clock.nowMs());
+    await signatures.cancel(orderId, params);
+    const events = engine.submit({ type: 'cancel', orderId, params, accountId });
+    return replyOf(events, 'cancelled_reply').response;
+  }
+
+  async modify(
+    oldOrderId: string,
+    body: unknown,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<ModifyResponse> {
+    const { engine, limiter, signatures, proofs, clock } = this.#deps;
+    const request = decodeModifyRequest(body);
+    limiter.charge(accountId, 'modify', clock.nowMs());
+    await signatures.modify(oldOrderId, request);
+    await proofs.check(request.replacement);
+    const events = engine.submit({
+      type: 'modify',
+      oldOrderId,
+      request,
+      replacementDigest: bodyDigestOf(request.replacement),
+      accountId,
+      connectionId,
+    });
+    return replyOf(events, 'modified').response;
+  }
+
+  /** GET /orders/{id}: one unit of the trading limit, above the cancel reserve. */
+  order(orderId: string, accountId: string): OrderRecord {
+    const { engine, limiter, clock } = this.#deps;
+    limiter.charge(accountId, 'read', clock.nowMs());
+    engine.catchUp();
+    return engine.core.orderRecord(orderId, accountId);
+  }
+
+  openOrders(accountId: string): OrderRecord[] {
+    this.#deps.engine.catchUp();
+    return this.#deps.engine.core.openOrders(accountId);
+  }
+}

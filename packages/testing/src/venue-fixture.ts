@@ -1,0 +1,199 @@
+import {
+  type BootIdentity,
+  createBootIdentity,
+  createVenueServer,
+  DEV_TREE_COUNT,
+  type MarketListing,
+  type ProofChecks,
+  type SignatureChecks,
+  type VenueServer,
+} from '@venue/adapters';
+import type { MarketConfig } from '@venue/core';
+import {
+  type CancelParams,
+  CancelParamsSchema,
+  generateTradingKey,
+  type ModifyRequest,
+  ModifyRequestSchema,
+  type PlaceOrder,
+  PlaceOrderSchema,
+  signCancel,
+  signModify,
+  signPlaceOrder,
+  type TradingKey,
+  wireJsonText,
+} from '@venue/protocol';
+import { type OrderSpec, orderBody, TEST_CORE_CONFIG, TEST_ROOT, testMarket } from './core-fixtures.ts';
+import { type CallOptions, type Exchange, httpsCall } from './https-client.ts';
+import { ManualClock } from './manual-clock.ts';
+
+/**
+ * A whole venue server on a real HTTPS port with a manual clock, the test core configuration
+ * (sha256 note commitments) and two markets, plus helpers to act as its users: an admin, traders
+ * with trading keys, and signed order bodies for the boot's session id.
+ */
+
+/** Proof checks for a venue that does not settle: every proof passes (test venues never settle). */
+export const NON_SETTLING_TEST_PROOFS: ProofChecks = { check: async () => {} };
+
+export function testListing(config: MarketConfig): MarketListing {
+  return {
+    config,
+    oracleMaxAgeSlots: 25n,
+    circuitBreaker: {
+      band_bps: Number(config.bandBps),
+      window_slots: 150n,
+      cooldown_slots: 300n,
+      max_confidence_bps: 200,
+    },
+  };
+}
+
+export interface TestVenueOptions {
+  proofs?: ProofChecks;
+  signatures?: SignatureChecks;
+  clock?: ManualClock;
+}
+
+export interface Trader {
+  readonly accountId: string;
+  readonly apiKey: string;
+  readonly token: string;
+  readonly key: TradingKey;
+}
+
+export class TestVenue {
+  readonly server: VenueServer;
+  readonly identity: BootIdentity;
+  readonly clock: ManualClock;
+  readonly port: number;
+  adminToken = '';
+
+  private constructor(server: VenueServer, identity: BootIdentity, clock: ManualClock, port: number) {
+    this.server = server;
+    this.identity = identity;
+    this.clock = clock;
+    this.port = port;
+  }
+
+  static async start(options: TestVenueOptions = {}): Promise<TestVenue> {
+    const identity = await createBootIdentity();
+    const clock = options.clock ?? new ManualClock();
+    const server = createVenueServer({
+      identity,
+      clock,
+      parameters: {
+        settlementEnabled: false,
+        proofMode: 'stub',
+        settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
+        treeCount: DEV_TREE_COUNT,
+      },
+      core: TEST_CORE_CONFIG,
+      markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+      proofs: options.proofs ?? NON_SETTLING_TEST_PROOFS,
+      ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+      log: { level: 'silent' },
+    });
+    // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
+    for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
+      server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
+    }
+    const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
+    const venue = new TestVenue(server, identity, clock, port);
+    const admin = await server.provision('admin', 'test operator');
+    venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;
+    return venue;
+  }
+
+  call(path: string, options: CallOptions = {}): Promise<Exchange> {
+    return httpsCall(this.port, this.identity.certPem, path, options);
+  }
+
+  async login(apiKey: string, apiSecret: string, passphrase: string): Promise<{ access_token: string }> {
+    const exchange = await this.call('/auth/token', {
+      method: 'POST',
+      body: JSON.stringify({ api_key: apiKey, api_secret: apiSecret, passphrase }),
+    });
+    if (exchange.status !== 200) throw new Error(`login failed: ${exchange.status} ${exchange.text}`);
+    return JSON.parse(exchange.text) as { access_token: string };
+  }
+
+  /** A new trader account created through the admin route, logged in, with a fresh trading key. */
+  async trader(label = 'desk'): Promise<Trader & { apiSecret: string; passphrase: string }> {
+    const created = await this.call('/admin/accounts', {
+      method: 'POST',
+      token: this.adminToken,
+      body: JSON.stringify({ role: 'trader', label }),
+    });
+    if (created.status !== 200) throw new Error(`create failed: ${created.status} ${created.text}`);
+    const account = JSON.parse(created.text) as {
+      account_id: string;
+      api_key: string;
+      api_secret: string;
+      passphrase: string;
+    };
+    const { access_token } = await this.login(account.api_key, account.api_secret, account.passphrase);
+    return {
+      accountId: account.account_id,
+      apiKey: account.api_key,
+      apiSecret: account.api_secret,
+      passphrase: account.passphrase,
+      token: access_token,
+      key: generateTradingKey(),
+    };
+  }
+
+  /** A place-order body signed by `key` for this boot, valid against the test core's rules. */
+  order(spec: OrderSpec, key: TradingKey): PlaceOrder {
+    const body = orderBody({ expiry: this.clock.slot() + 500n, ...spec });
+    return signPlaceOrder({ ...body, trading_key: key.publicKey, session_id: this.identity.sessionId }, key);
+  }
+
+  cancelParams(orderId: string, nonce: bigint, key: TradingKey): CancelParams {
+    const body = {
+      order_id: orderId,
+      trading_key: key.publicKey,
+      cancel_nonce: nonce,
+      session_id: this.identity.sessionId,
+    };
+    // The order id travels in the path (REST) or the frame (stream), not in the parameters.
+    return {
+      trading_key: body.trading_key,
+      cancel_nonce: body.cancel_nonce,
+      session_id: body.session_id,
+      trading_key_signature: signCancel(body, key),
+    };
+  }
+
+  modifyRequest(oldOrderId: string, nonce: bigint, replacement: PlaceOrder, key: TradingKey): ModifyRequest {
+    return signModify(oldOrderId, nonce, replacement, key);
+  }
+
+  place(trader: Trader, order: PlaceOrder): Promise<Exchange> {
+    return this.call('/orders', {
+      method: 'POST',
+      token: trader.token,
+      body: wireJsonText(PlaceOrderSchema, order),
+    });
+  }
+
+  cancel(trader: Trader, orderId: string, params: CancelParams): Promise<Exchange> {
+    return this.call(`/orders/${orderId}`, {
+      method: 'DELETE',
+      token: trader.token,
+      body: wireJsonText(CancelParamsSchema, params),
+    });
+  }
+
+  modify(trader: Trader, orderId: string, request: ModifyRequest): Promise<Exchange> {
+    return this.call(`/orders/${orderId}`, {
+      method: 'PUT',
+      token: trader.token,
+      body: wireJsonText(ModifyRequestSchema, request),
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.server.close();
+  }
+}
