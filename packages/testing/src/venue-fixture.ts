@@ -68,6 +68,7 @@ export class TestVenue {
   readonly clock: ManualClock;
   readonly port: number;
   adminToken = '';
+  adminApiKey = '';
 
   private constructor(server: VenueServer, identity: BootIdentity, clock: ManualClock, port: number) {
     this.server = server;
@@ -101,6 +102,7 @@ export class TestVenue {
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const venue = new TestVenue(server, identity, clock, port);
     const admin = await server.provision('admin', 'test operator');
+    venue.adminApiKey = admin.api_key;
     venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;
     return venue;
   }

@@ -136,8 +136,9 @@ export class AuthService {
     }
   }
 
-  get verificationsInFlight(): number {
-    return this.#gate.inFlight;
+  /** The bound on credential checks in flight (tests hold its slots to observe the refusal). */
+  get verificationGate(): VerificationGate {
+    return this.#gate;
   }
 
   #chargeAllowance(account: Account, nowMs: number): void {

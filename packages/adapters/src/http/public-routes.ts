@@ -8,6 +8,7 @@ import {
   type VENUE_PAUSE_REASONS,
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import { type RouteHandler, registerRoutes } from './route-registrar.ts';
 import type { VenueFastify } from './types.ts';
 
 /**
@@ -38,51 +39,57 @@ export interface PublicRouteDeps {
 }
 
 export function registerPublicRoutes(app: VenueFastify, deps: PublicRouteDeps): void {
-  const { session, clock, parameters, gates } = deps;
+  registerRoutes(app, publicRoutes(deps), { clock: deps.clock });
+}
 
-  app.get('/health', async () => ({ status: 'ok' }) satisfies HealthResponse);
+function publicRoutes(deps: PublicRouteDeps): RouteHandler[] {
+  const { session, clock, parameters } = deps;
+  return [
+    { method: 'GET', path: '/health', handle: () => ({ status: 'ok' }) satisfies HealthResponse },
+    {
+      method: 'GET',
+      path: '/time',
+      handle: () =>
+        ({
+          slot: clock.slot(),
+          finalized_slot: clock.finalizedSlot(),
+          slot_duration_ms: clock.slotDurationMs,
+          server_time_ms: clock.nowMs(),
+        }) satisfies TimeResponse,
+    },
+    {
+      method: 'GET',
+      path: '/info',
+      handle: () =>
+        ({
+          interface_version: '4.1.0',
+          signature_domain: 'venue-order-v5',
+          session_id: session.sessionId,
+          boot_time_ms: session.bootTimeMs,
+          settlement_enabled: parameters.settlementEnabled,
+          proof_mode: parameters.proofMode,
+          settlement_buffer_slots: parameters.settlementBufferSlots,
+          order_lifetime_slots_max: ORDER_LIFETIME_SLOTS_MAX,
+          tree_count: parameters.treeCount,
+          stream_path: '/v1/stream',
+        }) satisfies InfoResponse,
+    },
+    { method: 'GET', path: '/system/status', handle: () => systemStatus(deps) },
+  ];
+}
 
-  app.get(
-    '/time',
-    async () =>
-      ({
-        slot: clock.slot(),
-        finalized_slot: clock.finalizedSlot(),
-        slot_duration_ms: clock.slotDurationMs,
-        server_time_ms: clock.nowMs(),
-      }) satisfies TimeResponse,
-  );
-
-  app.get(
-    '/info',
-    async () =>
-      ({
-        interface_version: '4.1.0',
-        signature_domain: 'venue-order-v5',
-        session_id: session.sessionId,
-        boot_time_ms: session.bootTimeMs,
-        settlement_enabled: parameters.settlementEnabled,
-        proof_mode: parameters.proofMode,
-        settlement_buffer_slots: parameters.settlementBufferSlots,
-        order_lifetime_slots_max: ORDER_LIFETIME_SLOTS_MAX,
-        tree_count: parameters.treeCount,
-        stream_path: '/v1/stream',
-      }) satisfies InfoResponse,
-  );
-
-  app.get('/system/status', async () => {
-    const current = gates();
-    const body: SystemStatusResponse = {
-      status: statusOf(current),
-      trading_enabled: current.pauseReasons.length === 0,
-      pause_reasons: [...current.pauseReasons],
-      markets_paused: current.marketsPaused,
-      slot: clock.slot(),
-      session_id: session.sessionId,
-      server_time_ms: clock.nowMs(),
-    };
-    return body;
-  });
+function systemStatus({ session, clock, gates }: PublicRouteDeps): SystemStatusResponse {
+  const current = gates();
+  const body: SystemStatusResponse = {
+    status: statusOf(current),
+    trading_enabled: current.pauseReasons.length === 0,
+    pause_reasons: [...current.pauseReasons],
+    markets_paused: current.marketsPaused,
+    slot: clock.slot(),
+    session_id: session.sessionId,
+    server_time_ms: clock.nowMs(),
+  };
+  return body;
 }
 
 /** A venue-wide pause outranks paused markets: either way new orders somewhere are refused. */

@@ -46,7 +46,7 @@ const NO_BODY = Strict({}, { title: 'NoBody' });
 export function registerRoutes(
   app: VenueFastify,
   handlers: readonly RouteHandler[],
-  deps: { readonly auth: AuthService; readonly clock: VenueClock },
+  deps: { readonly auth?: AuthService; readonly clock: VenueClock },
 ): void {
   for (const handler of handlers) {
     const route = ROUTES.find((r) => r.method === handler.method && r.path === handler.path);
@@ -58,6 +58,7 @@ export function registerRoutes(
       ...(route.bodyBytesMax === undefined ? {} : { bodyLimit: route.bodyBytesMax }),
       onRequest: async (request) => {
         if (route.auth === 'none') return;
+        assert(deps.auth !== undefined, `${route.method} ${route.path} needs the account layer`);
         const principal = await deps.auth.authenticateHeader(
           request.headers.authorization,
           route.auth,

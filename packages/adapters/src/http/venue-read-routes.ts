@@ -114,8 +114,11 @@ export function venueReadRoutes(deps: ReadDeps): RouteHandler[] {
     {
       method: 'GET',
       path: '/settlement/status',
-      handle: (context: RouteContext<unknown, SettlementStatusQuery>) =>
-        chainOf(deps).settlementStatus(settlementLookupOf(context.query)),
+      handle: (context: RouteContext<unknown, SettlementStatusQuery>) => {
+        // The query is the client's to fix, so it is judged before the chain's availability.
+        const lookup = settlementLookupOf(context.query);
+        return chainOf(deps).settlementStatus(lookup);
+      },
     },
     { method: 'GET', path: '/attestation', handle: () => attestationOf(deps).attestation() },
     {

@@ -1,0 +1,268 @@
+// The account layer of spec 4.2, 4.6, 3.3 and 5 over HTTPS: logins, the bounded verification pool
+// (503/1402), the issuance allowance (429), exact token expiry, revocation of one token and of all
+// of an account's tokens, suspension on every route, roles, and the last-enabled-admin rule.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, TOKEN_ISSUANCE_BUCKET, TokenService } from '@venue/adapters';
+import { bodyOf, type Exchange, envelopeOf, TestVenue } from '@venue/testing';
+
+function expectError(exchange: Exchange, status: number, code: number): string {
+  assert.equal(exchange.status, status, exchange.text);
+  const envelope = envelopeOf(exchange);
+  assert.equal(envelope.code, code, envelope.message);
+  return envelope.message;
+}
+
+describe('POST /auth/token', () => {
+  let venue: TestVenue;
+  before(async () => {
+    venue = await TestVenue.start();
+  });
+  after(() => venue.stop());
+
+  const tokenRequest = (api_key: string, api_secret: string, passphrase: string) => ({
+    method: 'POST',
+    body: JSON.stringify({ api_key, api_secret, passphrase }),
+  });
+
+  test('issues a Bearer JWT of at most one hour for the account', async () => {
+    const trader = await venue.trader();
+    const issued = await venue.call(
+      '/auth/token',
+      tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase),
+    );
+    const body = bodyOf(issued);
+    assert.equal(body['token_type'], 'Bearer');
+    assert.equal(body['account_id'], trader.accountId);
+    assert.ok(Number(body['expires_in']) <= ACCESS_TOKEN_LIFETIME_SECONDS);
+    assert.match(String(body['access_token']), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const account = await venue.call('/account', { token: String(body['access_token']) });
+    assert.equal(account.status, 200);
+  });
+
+  test('a wrong secret or passphrase is 401 1105; a malformed request is 400 and never reaches hashing', async () => {
+    const trader = await venue.trader();
+    expectError(
+      await venue.call('/auth/token', tokenRequest(trader.apiKey, 'x'.repeat(43), trader.passphrase)),
+      401,
+      1105,
+    );
+    expectError(
+      await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, 'wrong-passphrase')),
+      401,
+      1105,
+    );
+    expectError(
+      await venue.call('/auth/token', {
+        method: 'POST',
+        body: JSON.stringify({ api_key: trader.apiKey, api_secret: trader.apiSecret }),
+      }),
+      400,
+      1002,
+    );
+  });
+
+  test('at capacity a login is refused at once with 503 1402; an unknown api_key is 401 without verification', async () => {
+    const trader = await venue.trader();
+    const gate = venue.server.auth.verificationGate;
+    const releases: (() => void)[] = [];
+    const held = [0, 1].map(() =>
+      gate.run(() => new Promise<void>((resolve) => releases.push(resolve))).catch(() => undefined),
+    );
+    try {
+      const message = expectError(
+        await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)),
+        503,
+        1402,
+      );
+      assert.match(message, /not queued/);
+      // Refused before any verification work: the full pool does not matter to it (spec 4.2).
+      expectError(
+        await venue.call(
+          '/auth/token',
+          tokenRequest('vk_unknownunknownunknown', trader.apiSecret, trader.passphrase),
+        ),
+        401,
+        1105,
+      );
+    } finally {
+      for (const release of releases) release();
+      await Promise.all(held);
+    }
+    assert.equal(
+      (await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)))
+        .status,
+      200,
+    );
+  });
+
+  test('the allowance is charged per attempt with a known key, right or wrong: 429 1400 with a retry delay', async () => {
+    const trader = await venue.trader(); // trader() itself used one login
+    for (let attempt = 1; attempt < TOKEN_ISSUANCE_BUCKET.capacity; attempt += 1) {
+      const wrong = await venue.call(
+        '/auth/token',
+        tokenRequest(trader.apiKey, 'y'.repeat(43), trader.passphrase),
+      );
+      assert.equal(wrong.status, 401);
+    }
+    const message = expectError(
+      await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)),
+      429,
+      1400,
+    );
+    assert.match(message, /retry in about \d+ s/);
+    // Unknown keys never touch anyone's allowance: other accounts still log in.
+    for (let i = 0; i < 20; i += 1) {
+      await venue.call('/auth/token', tokenRequest(`vk_nobody${i}nobodynobody`, 'z'.repeat(43), 'whatever1'));
+    }
+    const other = await venue.trader();
+    assert.ok(other.token.length > 0);
+    // One refill interval later the account may log in again.
+    venue.clock.advanceMs(Math.ceil(1000 / TOKEN_ISSUANCE_BUCKET.refillPerSecond));
+    assert.equal(
+      (await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)))
+        .status,
+      200,
+    );
+  });
+});
+
+describe('bearer tokens on every route', () => {
+  let venue: TestVenue;
+  before(async () => {
+    venue = await TestVenue.start();
+  });
+  after(() => venue.stop());
+
+  test("missing is 401 1100; not a Bearer JWT is 401 1101; another boot's token is 401 1101", async () => {
+    expectError(await venue.call('/account'), 401, 1100);
+    expectError(await venue.call('/account', { headers: { authorization: 'Basic abc' } }), 401, 1101);
+    expectError(await venue.call('/account', { token: 'a.b.c' }), 401, 1101);
+    const foreign = await new TokenService().issue(
+      { accountId: 'acct_00000000000000000000000000000000', role: 'trader', generation: 0 },
+      venue.clock.nowMs(),
+    );
+    expectError(await venue.call('/account', { token: foreign.accessToken }), 401, 1101);
+  });
+
+  test('roles are separate: a trading token on an admin route is 403 1108, an admin token on a trading route 403 1111', async () => {
+    const trader = await venue.trader();
+    expectError(await venue.call('/admin/drain', { token: trader.token }), 403, 1108);
+    expectError(await venue.call('/account', { token: venue.adminToken }), 403, 1111);
+    expectError(
+      await venue.place(
+        { ...trader, token: venue.adminToken },
+        venue.order({ id: 1, nonce: 1n }, trader.key),
+      ),
+      403,
+      1111,
+    );
+  });
+
+  test('DELETE /auth/token revokes only the token it carries, until that token would have expired', async () => {
+    const trader = await venue.trader();
+    const second = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+    const revoked = bodyOf(await venue.call('/auth/token', { method: 'DELETE', token: trader.token }));
+    assert.equal(revoked['revoked'], true);
+    const expected = (Math.floor(venue.clock.nowMs() / 1000) + ACCESS_TOKEN_LIFETIME_SECONDS) * 1000;
+    assert.equal(revoked['denylisted_until_ms'], expected);
+    expectError(await venue.call('/account', { token: trader.token }), 401, 1104);
+    assert.equal((await venue.call('/account', { token: second.access_token })).status, 200);
+  });
+
+  test('revoke-tokens invalidates every held token; a login in the same millisecond works at once', async () => {
+    const trader = await venue.trader();
+    const second = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+    const status = bodyOf(
+      await venue.call(`/admin/accounts/${trader.apiKey}/revoke-tokens`, {
+        method: 'POST',
+        token: venue.adminToken,
+      }),
+    );
+    assert.equal(status['status'], 'active');
+    assert.equal(status['tokens_invalid_before_ms'], venue.clock.nowMs());
+    expectError(await venue.call('/account', { token: trader.token }), 401, 1104);
+    expectError(await venue.call('/account', { token: second.access_token }), 401, 1104);
+    // The manual clock has not moved: same millisecond, and still no retry is needed.
+    const fresh = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+    assert.equal((await venue.call('/account', { token: fresh.access_token })).status, 200);
+  });
+
+  test('disable suspends at once on every route and on login (403 "account disabled"); enable resumes', async () => {
+    const trader = await venue.trader();
+    const disabled = bodyOf(
+      await venue.call(`/admin/accounts/${trader.apiKey}/disable`, {
+        method: 'POST',
+        token: venue.adminToken,
+      }),
+    );
+    assert.equal(disabled['status'], 'suspended');
+    for (const [path, method] of [
+      ['/account', 'GET'],
+      ['/account/settings', 'GET'],
+      [`/orders/${'12'.repeat(16)}`, 'GET'],
+      ['/auth/token', 'DELETE'],
+    ] as const) {
+      expectError(await venue.call(path, { method, token: trader.token }), 403, 1106);
+    }
+    expectError(await venue.place(trader, venue.order({ id: 2, nonce: 1n }, trader.key)), 403, 1106);
+    const login = await venue.call('/auth/token', {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: trader.apiKey,
+        api_secret: trader.apiSecret,
+        passphrase: trader.passphrase,
+      }),
+    });
+    assert.equal(expectError(login, 403, 1106), 'account disabled');
+
+    await venue.call(`/admin/accounts/${trader.apiKey}/enable`, { method: 'POST', token: venue.adminToken });
+    assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
+  });
+
+  test('the last enabled admin cannot be disabled (409 1206); an unknown api_key is 404 1304', async () => {
+    const disableFixtureAdmin = () =>
+      venue.call(`/admin/accounts/${venue.adminApiKey}/disable`, { method: 'POST', token: venue.adminToken });
+    expectError(await disableFixtureAdmin(), 409, 1206);
+    const second = bodyOf(
+      await venue.call('/admin/accounts', {
+        method: 'POST',
+        token: venue.adminToken,
+        body: JSON.stringify({ role: 'admin', label: 'second admin' }),
+      }),
+    );
+    assert.equal(second['role'], 'admin');
+    const secondKey = String(second['api_key']);
+    // With two enabled admins either may be disabled; then the other is the last one again.
+    assert.equal(
+      (await venue.call(`/admin/accounts/${secondKey}/disable`, { method: 'POST', token: venue.adminToken }))
+        .status,
+      200,
+    );
+    expectError(await disableFixtureAdmin(), 409, 1206);
+    expectError(
+      await venue.call('/admin/accounts/vk_doesnotexistdoesnotexist/disable', {
+        method: 'POST',
+        token: venue.adminToken,
+      }),
+      404,
+      1304,
+    );
+  });
+});
+
+describe('exact expiry (spec 5 item 5)', () => {
+  test('a token is accepted until the millisecond before its expiry and refused with 401 1103 from then on', async () => {
+    const venue = await TestVenue.start();
+    try {
+      const trader = await venue.trader();
+      const expiresAtMs = (Math.floor(venue.clock.nowMs() / 1000) + ACCESS_TOKEN_LIFETIME_SECONDS) * 1000;
+      venue.clock.setNowMs(expiresAtMs - 1);
+      assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
+      venue.clock.setNowMs(expiresAtMs);
+      expectError(await venue.call('/account', { token: trader.token }), 401, 1103);
+    } finally {
+      await venue.stop();
+    }
+  });
+});
