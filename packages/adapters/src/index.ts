@@ -26,3 +26,4 @@ export * from './venue/ports.ts';
 export * from './venue/trading-gates.ts';
 export * from './venue/venue-engine.ts';
 export * from './venue-server.ts';
+export * from './workers/signature-pool.ts';

@@ -12,7 +12,7 @@ import { createHttpServer, type HttpServerOptions, type VenueHttpServer } from '
 import { venueReadRoutes } from './http/venue-read-routes.ts';
 import { TradingRateLimiter } from './rate-limit/trading-rate-limiter.ts';
 import { DrainControl } from './venue/drain-control.ts';
-import { inlineSignatureChecks, type ProofChecks, type SignatureChecks } from './venue/intake-checks.ts';
+import { type ProofChecks, pooledSignatureChecks, type SignatureChecks } from './venue/intake-checks.ts';
 import type { MarketListing } from './venue/market-listing.ts';
 import { OrderIntake } from './venue/order-intake.ts';
 import {
@@ -23,6 +23,7 @@ import {
 } from './venue/ports.ts';
 import { TradingGates } from './venue/trading-gates.ts';
 import { VenueEngine } from './venue/venue-engine.ts';
+import { SignaturePool } from './workers/signature-pool.ts';
 
 /**
  * The venue server: the sequencer around the core, the account layer, order intake and every REST
@@ -63,10 +64,17 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
   const drain = new DrainControl(gates);
   const auth = new AuthService();
   const limiter = new TradingRateLimiter();
+  // Signatures are checked on worker threads unless the caller supplies its own checks.
+  let pool: SignaturePool | null = null;
+  let signatures = options.signatures;
+  if (signatures === undefined) {
+    pool = new SignaturePool();
+    signatures = pooledSignatureChecks(pool);
+  }
   const intake = new OrderIntake({
     engine,
     limiter,
-    signatures: options.signatures ?? inlineSignatureChecks,
+    signatures,
     proofs: options.proofs,
     clock,
   });
@@ -120,6 +128,7 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
       clearInterval(ticker);
       clearInterval(sweeper);
       await http.close();
+      await pool?.close();
     },
   };
 }

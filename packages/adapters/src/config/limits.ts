@@ -109,6 +109,14 @@ export const TRADING_BUCKET = { capacity: 400, refillPerSecond: 200 } as const;
 /** Units each trading request costs: 100 places a second sustained, or 200 cancels. */
 export const TRADING_COST = { place: 2, modify: 2, cancel: 1, read: 1 } as const;
 
+// Signature verification pool (design decisions section 6).
+
+/** Most signature checks waiting or running at once; beyond it requests get 503 VENUE_BUSY. */
+export const SIGNATURE_QUEUE_JOBS_MAX = 8192;
+
+/** Most checks sent to a worker in one message. */
+export const SIGNATURE_BATCH_JOBS_MAX = 256;
+
 /** Units only a cancel may spend: a client at its place limit can still cancel 50 orders at once. */
 export const TRADING_RESERVE_UNITS = 50;
 

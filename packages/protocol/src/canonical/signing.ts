@@ -45,36 +45,81 @@ export function signModify(
   };
 }
 
-export function verifyPlaceOrder(order: PlaceOrder): void {
-  const digest = sha256(encodePlaceOrder(order));
-  if (!verifyDigest(order.trading_key, digest, order.trading_key_signature)) {
-    throw new VenueError(
-      'BAD_SIGNATURE',
-      'trading_key_signature does not verify: sign sha256 of the canonical venue-order-v5 bytes with trading_key',
-    );
-  }
+/**
+ * One signature to check: the key, the digest it must sign, the signature, and the error to raise
+ * when it does not verify. Verifiers (inline, or a worker pool) run these; the messages live here
+ * once.
+ */
+export interface SignatureCheck {
+  readonly publicKey: string;
+  readonly digest: Uint8Array;
+  readonly signature: string;
+  readonly failure: () => VenueError;
 }
 
-export function verifyCancel(body: CancelBody, signature: string): void {
-  if (!verifyDigest(body.trading_key, sha256(encodeCancel(body)), signature)) {
-    throw new VenueError(
-      'BAD_SIGNATURE',
-      'trading_key_signature does not verify: sign sha256 of the canonical venue-cancel-v5 bytes with trading_key',
-    );
-  }
+export function placeSignatureCheck(order: PlaceOrder): SignatureCheck {
+  return {
+    publicKey: order.trading_key,
+    digest: sha256(encodePlaceOrder(order)),
+    signature: order.trading_key_signature,
+    failure: () =>
+      new VenueError(
+        'BAD_SIGNATURE',
+        'trading_key_signature does not verify: sign sha256 of the canonical venue-order-v5 bytes with trading_key',
+      ),
+  };
+}
+
+export function cancelSignatureCheck(body: CancelBody, signature: string): SignatureCheck {
+  return {
+    publicKey: body.trading_key,
+    digest: sha256(encodeCancel(body)),
+    signature,
+    failure: () =>
+      new VenueError(
+        'BAD_SIGNATURE',
+        'trading_key_signature does not verify: sign sha256 of the canonical venue-cancel-v5 bytes with trading_key',
+      ),
+  };
 }
 
 /**
- * Verifies both halves of a modify (spec 4.1 rule 3: one key signs both). Because the cancel half
- * is made with the replacement's trading_key, a cancel signed by any other key fails here.
+ * Both halves of a modify (spec 4.1 rule 3: one key signs both), replacement first. Because the
+ * cancel half is checked against the replacement's trading_key, a cancel signed by any other key
+ * fails.
  */
-export function verifyModify(oldOrderId: string, request: ModifyRequest): void {
-  verifyPlaceOrder(request.replacement);
+export function modifySignatureChecks(
+  oldOrderId: string,
+  request: ModifyRequest,
+): [SignatureCheck, SignatureCheck] {
   const body = modifyCancelBody(oldOrderId, request.cancel_nonce, request.replacement);
-  if (!verifyDigest(body.trading_key, sha256(encodeModifyCancel(body)), request.cancel_signature)) {
-    throw new VenueError(
-      'BAD_SIGNATURE',
-      "cancel_signature does not verify: sign sha256 of the canonical venue-modify-v5 bytes with the replacement's trading_key",
-    );
-  }
+  return [
+    placeSignatureCheck(request.replacement),
+    {
+      publicKey: body.trading_key,
+      digest: sha256(encodeModifyCancel(body)),
+      signature: request.cancel_signature,
+      failure: () =>
+        new VenueError(
+          'BAD_SIGNATURE',
+          "cancel_signature does not verify: sign sha256 of the canonical venue-modify-v5 bytes with the replacement's trading_key",
+        ),
+    },
+  ];
+}
+
+function runCheck(check: SignatureCheck): void {
+  if (!verifyDigest(check.publicKey, check.digest, check.signature)) throw check.failure();
+}
+
+export function verifyPlaceOrder(order: PlaceOrder): void {
+  runCheck(placeSignatureCheck(order));
+}
+
+export function verifyCancel(body: CancelBody, signature: string): void {
+  runCheck(cancelSignatureCheck(body, signature));
+}
+
+export function verifyModify(oldOrderId: string, request: ModifyRequest): void {
+  for (const check of modifySignatureChecks(oldOrderId, request)) runCheck(check);
 }

@@ -360,6 +360,11 @@ export const ERRORS = {
     meaning:
       'The venue has no attestation evidence to show (no provider attached); do not send credentials to it.',
   },
+  VENUE_BUSY: {
+    code: 5007,
+    http: 503,
+    meaning: 'The venue is verifying as many signatures as it can hold; retry after a short pause.',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERRORS;
