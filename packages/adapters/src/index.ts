@@ -18,6 +18,8 @@ export * from './http/server.ts';
 export * from './http/types.ts';
 export * from './rate-limit/token-bucket.ts';
 export * from './rate-limit/trading-rate-limiter.ts';
+export * from './stream/stream-server.ts';
+export * from './stream/stream-session.ts';
 export * from './venue/drain-control.ts';
 export * from './venue/intake-checks.ts';
 export * from './venue/market-listing.ts';

@@ -11,6 +11,7 @@ import { registerRoutes } from './http/route-registrar.ts';
 import { createHttpServer, type HttpServerOptions, type VenueHttpServer } from './http/server.ts';
 import { venueReadRoutes } from './http/venue-read-routes.ts';
 import { TradingRateLimiter } from './rate-limit/trading-rate-limiter.ts';
+import { StreamServer } from './stream/stream-server.ts';
 import { DrainControl } from './venue/drain-control.ts';
 import { type ProofChecks, pooledSignatureChecks, type SignatureChecks } from './venue/intake-checks.ts';
 import type { MarketListing } from './venue/market-listing.ts';
@@ -43,6 +44,8 @@ export interface VenueServerOptions {
   readonly attestation?: AttestationSource;
   readonly settlement?: SettlementTelemetry;
   readonly log?: HttpServerOptions['log'];
+  /** Overrides the per-account stream send buffer (tests make a slow consumer cheaply). */
+  readonly streamAccountBufferBytesMax?: number;
 }
 
 export interface VenueServer {
@@ -51,6 +54,7 @@ export interface VenueServer {
   readonly auth: AuthService;
   readonly gates: TradingGates;
   readonly intake: OrderIntake;
+  readonly stream: StreamServer;
   /** Creates an account without an admin token: the operator's first admin, dev-mode accounts. */
   provision(role: 'admin' | 'trader', label?: string): Promise<CreateAccountResponse>;
   close(): Promise<void>;
@@ -108,8 +112,24 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
     ],
   });
 
-  // Batches clear and orders expire on the slot even when no request arrives.
-  const ticker = setInterval(() => engine.catchUp(), clock.slotDurationMs);
+  const stream = new StreamServer({
+    auth,
+    intake,
+    engine,
+    clock,
+    log: http.app.log,
+    ...(options.streamAccountBufferBytesMax === undefined
+      ? {}
+      : { accountBufferBytesMax: options.streamAccountBufferBytesMax }),
+  });
+  stream.attach(http.app.server);
+
+  // Batches clear and orders expire on the slot even when no request arrives; sessions near their
+  // token's expiry are warned on the same beat.
+  const ticker = setInterval(() => {
+    engine.catchUp();
+    stream.sweep();
+  }, clock.slotDurationMs);
   const sweeper = setInterval(() => {
     auth.sweep(clock.nowMs());
     limiter.sweep(clock.nowMs());
@@ -123,10 +143,12 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
     auth,
     gates,
     intake,
+    stream,
     provision: (role, label) => auth.createAccount({ role, ...(label === undefined ? {} : { label }) }),
     async close() {
       clearInterval(ticker);
       clearInterval(sweeper);
+      await stream.close();
       await http.close();
       await pool?.close();
     },

@@ -4,4 +4,5 @@ export * from './core-fixtures.ts';
 export * from './errors.ts';
 export * from './https-client.ts';
 export * from './manual-clock.ts';
+export * from './stream-client.ts';
 export * from './venue-fixture.ts';

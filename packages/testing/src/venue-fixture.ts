@@ -26,6 +26,7 @@ import {
 import { type OrderSpec, orderBody, TEST_CORE_CONFIG, TEST_ROOT, testMarket } from './core-fixtures.ts';
 import { type CallOptions, type Exchange, httpsCall } from './https-client.ts';
 import { ManualClock } from './manual-clock.ts';
+import { StreamClient } from './stream-client.ts';
 
 /**
  * A whole venue server on a real HTTPS port with a manual clock, the test core configuration
@@ -50,6 +51,7 @@ export function testListing(config: MarketConfig): MarketListing {
 }
 
 export interface TestVenueOptions {
+  streamAccountBufferBytesMax?: number;
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
   clock?: ManualClock;
@@ -94,6 +96,9 @@ export class TestVenue {
       proofs: options.proofs ?? NON_SETTLING_TEST_PROOFS,
       ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
       log: { level: 'silent' },
+      ...(options.streamAccountBufferBytesMax === undefined
+        ? {}
+        : { streamAccountBufferBytesMax: options.streamAccountBufferBytesMax }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
@@ -193,6 +198,11 @@ export class TestVenue {
       token: trader.token,
       body: wireJsonText(ModifyRequestSchema, request),
     });
+  }
+
+  /** A stream client connected to this venue, not yet logged in. */
+  stream(path?: string): Promise<StreamClient> {
+    return StreamClient.connect(this.port, this.identity.certPem, path);
   }
 
   stop(): Promise<void> {

@@ -40,6 +40,7 @@ export class AuthService {
   readonly #tokens: TokenService;
   readonly #gate = new VerificationGate(AUTH_VERIFICATIONS_MAX);
   readonly #allowances = new Map<string, TokenBucket>();
+  readonly #accountListeners: ((account: Account) => void)[] = [];
 
   constructor(tokens: TokenService = new TokenService()) {
     this.#tokens = tokens;
@@ -108,6 +109,17 @@ export class AuthService {
   /** A bare token (the stream's login frame, spec 4.8), checked exactly as on REST. */
   async authenticateToken(token: string, required: RequiredRole, nowMs: number): Promise<Principal> {
     const claims = await this.#tokens.verify(token, nowMs);
+    const principal = this.recheck(claims, nowMs);
+    checkRole(claims.role, required);
+    return principal;
+  }
+
+  /**
+   * Re-validates claims accepted earlier, as a stream session does before every action and every
+   * event it delivers: expiry, revocation, bulk invalidation and suspension all take effect at once.
+   */
+  recheck(claims: TokenClaims, nowMs: number): Principal {
+    this.#tokens.checkLive(claims, nowMs);
     const account = this.accounts.byId(claims.accountId);
     // A token of this boot for an account we no longer know cannot happen; refuse it anyway.
     if (account === undefined) throw new VenueError('INVALID_TOKEN', 'the token names no known account');
@@ -118,13 +130,35 @@ export class AuthService {
       );
     }
     if (account.status === 'suspended') throw new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
-    checkRole(claims.role, required);
     return { account, claims };
+  }
+
+  /** Called after an account's state changes, so long-lived sessions react at once. */
+  onAccountChange(listener: (account: Account) => void): void {
+    this.#accountListeners.push(listener);
+  }
+
+  disable(apiKey: string): Account {
+    return this.#changed(this.accounts.disable(apiKey));
+  }
+
+  enable(apiKey: string): Account {
+    return this.#changed(this.accounts.enable(apiKey));
+  }
+
+  revokeTokens(apiKey: string, nowMs: number): Account {
+    return this.#changed(this.accounts.revokeTokens(apiKey, nowMs));
+  }
+
+  #changed(account: Account): Account {
+    for (const listener of this.#accountListeners) listener(account);
+    return account;
   }
 
   /** spec 4.6: the token of this request is refused from now until it would have expired. */
   revoke(principal: Principal): number {
     this.#tokens.revoke(principal.claims);
+    this.#changed(principal.account);
     return principal.claims.expiresAtMs;
   }
 

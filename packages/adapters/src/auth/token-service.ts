@@ -90,13 +90,27 @@ export class TokenService {
       );
     }
     const claims = claimsOf(payload);
+    this.checkLive(claims, nowMs);
+    return claims;
+  }
+
+  /**
+   * Re-checks claims verified earlier (a stream session holds them for the token's life): expiry to
+   * the millisecond, then the denylist.
+   */
+  checkLive(claims: TokenClaims, nowMs: number): void {
+    if (nowMs >= claims.expiresAtMs) {
+      throw new VenueError(
+        'TOKEN_EXPIRED',
+        'the bearer token has expired; request a new one at POST /auth/token',
+      );
+    }
     if (this.#denylist.has(claims.tokenId)) {
       throw new VenueError(
         'TOKEN_REVOKED',
         'the bearer token was revoked; request a new one at POST /auth/token',
       );
     }
-    return claims;
   }
 
   /** spec 4.6: refused at once, remembered exactly as long as the token would have been accepted. */

@@ -117,6 +117,41 @@ export const SIGNATURE_QUEUE_JOBS_MAX = 8192;
 /** Most checks sent to a worker in one message. */
 export const SIGNATURE_BATCH_JOBS_MAX = 256;
 
+// Session stream (spec 4.8, 6; issue 7).
+
+/**
+ * Frames above the protocol's STREAM_FRAME_BYTES_MAX (16 KiB) get an error frame and the socket
+ * lives; frames above this hard cap make `ws` close the socket with 1009, so nobody can make the
+ * venue buffer a large message (the `ws` default of 100 MiB would be a denial of service).
+ */
+export const STREAM_FRAME_HARD_BYTES_MAX = 64 * 1024;
+
+/** Bytes that may wait to be sent to one account's sockets before the slowest is closed (1011). */
+export const STREAM_ACCOUNT_BUFFER_BYTES_MAX = 4 * 1024 * 1024;
+
+/** A socket must log in this soon after it opens, or it is closed (1008). */
+export const STREAM_LOGIN_TIMEOUT_MS = 10_000;
+
+/** The venue pings every socket this often; one that has not answered the last ping is closed. */
+export const STREAM_HEARTBEAT_INTERVAL_MS = 15_000;
+
+/** `auth_expired` is sent this long before the session's token expires (spec 4.8). */
+export const STREAM_AUTH_WARNING_MS = 60_000;
+
+/**
+ * After the venue closes a socket it waits this long for the peer's close frame, then drops the
+ * connection. A slow consumer's close frame sits behind its backlog; a live client reads its way
+ * to it, a dead one is cut off.
+ */
+export const STREAM_CLOSE_GRACE_MS = 5_000;
+
+/** Frames of one socket that may await their replies; more get an error frame (5007). */
+export const STREAM_FRAMES_IN_FLIGHT_MAX = 512;
+
+/** Sockets one account may hold at once, and sockets in all. */
+export const STREAM_CONNECTIONS_PER_ACCOUNT_MAX = 16;
+export const STREAM_CONNECTIONS_MAX = 4096;
+
 /** Units only a cancel may spend: a client at its place limit can still cancel 50 orders at once. */
 export const TRADING_RESERVE_UNITS = 50;
 

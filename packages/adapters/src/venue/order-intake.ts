@@ -1,5 +1,17 @@
-import type { CancelResponse, ModifyResponse, OrderRecord, PlaceResponse } from '@venue/protocol';
-import { decodeCancelParams, decodeModifyRequest, decodePlaceOrder } from '@venue/protocol';
+import {
+  type CancelParams,
+  CancelParamsSchema,
+  type CancelResponse,
+  checkPlaceOrderFields,
+  decode,
+  type ModifyRequest,
+  ModifyRequestSchema,
+  type ModifyResponse,
+  type OrderRecord,
+  type PlaceOrder,
+  PlaceOrderSchema,
+  type PlaceResponse,
+} from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
 import { bodyDigestOf, type ProofChecks, type SignatureChecks } from './intake-checks.ts';
@@ -31,28 +43,64 @@ export class OrderIntake {
   }
 
   async place(body: unknown, accountId: string, connectionId: string | null): Promise<PlaceResponse> {
+    return this.placeOrder(decode(PlaceOrderSchema, body), accountId, connectionId);
+  }
+
+  /** A place whose body was already decoded by its schema (the stream decodes whole frames). */
+  async placeOrder(
+    order: PlaceOrder,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<PlaceResponse> {
+    return (await this.preparePlace(order, accountId, connectionId))();
+  }
+
+  /**
+   * Steps 1-3 of a place; resolves to step 4, which the caller runs when it is the request's turn.
+   * The stream verifies a connection's frames concurrently but sequences them in arrival order, so
+   * a client's nonces never arrive out of order. The checks before the first await (field rules,
+   * rate limit) run synchronously, in call order.
+   */
+  async preparePlace(
+    order: PlaceOrder,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<() => PlaceResponse> {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
-    const order = decodePlaceOrder(body);
+    checkPlaceOrderFields(order);
     limiter.charge(accountId, 'place', clock.nowMs());
     await signatures.place(order);
     await proofs.check(order);
-    const events = engine.submit({
-      type: 'place',
-      order,
-      bodyDigest: bodyDigestOf(order),
-      accountId,
-      connectionId,
-    });
-    return replyOf(events, 'placed').response;
+    return () => {
+      const events = engine.submit({
+        type: 'place',
+        order,
+        bodyDigest: bodyDigestOf(order),
+        accountId,
+        connectionId,
+      });
+      return replyOf(events, 'placed').response;
+    };
   }
 
   async cancel(orderId: string, body: unknown, accountId: string): Promise<CancelResponse> {
+    return this.cancelOrder(orderId, decode(CancelParamsSchema, body), accountId);
+  }
+
+  async cancelOrder(orderId: string, params: CancelParams, accountId: string): Promise<CancelResponse> {
+    return (await this.prepareCancel(orderId, params, accountId))();
+  }
+
+  async prepareCancel(
+    orderId: string,
+    params: CancelParams,
+    accountId: string,
+  ): Promise<() => CancelResponse> {
     const { engine, limiter, signatures, clock } = this.#deps;
-    const params = decodeCancelParams(body);
     limiter.charge(accountId, 'cancel', clock.nowMs());
     await signatures.cancel(orderId, params);
-    const events = engine.submit({ type: 'cancel', orderId, params, accountId });
-    return replyOf(events, 'cancelled_reply').response;
+    return () =>
+      replyOf(engine.submit({ type: 'cancel', orderId, params, accountId }), 'cancelled_reply').response;
   }
 
   async modify(
@@ -61,20 +109,40 @@ export class OrderIntake {
     accountId: string,
     connectionId: string | null,
   ): Promise<ModifyResponse> {
+    return this.modifyOrder(oldOrderId, decode(ModifyRequestSchema, body), accountId, connectionId);
+  }
+
+  async modifyOrder(
+    oldOrderId: string,
+    request: ModifyRequest,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<ModifyResponse> {
+    return (await this.prepareModify(oldOrderId, request, accountId, connectionId))();
+  }
+
+  async prepareModify(
+    oldOrderId: string,
+    request: ModifyRequest,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<() => ModifyResponse> {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
-    const request = decodeModifyRequest(body);
+    checkPlaceOrderFields(request.replacement, 'replacement.');
     limiter.charge(accountId, 'modify', clock.nowMs());
     await signatures.modify(oldOrderId, request);
     await proofs.check(request.replacement);
-    const events = engine.submit({
-      type: 'modify',
-      oldOrderId,
-      request,
-      replacementDigest: bodyDigestOf(request.replacement),
-      accountId,
-      connectionId,
-    });
-    return replyOf(events, 'modified').response;
+    return () => {
+      const events = engine.submit({
+        type: 'modify',
+        oldOrderId,
+        request,
+        replacementDigest: bodyDigestOf(request.replacement),
+        accountId,
+        connectionId,
+      });
+      return replyOf(events, 'modified').response;
+    };
   }
 
   /** GET /orders/{id}: one unit of the trading limit, above the cancel reserve. */

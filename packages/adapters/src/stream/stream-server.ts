@@ -1,0 +1,236 @@
+import type { IncomingMessage } from 'node:http';
+import type { Server } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { CoreEvent } from '@venue/core';
+import { STREAM_CATALOGUE, stringifyJson, VenueError } from '@venue/protocol';
+import { WebSocketServer } from 'ws';
+import type { AuthService } from '../auth/auth-service.ts';
+import type { VenueClock } from '../chain/clock.ts';
+import {
+  STREAM_ACCOUNT_BUFFER_BYTES_MAX,
+  STREAM_CONNECTIONS_MAX,
+  STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+  STREAM_FRAME_HARD_BYTES_MAX,
+  STREAM_HEARTBEAT_INTERVAL_MS,
+  STREAM_LOGIN_TIMEOUT_MS,
+} from '../config/limits.ts';
+import { newRequestId, REQUEST_ID_HEADER } from '../http/request-id.ts';
+import type { OrderIntake } from '../venue/order-intake.ts';
+import type { VenueEngine } from '../venue/venue-engine.ts';
+import { orderEventMessage } from './event-frames.ts';
+import { CLOSE, type SessionHost, StreamSession } from './stream-session.ts';
+
+/**
+ * The session stream of spec 4.8 on the REST server's own TLS port: the only WebSocket endpoint,
+ * `/v1/stream`, with the `ws` library. It owns the sessions, routes each order event to the
+ * sessions of the account that placed the order (spec 6.1), bounds what waits to be sent to each
+ * account, and sweeps tokens, heartbeats and disconnects.
+ */
+export interface StreamServerOptions {
+  readonly auth: AuthService;
+  readonly intake: OrderIntake;
+  readonly engine: VenueEngine;
+  readonly clock: VenueClock;
+  /** Overrides STREAM_ACCOUNT_BUFFER_BYTES_MAX (tests use a small one). */
+  readonly accountBufferBytesMax?: number;
+  readonly log: { error(object: unknown, message: string): void };
+}
+
+export class StreamServer {
+  readonly #options: StreamServerOptions;
+  readonly #wss: WebSocketServer;
+  readonly #sessions = new Set<StreamSession>();
+  readonly #byAccount = new Map<string, Set<StreamSession>>();
+  readonly #heartbeat: NodeJS.Timeout;
+  #closing = false;
+  #slowConsumersClosed = 0;
+
+  constructor(options: StreamServerOptions) {
+    this.#options = options;
+    // perMessageDeflate off: compression of attacker-chosen data costs CPU and invites
+    // compression side channels on a confidential venue.
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: STREAM_FRAME_HARD_BYTES_MAX,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+    options.engine.onEvents((events) => this.#route(events));
+    options.auth.onAccountChange((account) => {
+      for (const session of this.#byAccount.get(account.accountId) ?? []) session.accountChanged();
+    });
+    this.#heartbeat = setInterval(() => this.#beat(), STREAM_HEARTBEAT_INTERVAL_MS);
+    this.#heartbeat.unref();
+  }
+
+  /** Takes over WebSocket upgrades on the HTTPS server. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.#upgrade(request, socket, head),
+    );
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Sockets closed with 1011 for falling behind, since start (an operator metric). */
+  get slowConsumersClosed(): number {
+    return this.#slowConsumersClosed;
+  }
+
+  /** Token expiry warnings; called on every slot tick. */
+  sweep(): void {
+    const nowMs = this.#options.clock.nowMs();
+    for (const session of this.#sessions) session.checkExpiry(nowMs);
+  }
+
+  /** Closes every socket with 1001 (going away); the caller then closes the HTTPS server. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#heartbeat);
+    for (const session of this.#sessions) session.close(CLOSE.goingAway, 'venue stopping');
+    const deadline = Date.now() + 2000;
+    while (this.#sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refusal = this.#refusalOf(request);
+    if (refusal !== null) {
+      rejectUpgrade(socket, refusal);
+      return;
+    }
+    this.#wss.handleUpgrade(request, socket, head, (ws) => {
+      const session = new StreamSession(ws, this.#host());
+      this.#sessions.add(session);
+      const loginTimer = setTimeout(() => {
+        if (session.accountId === null) session.close(CLOSE.policy, 'no login in time');
+      }, STREAM_LOGIN_TIMEOUT_MS);
+      loginTimer.unref();
+      ws.on('message', (data: Buffer, isBinary) => session.receive(data, isBinary));
+      ws.on('pong', () => {
+        session.alive = true;
+      });
+      ws.on('error', () => ws.terminate());
+      ws.on('close', () => {
+        clearTimeout(loginTimer);
+        this.#detach(session);
+      });
+    });
+  }
+
+  #refusalOf(request: IncomingMessage): VenueError | null {
+    const url = request.url ?? '';
+    if (this.#closing)
+      return new VenueError('SHUTTING_DOWN', 'the venue is stopping; reconnect to the next boot');
+    if (url.split('?', 1)[0] !== STREAM_CATALOGUE.path) {
+      return new VenueError('ROUTE_NOT_FOUND', `the only WebSocket endpoint is ${STREAM_CATALOGUE.path}`);
+    }
+    if (url.includes('?')) {
+      // spec 4.8: no credentials in the URL; a query string is refused whatever it holds.
+      return new VenueError('INVALID_QUERY', 'the stream URL takes no query; log in with a login frame');
+    }
+    if (this.#sessions.size >= STREAM_CONNECTIONS_MAX) {
+      return new VenueError(
+        'TOO_MANY_CONNECTIONS',
+        'the venue holds as many stream sockets as it may; retry later',
+      );
+    }
+    return null;
+  }
+
+  #host(): SessionHost {
+    const { auth, intake, clock, log } = this.#options;
+    return {
+      auth,
+      intake,
+      clock,
+      attach: (session, accountId) => {
+        const sessions = this.#byAccount.get(accountId) ?? new Set<StreamSession>();
+        if (sessions.size >= STREAM_CONNECTIONS_PER_ACCOUNT_MAX) {
+          throw new VenueError(
+            'TOO_MANY_CONNECTIONS',
+            `an account may hold ${STREAM_CONNECTIONS_PER_ACCOUNT_MAX} stream sockets; close one first`,
+          );
+        }
+        sessions.add(session);
+        this.#byAccount.set(accountId, sessions);
+      },
+      cancelOnDisconnectDefault: (accountId) =>
+        auth.accounts.byId(accountId)?.settings.cancel_on_disconnect_default ?? false,
+      fault: (fault) => log.error({ fault }, 'stream frame failed'),
+    };
+  }
+
+  /** spec 4.8 rule 2: the socket is gone; its resting orders are cancelled if the session asked. */
+  #detach(session: StreamSession): void {
+    session.markClosed();
+    this.#sessions.delete(session);
+    const accountId = session.accountId;
+    if (accountId === null) return;
+    const sessions = this.#byAccount.get(accountId);
+    sessions?.delete(session);
+    if (sessions?.size === 0) this.#byAccount.delete(accountId);
+    if (session.cancelOnDisconnect && !this.#closing) {
+      this.#options.engine.submit({ type: 'disconnect', connectionId: session.connectionId });
+    }
+  }
+
+  /** spec 6.1: each order event goes to the sessions of the account that placed the order. */
+  #route(events: readonly CoreEvent[]): void {
+    const nowMs = this.#options.clock.nowMs();
+    const touched = new Set<string>();
+    for (const event of events) {
+      if (event.type !== 'order') continue;
+      const sessions = this.#byAccount.get(event.accountId);
+      if (sessions === undefined) continue;
+      const message = orderEventMessage(event, nowMs);
+      for (const session of sessions) session.deliver('orders', message);
+      touched.add(event.accountId);
+    }
+    for (const accountId of touched) this.#enforceBuffer(accountId);
+  }
+
+  /**
+   * The per-account send buffer (spec 6.1, 8): when more than the limit waits to be sent to the
+   * account's sockets, the socket furthest behind is closed with 1011, until the rest fit. Memory
+   * per account therefore stays bounded whatever its clients do.
+   */
+  #enforceBuffer(accountId: string): void {
+    const limit = this.#options.accountBufferBytesMax ?? STREAM_ACCOUNT_BUFFER_BYTES_MAX;
+    const sessions = [...(this.#byAccount.get(accountId) ?? [])].filter((s) => !s.closed);
+    let queued = sessions.reduce((sum, s) => sum + s.bufferedBytes, 0);
+    sessions.sort((a, b) => b.bufferedBytes - a.bufferedBytes);
+    for (const session of sessions) {
+      if (queued <= limit) break;
+      queued -= session.bufferedBytes;
+      this.#slowConsumersClosed += 1;
+      session.close(CLOSE.internal, 'slow consumer: reconnect and reconcile with GET /orders');
+    }
+  }
+
+  /** Closes sockets that did not answer the last ping (half-open or dead), pings the rest. */
+  #beat(): void {
+    for (const session of this.#sessions) {
+      if (!session.alive) {
+        session.close(CLOSE.policy, 'no pong');
+        continue;
+      }
+      session.alive = false;
+      session.ping();
+    }
+  }
+}
+
+/** Refuses an upgrade with an HTTP error envelope, as REST would answer. */
+function rejectUpgrade(socket: Duplex, error: VenueError): void {
+  const body = stringifyJson(error.toEnvelope());
+  socket.end(
+    `HTTP/1.1 ${error.http} Refused\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `${REQUEST_ID_HEADER}: ${newRequestId()}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}

@@ -1,0 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type Channel,
+  type ClientFrame,
+  decodeClientFrame,
+  isVenueError,
+  parseJsonText,
+  STREAM_FRAME_BYTES_MAX,
+  stringifyJson,
+  VenueError,
+} from '@venue/protocol';
+import type { WebSocket } from 'ws';
+import type { AuthService, Principal } from '../auth/auth-service.ts';
+import type { VenueClock } from '../chain/clock.ts';
+import {
+  STREAM_AUTH_WARNING_MS,
+  STREAM_CLOSE_GRACE_MS,
+  STREAM_FRAMES_IN_FLIGHT_MAX,
+} from '../config/limits.ts';
+import { toVenueError } from '../http/errors.ts';
+import type { OrderIntake } from '../venue/order-intake.ts';
+
+/** What a session needs from the stream server that owns it. */
+export interface SessionHost {
+  readonly auth: AuthService;
+  readonly intake: OrderIntake;
+  readonly clock: VenueClock;
+  /** Registers the session under its account; throws TOO_MANY_CONNECTIONS past the limit. */
+  attach(session: StreamSession, accountId: string): void;
+  /** The account's default for cancel-on-disconnect (spec 2.9). */
+  cancelOnDisconnectDefault(accountId: string): boolean;
+  /** Logs a fault without any frame content. */
+  fault(summary: { type: string; message: string }): void;
+}
+
+/** Close codes (RFC 6455 section 7.4.1) and the reasons sent with them. */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  tooBig: 1009,
+  internal: 1011,
+} as const;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * One WebSocket connection of spec 4.8. Frames are handled in arrival order: each frame's checks
+ * (token, signatures, proof) start at once, but replies and order sequencing follow the order the
+ * client sent them, so a burst of signed orders keeps its nonces in order. Every frame the session
+ * sends carries the next `seq` (from 1, no gaps).
+ */
+export class StreamSession {
+  readonly connectionId = randomBytes(16).toString('hex');
+  readonly #socket: WebSocket;
+  readonly #host: SessionHost;
+  #seq = 0;
+  #principal: Principal | null = null;
+  /** The account this socket belongs to once it has logged in; a socket never changes account. */
+  #accountId: string | null = null;
+  readonly #channels = new Set<Channel>();
+  #cancelOnDisconnect = false;
+  #warnedForTokenId: string | null = null;
+  #tail: Promise<void> = Promise.resolve();
+  #loginPending: Promise<void> | null = null;
+  #inFlight = 0;
+  #closed = false;
+  alive = true;
+
+  constructor(socket: WebSocket, host: SessionHost) {
+    this.#socket = socket;
+    this.#host = host;
+  }
+
+  get accountId(): string | null {
+    return this.#accountId;
+  }
+
+  get cancelOnDisconnect(): boolean {
+    return this.#accountId !== null && this.#cancelOnDisconnect;
+  }
+
+  get bufferedBytes(): number {
+    return this.#socket.bufferedAmount;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  // ---- Inbound ----
+
+  /** One text or binary message from the client. Never throws: every failure is an error frame. */
+  receive(data: Buffer, isBinary: boolean): void {
+    let requestId: string | undefined;
+    let frame: ClientFrame;
+    try {
+      if (isBinary) throw new VenueError('MALFORMED_JSON', 'send frames as text messages holding JSON');
+      if (data.length > STREAM_FRAME_BYTES_MAX) {
+        throw new VenueError('BODY_TOO_LARGE', `a frame may hold at most ${STREAM_FRAME_BYTES_MAX} bytes`);
+      }
+      const json = parseJsonText(data.toString('utf8'), STREAM_FRAME_BYTES_MAX);
+      requestId = requestIdOf(json);
+      frame = decodeClientFrame(json);
+    } catch (error) {
+      this.#enqueue(Promise.reject(error), requestId);
+      return;
+    }
+    if (this.#inFlight >= STREAM_FRAMES_IN_FLIGHT_MAX) {
+      this.#sendError(
+        new VenueError(
+          'VENUE_BUSY',
+          `at most ${STREAM_FRAMES_IN_FLIGHT_MAX} frames may await replies; wait for some`,
+        ),
+        requestId,
+      );
+      return;
+    }
+    const done = this.#enqueue(this.#prepare(frame), frame.request_id);
+    if (frame.op === 'login') {
+      // Frames pipelined behind a login (login, subscribe, place without waiting) act for the
+      // account that login establishes, so their checks wait for it.
+      const pending = done.then(() => {
+        if (this.#loginPending === pending) this.#loginPending = null;
+      });
+      this.#loginPending = pending;
+    }
+  }
+
+  /**
+   * Starts a frame's work now and queues its completion behind the frames before it. `prepared`
+   * resolves to the step that must run in order (sequencing an order, changing subscriptions).
+   */
+  #enqueue(
+    prepared: Promise<() => Record<string, unknown> | null>,
+    requestId: string | undefined,
+  ): Promise<void> {
+    // Attach a handler at once so a failure is never reported as unhandled while it waits its turn.
+    const settled = prepared.then(
+      (run) => ({ run, error: null }),
+      (error: unknown) => ({ run: null, error }),
+    );
+    this.#inFlight += 1;
+    this.#tail = this.#tail.then(async () => {
+      const { run, error } = await settled;
+      this.#inFlight -= 1;
+      if (this.#closed) return;
+      try {
+        if (error !== null) throw error;
+        const reply = run?.();
+        if (reply !== null && reply !== undefined) this.send({ ...reply, ...withRequestId(requestId) });
+      } catch (failure) {
+        this.#sendError(failure, requestId);
+      }
+    });
+    return this.#tail;
+  }
+
+  async #prepare(frame: ClientFrame): Promise<() => Record<string, unknown> | null> {
+    const { intake } = this.#host;
+    if (frame.op !== 'login' && this.#loginPending !== null) await this.#loginPending;
+    switch (frame.op) {
+      case 'login':
+        return this.#login(frame.token, frame.cancel_on_disconnect);
+      case 'ping':
+        return () => ({ op: 'pong' });
+      case 'logout':
+        return () => {
+          this.send({ op: 'logout', ...withRequestId(frame.request_id), result: {} });
+          this.close(CLOSE.normal, 'logout');
+          return null;
+        };
+      case 'subscribe':
+      case 'unsubscribe': {
+        this.#requireLogin();
+        const channels = frame.channels;
+        const subscribe = frame.op === 'subscribe';
+        return () => {
+          this.#requireLogin();
+          for (const channel of channels) {
+            if (subscribe) this.#channels.add(channel);
+            else this.#channels.delete(channel);
+          }
+          return { op: frame.op, result: { channels: [...this.#channels].sort() } };
+        };
+      }
+      case 'order.place': {
+        const run = await intake.preparePlace(frame.params, this.#requireLogin(), this.connectionId);
+        return () => ({ op: 'order.place', result: run() });
+      }
+      case 'order.cancel': {
+        const run = await intake.prepareCancel(frame.order_id, frame.params, this.#requireLogin());
+        return () => ({ op: 'order.cancel', result: run() });
+      }
+      case 'order.modify': {
+        const run = await intake.prepareModify(
+          frame.order_id,
+          frame.params,
+          this.#requireLogin(),
+          this.connectionId,
+        );
+        return () => ({ op: 'order.modify', result: run() });
+      }
+    }
+  }
+
+  /** spec 4.8 rule 3: a new login refreshes the token; subscriptions stay. */
+  async #login(token: string, cancelOnDisconnect: boolean | undefined) {
+    const { auth, clock } = this.#host;
+    const principal = await auth.authenticateToken(token, 'bearer', clock.nowMs());
+    return () => {
+      const accountId = principal.account.accountId;
+      if (this.#accountId !== null && this.#accountId !== accountId) {
+        throw new VenueError(
+          'INVALID_TOKEN',
+          'this session belongs to another account; open a new connection to log in as this one',
+        );
+      }
+      if (this.#accountId === null) this.#host.attach(this, accountId);
+      this.#accountId = accountId;
+      this.#principal = principal;
+      // spec 4.8 rule 2: the login's own value wins, else the account default at this login.
+      this.#cancelOnDisconnect = cancelOnDisconnect ?? this.#host.cancelOnDisconnectDefault(accountId);
+      return {
+        op: 'login',
+        result: { account_id: accountId, cancel_on_disconnect: this.#cancelOnDisconnect },
+      };
+    };
+  }
+
+  /** The account the session may act for now; throws when the token no longer allows it. */
+  #requireLogin(): string {
+    const principal = this.#livePrincipal();
+    if (principal === null) {
+      throw new VenueError(
+        'NOT_LOGGED_IN',
+        this.#accountId === null
+          ? 'log in first: send {"op":"login","token":...}'
+          : "the session's token has expired; send a new login frame",
+      );
+    }
+    return principal.account.accountId;
+  }
+
+  /** Re-validates the held token (expiry, revocation, suspension); drops it when it fails. */
+  #livePrincipal(): Principal | null {
+    if (this.#principal === null) return null;
+    try {
+      return this.#host.auth.recheck(this.#principal.claims, this.#host.clock.nowMs());
+    } catch (error) {
+      this.#principal = null;
+      if (isVenueError(error) && error.errorName !== 'TOKEN_EXPIRED') throw error;
+      return null;
+    }
+  }
+
+  // ---- Outbound ----
+
+  /** Sends a frame with the next seq. Frames to a closed socket are dropped. */
+  send(frame: Record<string, unknown>): void {
+    if (this.#closed) return;
+    this.#seq += 1;
+    const { op, channel, ...rest } = frame;
+    const ordered = {
+      ...(op === undefined ? {} : { op }),
+      ...(channel === undefined ? {} : { channel }),
+      seq: this.#seq,
+      ...rest,
+    };
+    this.#socket.send(stringifyJson(ordered));
+  }
+
+  /** A channel message (orders, fills, tree), if the session is logged in and subscribed. */
+  deliver(channel: Channel, message: Record<string, unknown>): boolean {
+    if (this.#closed || !this.#channels.has(channel)) return false;
+    let principal: Principal | null;
+    try {
+      principal = this.#livePrincipal();
+    } catch (error) {
+      this.#sendError(error, undefined);
+      return false;
+    }
+    if (principal === null) return false;
+    this.send(message);
+    return true;
+  }
+
+  /** Called by the server's sweep: warns before expiry (spec 4.8 auth_expired). */
+  checkExpiry(nowMs: number): void {
+    const principal = this.#principal;
+    if (principal === null || this.#closed) return;
+    const { expiresAtMs, tokenId } = principal.claims;
+    if (nowMs >= expiresAtMs - STREAM_AUTH_WARNING_MS && this.#warnedForTokenId !== tokenId) {
+      this.#warnedForTokenId = tokenId;
+      this.send({ op: 'auth_expired', expires_at: expiresAtMs });
+    }
+    if (nowMs >= expiresAtMs) this.#principal = null;
+  }
+
+  /** The account changed (suspended, tokens revoked): react before the next frame or event. */
+  accountChanged(): void {
+    try {
+      this.#livePrincipal();
+    } catch (error) {
+      this.#sendError(error, undefined);
+      if (isVenueError(error) && error.errorName === 'ACCOUNT_DISABLED')
+        this.close(CLOSE.policy, 'account disabled');
+    }
+  }
+
+  /** A transport-level ping; the pong sets `alive` again (dead peers are found this way). */
+  ping(): void {
+    if (!this.#closed) this.#socket.ping();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#socket.close(code, reason);
+    const socket = this.#socket;
+    setTimeout(() => socket.terminate(), STREAM_CLOSE_GRACE_MS).unref();
+  }
+
+  /** The socket is gone (closed by either side); nothing more is sent. */
+  markClosed(): void {
+    this.#closed = true;
+  }
+
+  #sendError(error: unknown, requestId: string | undefined): void {
+    const { venueError, fault } = toVenueError(error);
+    if (fault !== undefined) this.#host.fault(fault);
+    this.send({
+      op: 'error',
+      ...withRequestId(requestId),
+      code: venueError.code,
+      message: venueError.message,
+    });
+  }
+}
+
+function withRequestId(requestId: string | undefined): { request_id?: string } {
+  return requestId === undefined ? {} : { request_id: requestId };
+}
+
+/** The frame's request_id when it is well formed, so even a refused frame's error can echo it. */
+function requestIdOf(json: unknown): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const value = (json as Record<string, unknown>)['request_id'];
+  return typeof value === 'string' && REQUEST_ID.test(value) ? value : undefined;
+}
