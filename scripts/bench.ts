@@ -8,6 +8,8 @@ import { report } from '../bench/harness.ts';
 const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
   core: () => import('../bench/core.ts'),
   intake: () => import('../bench/intake.ts'),
+  proofs: () => import('../bench/proofs.ts'),
+  rest: () => import('../bench/rest.ts'),
 };
 
 const args = process.argv.slice(2);

@@ -104,12 +104,13 @@ describe('route catalogue over the wire', () => {
     expectError(await venue.call('/health?x=1'), 400, 1001);
   });
 
-  test('a route that takes no body refuses one field by field', async () => {
+  test('a route that takes no body refuses any body with 1014, even an empty object', async () => {
     expectError(
       await venue.call('/admin/drain', { method: 'POST', token: venue.adminToken, body: '{"force":true}' }),
       400,
-      1001,
+      1014,
     );
+    expectError(await venue.call('/instruments', { method: 'GET', body: '{}' }), 400, 1014);
   });
 
   test('GET /admin/metrics/settlement has one entry per market and nothing per order', async () => {

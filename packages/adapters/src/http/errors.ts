@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { type ErrorName, isVenueError, printable, stringifyJson, VenueError } from '@venue/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BODY_BYTES_MAX, HEADER_BYTES_MAX } from '../config/limits.ts';
@@ -64,6 +65,9 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (fault !== undefined) {
     request.log.error({ fault, method: request.method, route: request.routeOptions.url }, 'request failed');
   }
+  // Refused before its body was read (auth, route, size): the connection cannot be reused, since
+  // the unread body would be parsed as the next request. Close it after this answer.
+  if (!request.raw.complete) reply.header('connection', 'close');
   reply
     .header(REQUEST_ID_HEADER, request.id)
     .header('cache-control', 'no-store')
@@ -108,6 +112,13 @@ export function writeRawError(error: NodeJS.ErrnoException, socket: Socket): voi
     socket.destroy();
     return;
   }
+  // A request whose answer has already started (say, a chunked body that turns malformed after the
+  // venue answered its head) gets no second answer: the connection is simply closed.
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (current?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
   const venueError =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new VenueError(
@@ -115,12 +126,25 @@ export function writeRawError(error: NodeJS.ErrnoException, socket: Socket): voi
           `the request head is larger than the limit of ${HEADER_BYTES_MAX} bytes`,
         )
       : new VenueError('MALFORMED_REQUEST', 'the HTTP request is malformed; send a valid HTTP/1.1 request');
+  writeRawEnvelope(socket, venueError);
+}
+
+/** Writes one envelope as a complete HTTP/1.1 response and closes the connection. */
+export function writeRawEnvelope(
+  socket: Duplex,
+  venueError: VenueError,
+  headers: Record<string, string> = {},
+): void {
   const body = stringifyJson(venueError.toEnvelope());
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${venueError.http} ${STATUS_CODES[venueError.http] ?? 'Error'}\r\n` +
       'content-type: application/json; charset=utf-8\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       `${REQUEST_ID_HEADER}: ${newRequestId()}\r\n` +
+      extra +
       'connection: close\r\n\r\n' +
       body,
   );

@@ -57,6 +57,10 @@ export function registerRoutes(
       url: route.path,
       ...(route.bodyBytesMax === undefined ? {} : { bodyLimit: route.bodyBytesMax }),
       onRequest: async (request) => {
+        // Fastify does not read GET bodies at all, so "takes no body" is judged on the headers.
+        if (route.body === undefined && declaresBody(request)) {
+          throw new VenueError('MALFORMED_REQUEST', `${route.method} ${route.path} takes no body; send none`);
+        }
         if (route.auth === 'none') return;
         assert(deps.auth !== undefined, `${route.method} ${route.path} needs the account layer`);
         const principal = await deps.auth.authenticateHeader(
@@ -79,6 +83,11 @@ export function registerRoutes(
       },
     });
   }
+}
+
+function declaresBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function decodeQuery(route: RouteDef, query: unknown): unknown {

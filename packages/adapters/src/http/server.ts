@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parseJsonText, stringifyJson, VenueError } from '@venue/protocol';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { VenueClock } from '../chain/clock.ts';
@@ -12,9 +13,9 @@ import {
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from '../config/limits.ts';
 import type { BootIdentity } from '../enclave/boot-identity.ts';
-import { routeMissError, sendError, writeRawError } from './errors.ts';
+import { routeMissError, sendError, writeRawEnvelope, writeRawError } from './errors.ts';
 import { registerPublicRoutes, type VenueGates, type VenueParameters } from './public-routes.ts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import type { RoutePlugin, VenueFastify } from './types.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
@@ -55,6 +56,8 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
       minVersion: 'TLSv1.3',
       handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
       maxHeaderSize: HEADER_BYTES_MAX,
+      // Node would answer a missing Host itself, without our envelope; guardRequest refuses it.
+      requireHostHeader: false,
     },
     bodyLimit: BODY_BYTES_MAX,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -72,6 +75,7 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
     clientErrorHandler: writeRawError,
   });
   app.server.maxConnections = CONNECTIONS_MAX;
+  answerOutsideFastify(app);
 
   installJsonBodyParser(app);
   let closing = false;
@@ -125,6 +129,9 @@ async function guardRequest(
 ): Promise<void> {
   reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
   if (closing) throw new VenueError('SHUTTING_DOWN', 'the venue is stopping; reconnect to the next boot');
+  if (request.headers.host === undefined) {
+    throw new VenueError('MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header');
+  }
   const declaredBytes = Number(request.headers['content-length'] ?? 0);
   if (declaredBytes > BODY_BYTES_MAX) {
     // The body stays unread; closing spares the server from draining it to reuse the connection.
@@ -132,6 +139,29 @@ async function guardRequest(
     throw new VenueError('BODY_TOO_LARGE', `the body is larger than the limit of ${BODY_BYTES_MAX} bytes`);
   }
   if (request.is404) throw routeMissError((route) => app.findRoute(route), request, reply);
+}
+
+/**
+ * Requests Node answers by itself unless told otherwise: an Expect other than 100-continue (a bare
+ * 417) and CONNECT (silently dropped). Both get the envelope instead.
+ */
+function answerOutsideFastify(app: VenueFastify): void {
+  app.server.on('checkExpectation', (_request, response) => {
+    const error = new VenueError('MALFORMED_REQUEST', 'the venue supports no Expect value but 100-continue');
+    response.writeHead(error.http, {
+      'content-type': 'application/json; charset=utf-8',
+      [REQUEST_ID_HEADER]: newRequestId(),
+      connection: 'close',
+    });
+    response.end(stringifyJson(error.toEnvelope()));
+  });
+  app.server.on('connect', (_request, socket: Duplex) => {
+    writeRawEnvelope(
+      socket,
+      new VenueError('METHOD_NOT_ALLOWED', 'CONNECT is not served; the venue is not a proxy'),
+      { allow: 'GET, HEAD, POST, PUT, DELETE' },
+    );
+  });
 }
 
 /**

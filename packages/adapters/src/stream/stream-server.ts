@@ -14,7 +14,7 @@ import {
   STREAM_HEARTBEAT_INTERVAL_MS,
   STREAM_LOGIN_TIMEOUT_MS,
 } from '../config/limits.ts';
-import { newRequestId, REQUEST_ID_HEADER } from '../http/request-id.ts';
+import { writeRawEnvelope } from '../http/errors.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { orderEventMessage } from './event-frames.ts';
@@ -224,13 +224,5 @@ export class StreamServer {
 
 /** Refuses an upgrade with an HTTP error envelope, as REST would answer. */
 function rejectUpgrade(socket: Duplex, error: VenueError): void {
-  const body = stringifyJson(error.toEnvelope());
-  socket.end(
-    `HTTP/1.1 ${error.http} Refused\r\n` +
-      'content-type: application/json; charset=utf-8\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\n` +
-      `${REQUEST_ID_HEADER}: ${newRequestId()}\r\n` +
-      'connection: close\r\n\r\n' +
-      body,
-  );
+  writeRawEnvelope(socket, error);
 }

@@ -1,0 +1,217 @@
+/**
+ * VALID_INPUT proofs (issue 4): how fast the venue verifies them, and how long the SDK takes to
+ * prove one.
+ *
+ * Baseline: snarkjs.groth16.verify called one proof at a time, on the same proofs, the way an
+ * intake without batching would call it (snarkjs's default, multi-threaded curve; proof objects
+ * and public signals prepared beforehand, so only verification is timed).
+ *
+ * Measured, each against that baseline:
+ * - verify_one_at_a_time: our single-proof path on one thread (decode the 256 bytes, curve and
+ *   subgroup checks, public inputs from the order, three Miller loops and a final exponentiation);
+ * - verify_batched_one_thread: the same checks with batches of BATCH proofs on one thread;
+ * - verify_batched_pool: the venue's path, ProofVerifier.verifyMany through a worker pool of one
+ *   worker per core;
+ * - verify_batched_pool_1_in_16_bad: the same with every sixteenth proof invalid (bisection cost).
+ * Proving: p50 and p99 of createValidInputProver().prove, the SDK call (witness WebAssembly reused).
+ *
+ * A few distinct proofs are cycled through the workload: nothing is cached between verifications,
+ * so a repeated proof costs what a new one would.
+ */
+import { availableParallelism } from 'node:os';
+import {
+  type AssetClaim,
+  assetIdOfMint,
+  createClaimChecker,
+  createNote,
+  createProofVerifier,
+  createValidInputProver,
+  decodeProof,
+  fieldToHex,
+  loadNoteHasher,
+  loadVerificationKey,
+  NoteTree,
+  type ProvedInput,
+  randomFieldElement,
+  snarkjsOfCoordinates,
+} from '@venue/notes';
+import type { PlaceOrder } from '@venue/protocol';
+import * as snarkjs from 'snarkjs';
+import { type Figure, figure, type Sampled, summarise } from './harness.ts';
+
+const BENCH = 'proofs';
+const MINT = 'So11111111111111111111111111111111111111112';
+const BATCH = 64;
+
+interface Workload {
+  readonly proofs: readonly ProvedInput[];
+  readonly orders: readonly PlaceOrder[];
+  readonly proveMs: readonly number[];
+}
+
+function progress(text: string): void {
+  process.stderr.write(`proofs: ${text}\n`);
+}
+
+function orderOf(proved: ProvedInput, tradingKey: string): PlaceOrder {
+  return {
+    symbol: 'SOL-USDC',
+    side: 'ask',
+    order_type: 'limit',
+    amount: 1000n,
+    price_limit: 0n,
+    expiry_slot: 1000n,
+    order_id: '01'.repeat(16),
+    arrival_nonce: 1n,
+    trading_key: tradingKey,
+    trading_key_signature: '00'.repeat(64),
+    viewing_pubkey: '77'.repeat(32),
+    session_id: 'ab'.repeat(32),
+    ...proved.orderFields,
+  };
+}
+
+/** Proves `count` notes of one tree with the SDK prover, timing each proof but the first (warm-up). */
+async function prove(count: number): Promise<Workload> {
+  const hasher = await loadNoteHasher();
+  const tree = new NoteTree(hasher);
+  const spendingKey = randomFieldElement();
+  const notes = Array.from({ length: count }, (_, i) =>
+    createNote(hasher, {
+      ownerCommitment: hasher.ownerCommitment(spendingKey),
+      assetId: assetIdOfMint(MINT),
+      value: 1000n + BigInt(i),
+    }),
+  );
+  for (const note of notes) tree.append(note.commitment);
+  const prover = await createValidInputProver();
+  const proofs: ProvedInput[] = [];
+  const proveMs: number[] = [];
+  const tradingKey = fieldToHex(7n);
+  try {
+    for (const [index, note] of notes.entries()) {
+      const start = process.hrtime.bigint();
+      proofs.push(
+        await prover.prove({
+          spendingKey,
+          note,
+          path: tree.path(index),
+          merkleRoot: tree.root(),
+          treeId: 0,
+          tradingKey,
+        }),
+      );
+      if (index > 0) proveMs.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  } finally {
+    await prover.close();
+  }
+  return { proofs, orders: proofs.map((p) => orderOf(p, tradingKey)), proveMs };
+}
+
+/** Runs `round` (which verifies `perRun` proofs) after one warm-up, `runs` times; proofs/s. */
+async function rate(perRun: number, runs: number, round: () => Promise<void>): Promise<Sampled> {
+  await round();
+  const samples: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const start = process.hrtime.bigint();
+    await round();
+    samples.push(perRun / (Number(process.hrtime.bigint() - start) / 1e9));
+  }
+  return summarise(samples);
+}
+
+function cycle<T>(items: readonly T[], count: number): T[] {
+  return Array.from({ length: count }, (_, i) => items[i % items.length] as T);
+}
+
+async function snarkjsBaseline(work: Workload, count: number, runs: number): Promise<Sampled> {
+  const vkey = await loadVerificationKey();
+  const inputs = work.proofs.map((p) => ({
+    proof: snarkjsOfCoordinates(decodeProof(p.orderFields.valid_input_proof)),
+    signals: p.publicInputs.map(String),
+  }));
+  const sampled = await rate(count, runs, async () => {
+    for (const { proof, signals } of cycle(inputs, count)) {
+      if (!(await snarkjs.groth16.verify(vkey, signals, proof))) throw new Error('baseline rejected a proof');
+    }
+  });
+  await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
+  return sampled;
+}
+
+function expectAll(results: readonly boolean[], expected: (i: number) => boolean): void {
+  results.forEach((valid, i) => {
+    if (valid !== expected(i)) throw new Error(`proof ${i}: expected ${expected(i)}, got ${valid}`);
+  });
+}
+
+export async function run(quick: boolean): Promise<Figure[]> {
+  const runs = quick ? 3 : 7;
+  progress(`proving ${quick ? 5 : 17} notes`);
+  const work = await prove(quick ? 5 : 17);
+  const assetId = assetIdOfMint(MINT);
+  const claims: AssetClaim[] = work.orders.map((order) => ({ ...order, assetId }));
+
+  progress('baseline: snarkjs.groth16.verify, one at a time');
+  const baseline = await snarkjsBaseline(work, quick ? 16 : 64, runs);
+  const base = { name: 'snarkjs.groth16.verify one at a time', value: Math.round(baseline.median * 10) / 10 };
+
+  const checker = await createClaimChecker();
+  progress('ours, one at a time, one thread');
+  const oneCount = quick ? 32 : 128;
+  const single = await rate(oneCount, runs, async () => {
+    for (const claim of cycle(claims, oneCount)) expectAll(await checker.check([claim]), () => true);
+  });
+  progress(`ours, batches of ${BATCH}, one thread`);
+  const batchCount = quick ? BATCH * 2 : BATCH * 8;
+  const batched = await rate(batchCount, runs, async () => {
+    const all = cycle(claims, batchCount);
+    for (let i = 0; i < all.length; i += BATCH) {
+      expectAll(await checker.check(all.slice(i, i + BATCH)), () => true);
+    }
+  });
+  await checker.close();
+
+  const workers = availableParallelism();
+  progress(`venue path: verifyMany through a pool of ${workers} workers`);
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: () => assetId,
+    workers,
+    batchMax: BATCH,
+  });
+  await verifier.ready();
+  const poolCount = quick ? 256 : 2048;
+  const orders = cycle(work.orders, poolCount);
+  const pool = await rate(poolCount, runs, async () => {
+    expectAll(await verifier.verifyMany(orders), () => true);
+  });
+  const bad = (i: number) => i % 16 === 15;
+  const mixed = orders.map((order, i) => (bad(i) ? { ...order, tree_id: 1 } : order));
+  const withBad = await rate(poolCount, runs, async () => {
+    expectAll(await verifier.verifyMany(mixed), (i) => !bad(i));
+  });
+  await verifier.close();
+
+  const proving = summarise(work.proveMs);
+  const sorted = [...work.proveMs].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+  return [
+    figure(BENCH, 'verify_baseline_snarkjs', 'proofs/s', 'higher', baseline, null),
+    figure(BENCH, 'verify_one_at_a_time', 'proofs/s', 'higher', single, base),
+    figure(BENCH, 'verify_batched_one_thread', 'proofs/s', 'higher', batched, base),
+    figure(BENCH, `verify_batched_pool_${workers}_workers`, 'proofs/s', 'higher', pool, base),
+    figure(BENCH, `verify_batched_pool_${workers}_workers_1_in_16_bad`, 'proofs/s', 'higher', withBad, base),
+    figure(BENCH, 'prove_p50_ms', 'ms', 'lower', proving, null),
+    figure(
+      BENCH,
+      'prove_p99_ms',
+      'ms',
+      'lower',
+      { median: p99, spread: proving.spread, runs: proving.runs },
+      null,
+    ),
+  ];
+}

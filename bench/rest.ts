@@ -1,0 +1,593 @@
+/**
+ * REST intake over HTTPS on loopback (issue: "`npm run bench -- rest` reports signed place+cancel
+ * round trips per second over HTTPS on loopback with a load generator, next to the same framework
+ * serving a trivial route, as a ratio").
+ *
+ * The venue: createVenueServer with a wall-clock slot clock (its rate limiter refills in real time),
+ * the test core configuration (sha256 note commitments), one market and the default signature
+ * checks. Every connection sends POST /orders then DELETE /orders/{id}, each body pre-signed with
+ * real Ed25519 keys (unique order ids and notes, increasing nonces per key). One round trip = both
+ * answered 200; any other answer is counted as an error and reported.
+ *
+ * Baseline: a bare Fastify 5 HTTPS server with the same TLS settings (TLS 1.3, this boot's
+ * self-signed certificate) serving a trivial JSON POST route, sent the same place-order body and
+ * Authorization header, with the same connections and a comparable duration.
+ *
+ * Load generation: autocannon in a child process (this file, forked), so it does not share the
+ * servers' event loop; on a 2-core machine the two processes get a core each. Bodies are signed in
+ * the child before each timed run, outside the timing.
+ *
+ * The per-account trading limit (400 units burst, 200 units/s, place 2 + cancel 1) would cap one
+ * account at ~67 round trips/s, so the load is spread over ACCOUNTS_PER_CONNECTION accounts per
+ * connection, rotating per round trip; the output states the account count and that ceiling.
+ *
+ * Figures: venue requests/s (places + cancels answered 200) against the trivial route's requests/s
+ * (the ratio); round trips/s; p50/p99 per-request latency under this closed-loop load (each
+ * connection sends its next request when the answer arrives), beside the trivial route's; and the
+ * count of non-200 answers. Each run is a fixed number of requests per connection, timed from the
+ * start to the last response (autocannon itself only notices the end on its next 1 s tick).
+ * REST_BENCH_CONNECTIONS and REST_BENCH_ACCOUNTS_PER_CONNECTION override the load shape.
+ */
+import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import {
+  type BootIdentity,
+  createBootIdentity,
+  createVenueServer,
+  createWallSlotClock,
+  DEV_TREE_COUNT,
+  TRADING_BUCKET,
+  TRADING_COST,
+  type VenueClock,
+  type VenueServer,
+} from '@venue/adapters';
+import {
+  CancelParamsSchema,
+  PlaceOrderSchema,
+  signCancel,
+  signPlaceOrder,
+  type TradingKey,
+  tradingKeyFromSeed,
+  wireJsonText,
+} from '@venue/protocol';
+import {
+  NON_SETTLING_TEST_PROOFS,
+  orderBody,
+  TEST_CORE_CONFIG,
+  TEST_ROOT,
+  testListing,
+  testMarket,
+} from '@venue/testing';
+import autocannon from 'autocannon';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type Figure, figure, type Sampled, summarise } from './harness.ts';
+
+/** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
+const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
+const ACCOUNTS_PER_CONNECTION = positiveFromEnv('REST_BENCH_ACCOUNTS_PER_CONNECTION', 3);
+const LOAD_GENERATOR_ENV = 'VENUE_REST_BENCH_LOAD_GENERATOR';
+const BASELINE_NAME = 'fastify trivial JSON POST';
+
+// ---- What parent and load generator exchange ----
+
+interface VenueJob {
+  kind: 'venue';
+  port: number;
+  pairsPerConnection: number;
+  sessionId: string;
+  expirySlot: string;
+  /** Bearer tokens of the accounts each connection rotates over. */
+  tokens: string[][];
+}
+
+interface BaselineJob {
+  kind: 'baseline';
+  port: number;
+  requestsPerConnection: number;
+  sessionId: string;
+  token: string;
+}
+
+type Job = VenueJob | BaselineJob;
+
+interface LoadResult {
+  seconds: number;
+  /** Responses with status 200. */
+  ok: number;
+  /** Place and cancel both answered 200. */
+  pairs: number;
+  /** Every answer that was not a 200, by status, plus connection errors and timeouts. */
+  failures: Record<string, number>;
+  /** The first few failure bodies, to say what went wrong. */
+  failureSamples: string[];
+  p50Us: number;
+  p99Us: number;
+  /** CPU the load generator used during the run, in cores (1 = one core busy all the time). */
+  generatorCores: number;
+}
+
+type ToChild = { type: 'run'; job: Job } | { type: 'exit' };
+type FromChild = { type: 'result'; result: LoadResult } | { type: 'error'; message: string };
+
+// ---- The benchmark (parent process) ----
+
+interface Measured {
+  requestsPerSecond: number;
+  pairsPerSecond: number;
+  p50Us: number;
+  p99Us: number;
+  errors: number;
+  /** CPU of the servers' process (all its threads) and of the load generator, in cores. */
+  serverCores: number;
+  generatorCores: number;
+}
+
+export async function run(quick: boolean): Promise<Figure[]> {
+  const runs = quick ? 3 : 5;
+  const targetSeconds = quick ? 1.5 : 8;
+  const accounts = CONNECTIONS * ACCOUNTS_PER_CONNECTION;
+  const perAccountPairs = TRADING_BUCKET.refillPerSecond / (TRADING_COST.place + TRADING_COST.cancel);
+  log(
+    `rest: ${CONNECTIONS} connections, ${accounts} trader accounts (${ACCOUNTS_PER_CONNECTION} per connection, ` +
+      `rotating per round trip; rate-limit ceiling ~${Math.round(accounts * perAccountPairs)} round trips/s), ` +
+      `${runs} runs of ~${targetSeconds} s per side after a warm-up\n` +
+      "rest: load generator: autocannon in a child process (not in the servers' process), closed loop: " +
+      'one request at a time per connection; latency is per request under that load\n',
+  );
+
+  const identity = await createBootIdentity();
+  const clock = createWallSlotClock();
+  const venue = await startVenue(identity, clock);
+  const baseline = await startBaseline(identity);
+  const generator = startLoadGenerator();
+  try {
+    log(`rest: creating and logging in ${accounts} accounts (scrypt, ~0.1 s each)...\n`);
+    const tokens = await traderTokens(venue.server, accounts);
+    const perConnection = Array.from({ length: CONNECTIONS }, (_, c) =>
+      tokens.slice(c * ACCOUNTS_PER_CONNECTION, (c + 1) * ACCOUNTS_PER_CONNECTION),
+    );
+    const venueJob = (pairsPerConnection: number): VenueJob => ({
+      kind: 'venue',
+      port: venue.port,
+      pairsPerConnection,
+      sessionId: identity.sessionId,
+      // Well inside the 4,500-slot maximum lifetime, and far beyond any run.
+      expirySlot: String(clock.slot() + 4000n),
+      tokens: perConnection,
+    });
+    const baselineJob = (requestsPerConnection: number): BaselineJob => ({
+      kind: 'baseline',
+      port: baseline.port,
+      requestsPerConnection,
+      sessionId: identity.sessionId,
+      token: tokens[0] ?? '',
+    });
+
+    // Warm-up: JIT, TLS session setup, and a rate estimate to size the timed runs.
+    const warmVenue = await generator.run(venueJob(quick ? 25 : 60));
+    const warmBaseline = await generator.run(baselineJob(quick ? 100 : 300));
+    // Each timed run is sized from the rate last measured, so that it lasts about targetSeconds.
+    let venueRate = Math.max(warmVenue.ok / warmVenue.seconds, 100);
+    let baselineRate = Math.max(warmBaseline.ok / warmBaseline.seconds, 100);
+    log(`rest: warm-up ${Math.round(venueRate)} venue req/s, ${Math.round(baselineRate)} trivial req/s\n`);
+    reportFailures('warm-up venue', warmVenue);
+
+    const ours: Measured[] = [];
+    const theirs: Measured[] = [];
+    for (let i = 0; i < runs; i++) {
+      const pairsPerConnection = Math.ceil((venueRate * targetSeconds) / (2 * CONNECTIONS));
+      const requestsPerConnection = Math.ceil((baselineRate * targetSeconds) / CONNECTIONS);
+      collectGarbage();
+      const v = await generator.measure(venueJob(pairsPerConnection));
+      collectGarbage();
+      const b = await generator.measure(baselineJob(requestsPerConnection));
+      ours.push(v.measured);
+      theirs.push(b.measured);
+      venueRate = Math.max(v.measured.requestsPerSecond, 100);
+      baselineRate = Math.max(b.measured.requestsPerSecond, 100);
+      reportFailures(`run ${i + 1} venue`, v.result);
+      reportFailures(`run ${i + 1} baseline`, b.result);
+      log(
+        `rest: run ${i + 1}/${runs} (${pairsPerConnection} round trips, ${requestsPerConnection} trivial requests ` +
+          `per connection): venue ${describe(v.measured, v.result.seconds, true)} | ` +
+          `trivial ${describe(b.measured, b.result.seconds, false)}\n`,
+      );
+    }
+    return figures(ours, theirs);
+  } finally {
+    generator.stop();
+    await venue.server.close();
+    await baseline.app.close();
+  }
+}
+
+function figures(ours: Measured[], theirs: Measured[]): Figure[] {
+  const pick = (list: Measured[], key: keyof Measured): Sampled => summarise(list.map((m) => m[key]));
+  const baselineOf = (key: keyof Measured, suffix = ''): { name: string; value: number } => ({
+    name: `${BASELINE_NAME}${suffix}`,
+    value: Math.round(pick(theirs, key).median),
+  });
+  const errors = ours.reduce((sum, m) => sum + m.errors, 0);
+  return [
+    figure(
+      'rest',
+      'place_cancel_requests_per_s',
+      'req/s',
+      'higher',
+      pick(ours, 'requestsPerSecond'),
+      baselineOf('requestsPerSecond'),
+    ),
+    figure('rest', 'place_cancel_round_trips_per_s', 'pairs/s', 'higher', pick(ours, 'pairsPerSecond'), null),
+    figure('rest', 'request_p50_us', 'us', 'lower', pick(ours, 'p50Us'), baselineOf('p50Us', ' p50')),
+    figure('rest', 'request_p99_us', 'us', 'lower', pick(ours, 'p99Us'), baselineOf('p99Us', ' p99')),
+    figure(
+      'rest',
+      'non_200_answers',
+      'count',
+      'lower',
+      { median: errors, spread: 0, runs: ours.length },
+      null,
+    ),
+  ];
+}
+
+function measured(result: LoadResult, serverCores: number): Measured {
+  return {
+    requestsPerSecond: result.ok / result.seconds,
+    pairsPerSecond: result.pairs / result.seconds,
+    p50Us: result.p50Us,
+    p99Us: result.p99Us,
+    errors: Object.values(result.failures).reduce((a, b) => a + b, 0),
+    serverCores,
+    generatorCores: result.generatorCores,
+  };
+}
+
+function describe(m: Measured, seconds: number, pairs: boolean): string {
+  return (
+    `${seconds.toFixed(1)} s, ${fmt(m.requestsPerSecond)} req/s${pairs ? ` (${fmt(m.pairsPerSecond)} round trips/s)` : ''}, ` +
+    `p50 ${fmt(m.p50Us)} us, p99 ${fmt(m.p99Us)} us, ${m.errors} errors, ` +
+    `CPU server ${m.serverCores.toFixed(2)} / load generator ${m.generatorCores.toFixed(2)} cores`
+  );
+}
+
+function reportFailures(label: string, result: LoadResult): void {
+  const total = Object.values(result.failures).reduce((a, b) => a + b, 0);
+  if (total === 0) return;
+  log(
+    `rest: ${label}: ${total} errors ${JSON.stringify(result.failures)}; first: ${result.failureSamples.join(' | ')}\n`,
+  );
+}
+
+async function startVenue(
+  identity: BootIdentity,
+  clock: VenueClock,
+): Promise<{ server: VenueServer; port: number }> {
+  const server = createVenueServer({
+    identity,
+    clock,
+    parameters: {
+      settlementEnabled: false,
+      proofMode: 'stub',
+      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
+      treeCount: DEV_TREE_COUNT,
+    },
+    core: TEST_CORE_CONFIG,
+    markets: [testListing(testMarket('SOL-USDC'))],
+    proofs: NON_SETTLING_TEST_PROOFS,
+    log: { level: 'silent' },
+  });
+  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
+    server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
+  }
+  const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
+  return { server, port };
+}
+
+/** The same framework and TLS settings, one trivial JSON POST route. */
+async function startBaseline(identity: BootIdentity): Promise<{ app: FastifyInstance; port: number }> {
+  const app = Fastify({ https: { ...identity.tlsCredentials(), minVersion: 'TLSv1.3' }, logger: false });
+  app.post('/trivial', async () => ({ status: 'accepted' }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('baseline: no port');
+  return { app, port: address.port };
+}
+
+/** Trader accounts, logged in two at a time (the venue refuses more concurrent credential checks). */
+async function traderTokens(server: VenueServer, count: number): Promise<string[]> {
+  const created = await Promise.all(
+    Array.from({ length: count }, (_, i) => server.provision('trader', `bench-${i}`)),
+  );
+  const tokens: string[] = [];
+  for (let i = 0; i < created.length; i += 2) {
+    const batch = created.slice(i, i + 2).map(async (account) => {
+      const token = await server.auth.login(
+        { api_key: account.api_key, api_secret: account.api_secret, passphrase: account.passphrase },
+        Date.now(),
+      );
+      return token.access_token;
+    });
+    tokens.push(...(await Promise.all(batch)));
+  }
+  return tokens;
+}
+
+interface LoadGenerator {
+  run(job: Job): Promise<LoadResult>;
+  /** Runs a job and measures this (the servers') process's CPU while it runs. */
+  measure(job: Job): Promise<{ result: LoadResult; measured: Measured }>;
+  stop(): void;
+}
+
+function startLoadGenerator(): LoadGenerator {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, [LOAD_GENERATOR_ENV]: '1' },
+    // stdout is for figures only: the child's output goes to stderr.
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  let pending: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | null = null;
+  child.on('message', (message: FromChild) => {
+    const waiting = pending;
+    pending = null;
+    if (message.type === 'result') waiting?.resolve(message.result);
+    else waiting?.reject(new Error(`load generator: ${message.message}`));
+  });
+  child.on('exit', (code) => {
+    pending?.reject(new Error(`load generator exited with ${code}`));
+    pending = null;
+  });
+  const run = (job: Job): Promise<LoadResult> =>
+    new Promise((resolve, reject) => {
+      pending = { resolve, reject };
+      child.send({ type: 'run', job } satisfies ToChild);
+    });
+  return {
+    run,
+    async measure(job) {
+      const cpuBefore = process.cpuUsage();
+      const result = await run(job);
+      const cpu = process.cpuUsage(cpuBefore);
+      // This process idles while the child signs before the run, so its CPU is spread over the run.
+      const cores = (cpu.user + cpu.system) / 1e6 / result.seconds;
+      return { result, measured: measured(result, cores) };
+    },
+    stop() {
+      if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
+    },
+  };
+}
+
+function positiveFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer, got "${text}"`);
+  return value;
+}
+
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function log(text: string): void {
+  process.stderr.write(text);
+}
+
+function fmt(value: number | undefined): string {
+  return value === undefined ? '-' : String(Math.round(value));
+}
+
+// ---- The load generator (child process) ----
+
+interface KeyState {
+  key: TradingKey;
+  nonce: bigint;
+  cancelNonce: bigint;
+}
+
+interface PreparedPair {
+  authorization: string;
+  place: string;
+  cancelPath: string;
+  cancel: string;
+}
+
+/** Trading keys per account token, with their nonces, kept across runs (nonces only increase). */
+const keyStates = new Map<string, KeyState>();
+let serial = 0;
+
+function keyStateOf(token: string): KeyState {
+  let state = keyStates.get(token);
+  if (state === undefined) {
+    const seed = createHash('sha256').update(`rest-bench-key-${token}`).digest();
+    state = { key: tradingKeyFromSeed(seed), nonce: 0n, cancelNonce: 0n };
+    keyStates.set(token, state);
+  }
+  return state;
+}
+
+/** A signed place body and its signed cancel, for the next order of `token`'s key. */
+function preparePair(token: string, sessionId: string, expirySlot: bigint): PreparedPair {
+  const state = keyStateOf(token);
+  state.nonce += 1n;
+  state.cancelNonce += 1n;
+  serial += 1;
+  const unsigned = orderBody({
+    id: serial,
+    nonce: state.nonce,
+    note: `rest-bench-${serial}`,
+    expiry: expirySlot,
+  });
+  const order = signPlaceOrder(
+    { ...unsigned, trading_key: state.key.publicKey, session_id: sessionId },
+    state.key,
+  );
+  const cancelBody = {
+    order_id: order.order_id,
+    trading_key: state.key.publicKey,
+    cancel_nonce: state.cancelNonce,
+    session_id: sessionId,
+  };
+  return {
+    authorization: `Bearer ${token}`,
+    place: wireJsonText(PlaceOrderSchema, order),
+    cancelPath: `/orders/${order.order_id}`,
+    cancel: wireJsonText(CancelParamsSchema, {
+      trading_key: cancelBody.trading_key,
+      cancel_nonce: cancelBody.cancel_nonce,
+      session_id: sessionId,
+      trading_key_signature: signCancel(cancelBody, state.key),
+    }),
+  };
+}
+
+async function drive(job: Job): Promise<LoadResult> {
+  const latenciesUs: number[] = [];
+  const failures: Record<string, number> = {};
+  const failureSamples: string[] = [];
+  let ok = 0;
+  let pairs = 0;
+  const tally = (label: string, status: number, body: string): boolean => {
+    if (status === 200) {
+      ok += 1;
+      return true;
+    }
+    const key = `${label} ${status}`;
+    failures[key] = (failures[key] ?? 0) + 1;
+    if (failureSamples.length < 3) failureSamples.push(`${key}: ${body.slice(0, 160)}`);
+    return false;
+  };
+
+  let sequences: autocannon.Request[][];
+  let perConnection: number;
+  if (job.kind === 'venue') {
+    const expiry = BigInt(job.expirySlot);
+    const prepared = job.tokens.map((accounts) =>
+      Array.from({ length: job.pairsPerConnection }, (_, p) =>
+        preparePair(accounts[p % accounts.length] ?? '', job.sessionId, expiry),
+      ),
+    );
+    perConnection = 2 * job.pairsPerConnection;
+    sequences = prepared.map((queue): autocannon.Request[] => {
+      let next = 0;
+      let placed = false;
+      const pair = (): PreparedPair => {
+        const current = queue[Math.min(next, queue.length - 1)];
+        if (current === undefined) throw new Error('no prepared round trip');
+        return current;
+      };
+      return [
+        {
+          method: 'POST',
+          path: '/orders',
+          setupRequest: (request: autocannon.Request) => ({
+            ...request,
+            headers: {
+              ...request.headers,
+              'content-type': 'application/json',
+              authorization: pair().authorization,
+            },
+            body: pair().place,
+          }),
+          onResponse: (status: number, body: string) => {
+            placed = tally('place', status, body);
+          },
+        },
+        {
+          method: 'DELETE',
+          path: '/orders',
+          setupRequest: (request: autocannon.Request) => {
+            const current = pair();
+            next += 1;
+            return {
+              ...request,
+              path: current.cancelPath,
+              headers: {
+                ...request.headers,
+                'content-type': 'application/json',
+                authorization: current.authorization,
+              },
+              body: current.cancel,
+            };
+          },
+          onResponse: (status: number, body: string) => {
+            if (tally('cancel', status, body) && placed) pairs += 1;
+          },
+        },
+      ];
+    });
+  } else {
+    // The same body and header sizes as the venue's place requests.
+    const sample = preparePair(`baseline-${job.token}`, job.sessionId, 1_000_000n);
+    perConnection = job.requestsPerConnection;
+    const request: autocannon.Request = {
+      method: 'POST',
+      path: '/trivial',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${job.token}` },
+      body: sample.place,
+      onResponse: (status: number, body: string) => {
+        tally('trivial', status, body);
+      },
+    };
+    sequences = Array.from({ length: CONNECTIONS }, () => [request]);
+  }
+
+  let nextClient = 0;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  // autocannon notices that a fixed amount is done only on its next 1 s tick: time the run up to
+  // its last response instead of using its duration.
+  let lastResponseAt = started;
+  const result = await autocannon({
+    url: `https://127.0.0.1:${job.port}`,
+    connections: CONNECTIONS,
+    amount: CONNECTIONS * perConnection,
+    timeout: 10,
+    requests: [{ method: 'GET', path: '/' }],
+    setupClient: (client) => {
+      const sequence = sequences[nextClient] ?? [];
+      nextClient += 1;
+      client.on('response', (_status: number, _bytes: number, milliseconds: number) => {
+        latenciesUs.push(milliseconds * 1000);
+        lastResponseAt = performance.now();
+      });
+      client.setRequests(sequence);
+    },
+  });
+  const seconds = (lastResponseAt - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (result.errors > 0) failures['connection errors'] = result.errors;
+  if (result.timeouts > 0) failures['timeouts'] = result.timeouts;
+  latenciesUs.sort((a, b) => a - b);
+  return {
+    seconds,
+    ok,
+    pairs,
+    failures,
+    failureSamples,
+    p50Us: latenciesUs[Math.floor(latenciesUs.length * 0.5)] ?? 0,
+    p99Us: latenciesUs[Math.floor(latenciesUs.length * 0.99)] ?? 0,
+    generatorCores: (cpu.user + cpu.system) / 1e6 / seconds,
+  };
+}
+
+function serveJobs(): void {
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'exit') process.exit(0);
+    drive(message.job).then(
+      (result) => process.send?.({ type: 'result', result } satisfies FromChild),
+      (error: unknown) =>
+        process.send?.({
+          type: 'error',
+          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        } satisfies FromChild),
+    );
+  });
+  // The parent going away ends the load generator too.
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.env[LOAD_GENERATOR_ENV] === '1' && process.send !== undefined) serveJobs();

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
+
+/**
+ * The committed VALID_INPUT artifacts (docs/notes.md section 6). They are produced by
+ * scripts/build-circuit.ts and never rebuilt at run time; each is read through `loadArtifact`,
+ * which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
+ * verification key that drifted from the others is never used.
+ */
+export type ArtifactName = keyof typeof ARTIFACT_SHA256;
+
+const FILES: Record<ArtifactName, string> = {
+  wasm: 'valid_input.wasm',
+  witnessCalculator: 'witness_calculator.cjs',
+  zkey: 'valid_input.zkey',
+  vkey: 'valid_input.vkey.json',
+};
+
+export { ARTIFACT_SHA256 };
+
+/** Absolute path of an artifact in packages/notes/artifacts/. */
+export function artifactPath(name: ArtifactName): string {
+  return fileURLToPath(new URL(`../artifacts/${FILES[name]}`, import.meta.url));
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Thrown when an artifact's bytes are not the pinned ones: a broken install, never a client error. */
+export class ArtifactDriftError extends Error {
+  constructor(name: ArtifactName, actual: string) {
+    super(
+      `artifact ${FILES[name]} has sha256 ${actual}, pinned ${ARTIFACT_SHA256[name]}: ` +
+        'rebuild with packages/notes/scripts/build-circuit.ts or restore the committed file',
+    );
+    this.name = 'ArtifactDriftError';
+  }
+}
+
+/** Returns the bytes when their sha256 is the pinned one for `name`; throws ArtifactDriftError otherwise. */
+export function checkPinned<T extends Uint8Array>(name: ArtifactName, bytes: T): T {
+  const actual = sha256Hex(bytes);
+  if (actual !== ARTIFACT_SHA256[name]) throw new ArtifactDriftError(name, actual);
+  return bytes;
+}
+
+/** Reads an artifact and checks it against its pin. */
+export async function loadArtifact(name: ArtifactName): Promise<Buffer> {
+  return checkPinned(name, await readFile(artifactPath(name)));
+}
+
+/** The Groth16 verification key as snarkjs exports it (decimal strings). */
+export interface VerificationKeyJson {
+  protocol: 'groth16';
+  curve: 'bn128';
+  nPublic: number;
+  vk_alpha_1: string[];
+  vk_beta_2: string[][];
+  vk_gamma_2: string[][];
+  vk_delta_2: string[][];
+  IC: string[][];
+}
+
+export async function loadVerificationKey(): Promise<VerificationKeyJson> {
+  return JSON.parse((await loadArtifact('vkey')).toString('utf8')) as VerificationKeyJson;
+}

@@ -1,0 +1,261 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { assert, type PlaceOrder } from '@venue/protocol';
+import type { AssetClaim } from './claims.ts';
+import { isStubProof } from './proof-bytes.ts';
+import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
+
+/**
+ * The venue side of VALID_INPUT (docs/notes.md section 8): checks `valid_input_proof` at
+ * intake in a pool of worker threads, so the sequencer never waits on a pairing. Requests queue in
+ * a bounded queue; each idle worker takes a share of what is waiting (up to `batchMax`) and checks
+ * it as one batch, so batches grow with load and a lone order is checked alone at once.
+ */
+export type ProofMode = 'groth16' | 'stub';
+
+export interface ProofVerifierOptions {
+  /** groth16: only real proofs pass. stub: the stub proof passes too (never on a venue that settles). */
+  readonly mode: ProofMode;
+  /** Whether matches settle on chain. A settling venue refuses stub mode at construction. */
+  readonly settles: boolean;
+  /**
+   * The asset id the order's note must hold: assetIdOfMint(spentMint(order.side, market)). Called
+   * on the caller's thread; it must know the order's symbol (intake checks that first).
+   */
+  readonly assetOf: (order: PlaceOrder) => bigint;
+  /** Worker threads. Default: the cores minus one for the sequencer, at least 1. */
+  readonly workers?: number;
+  /** Most proofs waiting or being checked; beyond it verify rejects with VerifierBusyError. */
+  readonly queueMax?: number;
+  /** Most proofs one worker checks as one batch. */
+  readonly batchMax?: number;
+}
+
+export interface ProofVerifier {
+  readonly mode: ProofMode;
+  readonly settles: boolean;
+  /** Resolves once every worker has loaded the pinned key; rejects if one cannot (e.g. drifted artifacts). */
+  ready(): Promise<void>;
+  /** True when the order's proof verifies for the public inputs its fields give. */
+  verify(order: PlaceOrder): Promise<boolean>;
+  /** verify for many orders at once (one answer per order, same order); all or none are queued. */
+  verifyMany(orders: readonly PlaceOrder[]): Promise<boolean[]>;
+  /** Proofs waiting and being checked, and the limit. */
+  load(): { queued: number; inFlight: number; queueMax: number };
+  /** Stops the workers; pending verifications reject. */
+  close(): Promise<void>;
+}
+
+export const VERIFIER_QUEUE_MAX_DEFAULT = 4096;
+export const VERIFIER_BATCH_MAX_DEFAULT = 64;
+export const VERIFIER_WORKERS_MAX = 64;
+
+/** The bounded queue is full: the venue should refuse the order as overloaded, not wait. */
+export class VerifierBusyError extends Error {
+  constructor(queueMax: number) {
+    super(`proof verification is at capacity (${queueMax} proofs queued); retry shortly`);
+    this.name = 'VerifierBusyError';
+  }
+}
+
+/** Thrown at construction for a configuration the venue must not start with. */
+export class VerifierConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VerifierConfigError';
+  }
+}
+
+interface Pending {
+  readonly claim: AssetClaim;
+  readonly resolve: (valid: boolean) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface PoolWorker {
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  /** Set when the worker said it is ready: a message sent before that could be lost. */
+  started: boolean;
+  batch: readonly Pending[] | null;
+}
+
+export function createProofVerifier(options: ProofVerifierOptions): ProofVerifier {
+  // Decisions section 4: stub proofs exist only where nothing settles.
+  if (options.mode === 'stub' && options.settles) {
+    throw new VerifierConfigError(
+      'stub proofs are refused on a settlement-enabled venue: use mode groth16, or run without settlement',
+    );
+  }
+  if (options.mode !== 'stub' && options.mode !== 'groth16') {
+    throw new VerifierConfigError(`mode must be groth16 or stub, received ${String(options.mode)}`);
+  }
+  const workerCount = options.workers ?? Math.max(1, availableParallelism() - 1);
+  const queueMax = options.queueMax ?? VERIFIER_QUEUE_MAX_DEFAULT;
+  const batchMax = options.batchMax ?? VERIFIER_BATCH_MAX_DEFAULT;
+  if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > VERIFIER_WORKERS_MAX) {
+    throw new VerifierConfigError(`workers must be 1 to ${VERIFIER_WORKERS_MAX}, received ${workerCount}`);
+  }
+  if (!Number.isInteger(queueMax) || queueMax < 1) throw new VerifierConfigError('queueMax must be >= 1');
+  if (!Number.isInteger(batchMax) || batchMax < 1) throw new VerifierConfigError('batchMax must be >= 1');
+
+  const queue: Pending[] = [];
+  let inFlight = 0;
+  let pool: PoolWorker[] | null = null;
+  let failure: Error | null = null;
+  let nextId = 1;
+
+  const fail = (error: Error): void => {
+    failure ??= error;
+    for (const item of queue.splice(0)) item.reject(error);
+    for (const member of pool ?? []) {
+      for (const item of member.batch ?? []) item.reject(error);
+      member.batch = null;
+    }
+    inFlight = 0;
+  };
+
+  const startWorker = (): PoolWorker => {
+    const worker = new Worker(workerBootstrap(), { eval: true, workerData: WEB_WORKER_SHIM });
+    let member: PoolWorker;
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'ready') {
+          member.started = true;
+          resolve();
+          dispatch();
+        } else if (reply.type === 'fatal') {
+          const error = new Error(`proof verification worker failed to start: ${reply.message}`);
+          reject(error);
+          fail(error);
+        } else {
+          settle(member, reply);
+        }
+      });
+      worker.on('error', (error) => {
+        reject(error);
+        fail(error);
+      });
+      worker.on('exit', (code) => {
+        if (failure === null) fail(new Error(`proof verification worker exited (code ${code})`));
+      });
+    });
+    ready.catch(() => undefined); // observed through ready() and the failed requests
+    member = { worker, ready, started: false, batch: null };
+    return member;
+  };
+
+  const settle = (member: PoolWorker, reply: WorkerReply): void => {
+    const batch = member.batch;
+    member.batch = null;
+    assert(batch !== null, 'a worker answered with no batch in flight');
+    inFlight -= batch.length;
+    if (reply.type === 'result') {
+      assert(reply.results.length === batch.length, 'one result per claim');
+      batch.forEach((item, i) => {
+        item.resolve(reply.results[i] === true);
+      });
+    } else {
+      const error = new Error(
+        `proof verification failed: ${reply.type === 'failed' ? reply.message : reply.type}`,
+      );
+      for (const item of batch) item.reject(error);
+    }
+    dispatch();
+  };
+
+  const ensurePool = (): PoolWorker[] => {
+    pool ??= Array.from({ length: workerCount }, startWorker);
+    return pool;
+  };
+
+  /** Gives each idle, ready worker an even share of the queue, up to batchMax. */
+  const dispatch = (): void => {
+    if (failure !== null || pool === null) return;
+    const idle = pool.filter((m) => m.started && m.batch === null);
+    for (const [index, member] of idle.entries()) {
+      if (queue.length === 0) return;
+      const share = Math.min(batchMax, Math.ceil(queue.length / (idle.length - index)));
+      const batch = queue.splice(0, share);
+      member.batch = batch;
+      inFlight += batch.length;
+      const request: WorkerRequest = { id: nextId++, claims: batch.map((p) => p.claim) };
+      member.worker.postMessage(request);
+    }
+  };
+
+  const enqueue = (orders: readonly PlaceOrder[]): Promise<boolean>[] => {
+    if (failure !== null) throw failure;
+    const real = orders.filter((o) => !isStubProof(o.valid_input_proof));
+    if (queue.length + inFlight + real.length > queueMax) throw new VerifierBusyError(queueMax);
+    const claims = real.map((order) => ({ order, claim: claimOf(order, options.assetOf(order)) }));
+    if (claims.length > 0) ensurePool();
+    let next = 0;
+    const answers = orders.map((order) => {
+      // A stub proof never reaches a worker: it is not a curve point encoding at all.
+      if (isStubProof(order.valid_input_proof)) return Promise.resolve(options.mode === 'stub');
+      const claim = claims[next++]?.claim;
+      assert(claim !== undefined, 'one claim per real proof');
+      return new Promise<boolean>((resolve, reject) => queue.push({ claim, resolve, reject }));
+    });
+    dispatch();
+    return answers;
+  };
+
+  if (options.mode === 'groth16') ensurePool();
+
+  return {
+    mode: options.mode,
+    settles: options.settles,
+    async ready() {
+      await Promise.all(ensurePool().map((m) => m.ready));
+    },
+    async verify(order) {
+      const [answer] = enqueue([order]);
+      assert(answer !== undefined, 'one answer per order');
+      return answer;
+    },
+    async verifyMany(orders) {
+      return Promise.all(enqueue(orders));
+    },
+    load: () => ({ queued: queue.length, inFlight, queueMax }),
+    async close() {
+      const members = pool ?? [];
+      fail(new Error('the proof verifier is closed'));
+      await Promise.all(members.map((m) => m.worker.terminate()));
+    },
+  };
+}
+
+/**
+ * ffjavascript imports the `web-worker` package, which, when loaded in any thread other than the
+ * main one, believes it is running its own worker and reads `workerData.mod` as the module to load.
+ * Giving it an empty module lets ffjavascript load inside our worker; the curve we build there is
+ * single-threaded and starts no workers of its own.
+ */
+const WEB_WORKER_SHIM = { mod: 'data:text/javascript,', type: 'module', name: 'venue-proof-verifier' };
+
+/**
+ * The workspace runs TypeScript through tsx with no build step, but on Node 20 a worker thread does
+ * not inherit the tsx loader hooks of its parent. The worker therefore starts from a tiny script
+ * that registers tsx in the worker, then imports verify-worker.ts.
+ */
+function workerBootstrap(): string {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./verify-worker.ts', import.meta.url).href;
+  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+}
+
+/** The fields a worker needs, copied so the worker never sees the rest of the order. */
+function claimOf(order: PlaceOrder, assetId: bigint): AssetClaim {
+  const claim: AssetClaim = {
+    note_commitment: order.note_commitment,
+    merkle_root: order.merkle_root,
+    owner_commitment: order.owner_commitment,
+    note_inner_hash: order.note_inner_hash,
+    trading_key: order.trading_key,
+    valid_input_proof: order.valid_input_proof,
+    assetId,
+  };
+  return order.tree_id === undefined ? claim : { ...claim, tree_id: order.tree_id };
+}

@@ -1,0 +1,64 @@
+// The committed VALID_INPUT artifacts: their bytes are the pinned ones, a drifted file is refused,
+// and the verification key, the circuit source and the public-input list agree.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  ARTIFACT_SHA256,
+  ArtifactDriftError,
+  artifactPath,
+  checkPinned,
+  loadArtifact,
+  loadVerificationKey,
+  sha256Hex,
+  VALID_INPUT_PUBLIC_INPUTS,
+} from '../src/index.ts';
+
+const NAMES = ['wasm', 'witnessCalculator', 'zkey', 'vkey'] as const;
+
+test('every committed artifact has its pinned sha256', () => {
+  assert.deepEqual(Object.keys(ARTIFACT_SHA256).sort(), [...NAMES].sort());
+  for (const name of NAMES) {
+    assert.equal(
+      sha256Hex(readFileSync(artifactPath(name))),
+      ARTIFACT_SHA256[name],
+      `${name} drifted from its pin`,
+    );
+  }
+});
+
+test('a file whose bytes changed by one bit is refused', async () => {
+  const bytes = await loadArtifact('vkey');
+  const tampered = Buffer.from(bytes);
+  tampered[10] = (tampered[10] ?? 0) ^ 1;
+  assert.throws(() => checkPinned('vkey', tampered), ArtifactDriftError);
+  assert.equal(checkPinned('vkey', bytes), bytes);
+  assert.throws(() => checkPinned('zkey', bytes), /rebuild with packages\/notes\/scripts\/build-circuit.ts/);
+});
+
+test('the verification key is Groth16 on BN254 with one IC point per public input', async () => {
+  const vkey = await loadVerificationKey();
+  assert.equal(vkey.protocol, 'groth16');
+  assert.equal(vkey.curve, 'bn128');
+  assert.equal(vkey.nPublic, VALID_INPUT_PUBLIC_INPUTS.length);
+  assert.equal(vkey.IC.length, VALID_INPUT_PUBLIC_INPUTS.length + 1);
+});
+
+test('the circuit declares the public inputs in VALID_INPUT_PUBLIC_INPUTS order, at tree depth 20', () => {
+  const source = readFileSync(
+    fileURLToPath(new URL('../circuits/valid_input.circom', import.meta.url)),
+    'utf8',
+  );
+  const main = /component main \{public \[([^\]]*)\]\} = ValidInput\((\d+)\);/.exec(source);
+  assert.ok(main, 'the circuit has a main component');
+  assert.deepEqual(
+    main[1]?.split(',').map((s) => s.trim()),
+    [...VALID_INPUT_PUBLIC_INPUTS],
+  );
+  assert.equal(main[2], '20');
+  // snarkjs orders public inputs by declaration: the declarations must follow the same order.
+  const body = source.slice(source.indexOf('template ValidInput('));
+  const declared = [...body.matchAll(/signal input (\w+);/g)].map((m) => m[1]);
+  assert.deepEqual(declared.slice(0, VALID_INPUT_PUBLIC_INPUTS.length), [...VALID_INPUT_PUBLIC_INPUTS]);
+});

@@ -1,0 +1,89 @@
+// The venue's proof verifier: a worker pool behind verify/verifyMany, the stub-proof rule of a
+// settling venue, the bounded queue, and shutdown.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import {
+  assetIdOfMint,
+  createProofVerifier,
+  STUB_PROOF_HEX,
+  spentMint,
+  VerifierBusyError,
+  VerifierConfigError,
+} from '../src/index.ts';
+import { BASE_MINT, proofFixture, QUOTE_MINT } from './fixtures.ts';
+
+const fixture = await proofFixture();
+const market = { baseMint: BASE_MINT, quoteMint: QUOTE_MINT };
+const assetOf = (order: { side: 'bid' | 'ask' }) => assetIdOfMint(spentMint(order.side, market));
+const stubOrder = { ...fixture.order, valid_input_proof: STUB_PROOF_HEX };
+
+const venue = createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 1, batchMax: 8 });
+after(() => venue.close());
+
+test('a settlement-enabled venue refuses to start with stub proofs', () => {
+  assert.throws(() => createProofVerifier({ mode: 'stub', settles: true, assetOf }), VerifierConfigError);
+  assert.throws(
+    () => createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 0 }),
+    VerifierConfigError,
+  );
+});
+
+test('the settling venue accepts the real proof and refuses a stub proof', async () => {
+  await venue.ready();
+  assert.equal(await venue.verify(fixture.order), true);
+  assert.equal(await venue.verify(stubOrder), false);
+});
+
+test('the settling venue refuses a proof for another root, note, tree, key, or side', async () => {
+  for (const [name, order] of Object.entries(fixture.wrong)) {
+    assert.equal(await venue.verify(order), false, name);
+  }
+  // The same note backing a bid: a bid spends quote, and the note holds base.
+  assert.equal(await venue.verify({ ...fixture.order, side: 'bid', price_limit: 10n }), false);
+});
+
+test('verifyMany answers each order in place, across several batches', async () => {
+  const wrong = Object.values(fixture.wrong);
+  const orders = Array.from({ length: 20 }, (_, i) =>
+    i % 3 === 1 ? (wrong[i % wrong.length] ?? stubOrder) : fixture.order,
+  );
+  orders.push(stubOrder);
+  assert.deepEqual(
+    await venue.verifyMany(orders),
+    orders.map((o) => o === fixture.order),
+  );
+  assert.deepEqual(venue.load(), { queued: 0, inFlight: 0, queueMax: 4096 });
+});
+
+test('a full queue refuses at once instead of waiting, and takes nothing in', async () => {
+  // Stub mode starts its workers only for a real proof, and this test never lets one in.
+  const small = createProofVerifier({ mode: 'stub', settles: false, assetOf, workers: 1, queueMax: 2 });
+  try {
+    await assert.rejects(small.verifyMany([fixture.order, fixture.order, fixture.order]), VerifierBusyError);
+    assert.deepEqual(small.load(), { queued: 0, inFlight: 0, queueMax: 2 });
+    // Stub proofs take no queue space.
+    assert.deepEqual(await small.verifyMany([stubOrder, stubOrder, stubOrder]), [true, true, true]);
+  } finally {
+    await small.close();
+  }
+});
+
+test('stub mode, on a venue that does not settle, accepts stub proofs and still checks real ones', async () => {
+  const simulator = createProofVerifier({ mode: 'stub', settles: false, assetOf, workers: 1 });
+  try {
+    assert.equal(await simulator.verify(stubOrder), true);
+    assert.deepEqual(
+      await simulator.verifyMany([fixture.order, fixture.wrong['another root'] ?? stubOrder, stubOrder]),
+      [true, false, true],
+    );
+  } finally {
+    await simulator.close();
+  }
+});
+
+test('after close, verification is refused', async () => {
+  const closing = createProofVerifier({ mode: 'stub', settles: false, assetOf, workers: 1 });
+  await closing.close();
+  await assert.rejects(closing.verify(fixture.order), /closed/);
+  await assert.rejects(closing.verify(stubOrder), /closed/);
+});
