@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CancelParamsSchema, toWire } from '@venue/protocol';
 import { type Frame, StreamClient, TestVenue, type Trader } from '@venue/testing';
-import type WebSocket from 'ws';
 
 const SLOW_CHILD = fileURLToPath(new URL('../../testing/src/stream-child.mjs', import.meta.url));
 
@@ -21,9 +20,9 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
 }
 
 function assertGapless(frames: readonly Frame[]): void {
-  frames.forEach((frame, index) =>
-    assert.equal(frame['seq'], index + 1, `frame ${index} has seq ${frame['seq']}`),
-  );
+  for (const [index, frame] of frames.entries()) {
+    assert.equal(frame['seq'], index + 1, `frame ${index} has seq ${frame['seq']}`);
+  }
 }
 
 describe('stream frames', () => {
