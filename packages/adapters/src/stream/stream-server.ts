@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { CoreEvent } from '@venue/core';
-import { STREAM_CATALOGUE, stringifyJson, VenueError } from '@venue/protocol';
+import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
 import { WebSocketServer } from 'ws';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
