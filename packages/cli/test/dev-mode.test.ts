@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +39,7 @@ interface Ready {
   session_id: string;
   cert_sha256: string;
   cert_file: string;
+  accounts_file: string;
 }
 
 interface Running {
@@ -145,7 +146,8 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
   const banner = stdout();
   assert.ok(banner.includes(`curl --cacert ${ready.cert_file} ${ready.rest_url}/info`), banner);
   assert.doesNotMatch(banner, /--insecure|-k /);
-  assert.match(banner, /not served yet/);
+  assert.ok(banner.includes(ready.accounts_file), 'the banner says where the demo credentials are');
+  assert.doesNotMatch(banner, /api_secret"|passphrase"/, 'the banner never prints a secret');
 
   // Only the public certificate is written; the private key stays in the venue's memory.
   const certPem = readFileSync(ready.cert_file, 'utf8');
@@ -160,10 +162,53 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
   assert.equal(health.peerSha256, ready.cert_sha256);
   const info = decodeJsonText(InfoResponseSchema, (await get(`${ready.rest_url}/info`, certPem)).text);
   assert.equal(info.session_id, ready.session_id);
+  assert.equal(info.proof_mode, 'stub');
+  assert.equal(info.settlement_enabled, false);
+
+  // The demo accounts log in with the credentials from their owner-only file.
+  assert.equal(statSync(ready.accounts_file).mode & 0o777, 0o600);
+  const accounts = JSON.parse(readFileSync(ready.accounts_file, 'utf8')) as Record<
+    string,
+    { api_key: string; api_secret: string; passphrase: string; role: string }
+  >;
+  assert.equal(accounts['admin']?.role, 'admin');
+  const alice = accounts['alice'];
+  assert.ok(alice !== undefined);
+  const login = await post(`${ready.rest_url}/auth/token`, certPem, {
+    api_key: alice.api_key,
+    api_secret: alice.api_secret,
+    passphrase: alice.passphrase,
+  });
+  assert.equal(login.status, 200, login.text);
+  assert.equal(JSON.parse(login.text).token_type, 'Bearer');
+  const instruments = JSON.parse((await get(`${ready.rest_url}/instruments`, certPem)).text);
+  assert.deepEqual(
+    instruments.instruments.map((i: { symbol: string }) => i.symbol),
+    ['ETH-USDC', 'SOL-USDC'],
+  );
 
   child.kill('SIGTERM');
   assert.deepEqual(await exitOf(child), { code: 0, signal: null });
+  assert.equal(existsSync(ready.accounts_file), false, 'the demo secrets go with the boot');
 });
+
+function post(url: string, ca: string, body: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const request = https.request(
+      url,
+      { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+        });
+        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
 
 test('SIGINT (Ctrl-C) also stops the venue with exit code 0', async () => {
   const { child, ready } = await startDev(['--log-level', 'silent']);

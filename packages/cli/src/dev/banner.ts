@@ -15,6 +15,7 @@ export interface ReadyRecord {
   session_id: string;
   cert_sha256: string;
   cert_file: string;
+  accounts_file: string;
 }
 
 export function readyRecord(venue: DevVenue): ReadyRecord {
@@ -24,19 +25,17 @@ export function readyRecord(venue: DevVenue): ReadyRecord {
     session_id: venue.sessionId,
     cert_sha256: venue.certSha256,
     cert_file: venue.certFile,
+    accounts_file: venue.accountsFile,
   };
 }
 
 export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): string {
   const certPath = displayPath(venue.certFile, cwd);
-  const stream = venue.streamServed
-    ? venue.streamUrl
-    : `${venue.streamUrl}  (not served yet: the session stream arrives in a later version)`;
   return [
     'venue dev: development venue, interface 4.1.0',
     '',
     `  REST API      ${venue.restUrl}`,
-    `  stream        ${stream}`,
+    `  stream        ${venue.streamUrl}`,
     `  session id    ${venue.sessionId}`,
     `  certificate   sha256 ${venue.certSha256}`,
     `  public key    spki sha256 ${venue.spkiSha256}`,
@@ -45,8 +44,15 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     "Talk to it trusting only this boot's certificate:",
     `  curl --cacert ${certPath} ${venue.restUrl}/info`,
     '',
-    'Serving GET /health, /time, /info and /system/status. Markets, trading, the stream and the',
-    'chain and oracle simulators arrive in later versions. Ctrl-C stops the venue.',
+    `Demo accounts (admin, alice, bob): credentials in ${displayPath(venue.accountsFile, cwd)}`,
+    '  (readable by you only; deleted when the venue stops). Log in as alice:',
+    `  curl --cacert ${certPath} -H 'content-type: application/json' \\`,
+    `    -d "$(node -p "JSON.stringify((({api_key,api_secret,passphrase})=>({api_key,api_secret,passphrase}))(require('${venue.accountsFile}').alice))")" \\`,
+    `    ${venue.restUrl}/auth/token`,
+    '',
+    `Markets: GET ${venue.restUrl}/instruments. API: GET ${venue.restUrl}/openapi.json, docs/api.md.`,
+    'Orders need notes in a recent Merkle root, which the chain simulator provides when it lands;',
+    'until then this venue serves accounts, tokens, reads and the stream. Ctrl-C stops the venue.',
     `${READY_PREFIX}${JSON.stringify(readyRecord(venue))}`,
     '',
   ].join('\n');

@@ -1,20 +1,32 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
+  assetOfOrder,
   createBootIdentity,
-  createHttpServer,
+  createVenueServer,
   createWallSlotClock,
   DEV_TREE_COUNT,
   type LogLevel,
+  proofChecksOf,
   SETTLEMENT_BUFFER_SLOTS,
   type VenueParameters,
+  type VenueServer,
 } from '@venue/adapters';
+import type { CoreConfig, MarketConfig } from '@venue/core';
+import { createProofVerifier, loadNoteHasher } from '@venue/notes';
+import {
+  ACCOUNT_OPEN_ORDERS_MAX,
+  type CreateAccountResponse,
+  ORDER_LIFETIME_SLOTS_MAX,
+} from '@venue/protocol';
+import { DEV_MARKETS } from './dev-markets.ts';
 
 /**
- * The all-in-one development venue: one process, a fresh boot identity, the HTTPS API and a
- * wall-clock chain. It grows into decisions section 7's dev mode (chain and oracle simulators, demo
- * markets and accounts) as those parts land; today it serves the public reads only.
+ * The all-in-one development venue: one process, a fresh boot identity, the whole REST API and the
+ * session stream, demo markets with a fixed oracle price, an admin and two demo trading accounts,
+ * Poseidon note commitments and a proof verifier in stub mode (this venue never settles). The chain
+ * and oracle simulators join it as those parts land.
  */
 
 export interface DevVenueOptions {
@@ -28,19 +40,21 @@ export interface DevVenueOptions {
 export interface DevVenue {
   readonly restUrl: string;
   readonly streamUrl: string;
-  /** False until the session stream is implemented; the banner says so. */
-  readonly streamServed: boolean;
   readonly sessionId: string;
   readonly certSha256: string;
   readonly spkiSha256: string;
   /** Absolute path of the PEM file holding this boot's certificate. */
   readonly certFile: string;
+  /** Absolute path of the dev-only file holding the demo accounts' credentials (mode 0600). */
+  readonly accountsFile: string;
   stop(): Promise<void>;
 }
 
+export const ACCOUNTS_FILE_NAME = 'dev-accounts.json';
+
 export const CERT_FILE_NAME = 'venue-cert.pem';
 
-/** This skeleton does not settle, so it must not claim real proofs (InfoResponse: stub only then). */
+/** The dev venue does not settle, so it runs stub proofs (InfoResponse: stub only then). */
 const DEV_PARAMETERS: VenueParameters = {
   settlementEnabled: false,
   proofMode: 'stub',
@@ -60,31 +74,95 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       : {}),
     ...(extraName !== undefined && isIP(extraName) === 0 ? { dnsNames: ['localhost', extraName] } : {}),
   });
-  const server = createHttpServer({
+  const hasher = await loadNoteHasher();
+  const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
+  const verifier = createProofVerifier({
+    mode: 'stub',
+    settles: false,
+    assetOf: assetOfOrder(() => markets),
+  });
+  await verifier.ready();
+  const core: CoreConfig = {
+    treeCount: DEV_TREE_COUNT,
+    settlementBufferSlots: SETTLEMENT_BUFFER_SLOTS,
+    orderLifetimeSlotsMax: ORDER_LIFETIME_SLOTS_MAX,
+    lockDurationSlots: 300n,
+    retentionSlots: 9_000n,
+    accountOpenOrdersMax: ACCOUNT_OPEN_ORDERS_MAX,
+    rootWindowMax: 64,
+    noteCommitment: hasher.noteCommitment,
+  };
+  const server = createVenueServer({
     identity,
     clock: createWallSlotClock(),
     parameters: DEV_PARAMETERS,
+    core,
+    markets: DEV_MARKETS.map((m) => m.listing),
+    proofs: proofChecksOf(verifier),
     log: { level: options.logLevel },
   });
-  const { port } = await server.listen({ host: options.host, port: options.port });
-  let certFile: string;
-  try {
-    certFile = await writePublicCertificate(options.stateDir, identity.certPem);
-  } catch (error) {
+  // Stand-in for the oracle simulator: a fixed reference price per market.
+  for (const market of DEV_MARKETS) {
+    server.engine.submit({
+      type: 'oracle_price',
+      marketId: market.listing.config.marketId,
+      price: market.oraclePrice,
+    });
+  }
+  const stop = async () => {
     await server.close();
+    await verifier.close();
+  };
+  let certFile: string;
+  let accountsFile: string;
+  let port: number;
+  try {
+    ({ port } = await server.http.listen({ host: options.host, port: options.port }));
+    certFile = await writePublicCertificate(options.stateDir, identity.certPem);
+    accountsFile = await writeDemoAccounts(options.stateDir, await demoAccounts(server));
+  } catch (error) {
+    await stop();
     throw error;
   }
   const origin = `${urlHost(options.host)}:${port}`;
   return {
     restUrl: `https://${origin}`,
     streamUrl: `wss://${origin}/v1/stream`,
-    streamServed: false,
     sessionId: identity.sessionId,
     certSha256: identity.certSha256,
     spkiSha256: identity.spkiSha256,
     certFile,
-    stop: () => server.close(),
+    accountsFile,
+    async stop() {
+      await stop();
+      // The demo secrets live exactly as long as the boot that honours them.
+      await rm(accountsFile, { force: true });
+    },
   };
+}
+
+async function demoAccounts(server: VenueServer): Promise<Record<string, CreateAccountResponse>> {
+  return {
+    admin: await server.provision('admin', 'dev operator'),
+    alice: await server.provision('trader', 'dev trader alice'),
+    bob: await server.provision('trader', 'dev trader bob'),
+  };
+}
+
+/**
+ * The one place the venue ever writes a secret, and only in dev mode: the demo accounts' credentials
+ * go to a file only the user can read (0600), so a developer can log in without the CLI printing a
+ * secret. The file is removed when the dev venue stops; accounts made through the admin API are
+ * never written anywhere.
+ */
+async function writeDemoAccounts(stateDir: string, accounts: Record<string, CreateAccountResponse>) {
+  const dir = resolve(stateDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, ACCOUNTS_FILE_NAME);
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, `${JSON.stringify(accounts, null, 2)}\n`, { mode: 0o600 });
+  await rename(partial, file);
+  return file;
 }
 
 /** Written to a temporary name and renamed, so a reader never sees half a certificate. */
