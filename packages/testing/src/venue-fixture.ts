@@ -8,7 +8,7 @@ import {
   type SignatureChecks,
   type VenueServer,
 } from '@venue/adapters';
-import type { MarketConfig } from '@venue/core';
+import type { CoreConfig, MarketConfig } from '@venue/core';
 import {
   type CancelParams,
   CancelParamsSchema,
@@ -51,6 +51,12 @@ export function testListing(config: MarketConfig): MarketListing {
 }
 
 export interface TestVenueOptions {
+  /** Core configuration; the default is the test one with sha256 note commitments. */
+  core?: CoreConfig;
+  /** What GET /info says about proofs; the default is a non-settling stub venue. */
+  proofMode?: 'groth16' | 'stub';
+  /** Recent roots per shard; the default is TEST_ROOT in every shard. */
+  roots?: readonly string[];
   streamAccountBufferBytesMax?: number;
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
@@ -87,11 +93,11 @@ export class TestVenue {
       clock,
       parameters: {
         settlementEnabled: false,
-        proofMode: 'stub',
-        settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
+        proofMode: options.proofMode ?? 'stub',
+        settlementBufferSlots: (options.core ?? TEST_CORE_CONFIG).settlementBufferSlots,
         treeCount: DEV_TREE_COUNT,
       },
-      core: TEST_CORE_CONFIG,
+      core: options.core ?? TEST_CORE_CONFIG,
       markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
       proofs: options.proofs ?? NON_SETTLING_TEST_PROOFS,
       ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
@@ -102,7 +108,7 @@ export class TestVenue {
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-      server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
+      server.engine.submit({ type: 'roots', treeId, roots: options.roots ?? [TEST_ROOT] });
     }
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const venue = new TestVenue(server, identity, clock, port);

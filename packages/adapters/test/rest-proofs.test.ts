@@ -1,0 +1,113 @@
+// Real collateral proofs at order intake (spec 2.1 valid_input_proof, issue 4 on the venue side):
+// a venue running the Groth16 verifier with Poseidon note commitments books an order whose proof
+// was made by the notes prover for a note in a real note tree, and refuses a stub proof and a
+// tampered proof with their own codes, changing nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assetOfOrder, proofChecksOf } from '@venue/adapters';
+import {
+  assetIdOfMint,
+  createNote,
+  createProofVerifier,
+  createValidInputProver,
+  loadNoteHasher,
+  NoteTree,
+  type ProofVerifier,
+  STUB_PROOF_HEX,
+} from '@venue/notes';
+import { generateTradingKey, type PlaceOrder, signPlaceOrder } from '@venue/protocol';
+import { envelopeOf, hex32, TEST_CORE_CONFIG, TestVenue, type Trader, testMarket } from '@venue/testing';
+
+let venue: TestVenue;
+let verifier: ProofVerifier;
+let trader: Trader;
+let order: PlaceOrder;
+
+before(async () => {
+  const hasher = await loadNoteHasher();
+  const market = testMarket('SOL-USDC');
+  const spendingKey = 0x5eed_0f_a11ce_0123456789abcdefn;
+  const note = createNote(hasher, {
+    ownerCommitment: hasher.ownerCommitment(spendingKey),
+    assetId: assetIdOfMint(market.baseMint), // an ask spends base
+    value: 1000n,
+    blinding: 4242n,
+  });
+  const tree = new NoteTree(hasher);
+  tree.append(hasher.poseidon([7n]));
+  const index = tree.append(note.commitment);
+  const key = generateTradingKey();
+  const prover = await createValidInputProver();
+  const proved = await prover
+    .prove({
+      spendingKey,
+      note,
+      path: tree.path(index),
+      merkleRoot: tree.root(),
+      treeId: 0,
+      tradingKey: key.publicKey,
+    })
+    .finally(() => prover.close());
+
+  verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: false,
+    assetOf: assetOfOrder(() => [testMarket('SOL-USDC'), testMarket('ETH-USDC')]),
+    workers: 1,
+  });
+  await verifier.ready();
+  venue = await TestVenue.start({
+    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+    proofMode: 'groth16',
+    roots: [proved.orderFields.merkle_root],
+    proofs: proofChecksOf(verifier),
+  });
+  trader = { ...(await venue.trader('prover')), key };
+  order = signPlaceOrder(
+    {
+      symbol: 'SOL-USDC',
+      side: 'ask',
+      order_type: 'limit',
+      amount: 1000n,
+      price_limit: 0n,
+      expiry_slot: venue.clock.slot() + 500n,
+      order_id: hex32('proved-order').slice(0, 32),
+      arrival_nonce: 1n,
+      trading_key: key.publicKey,
+      viewing_pubkey: hex32('viewing'),
+      session_id: venue.identity.sessionId,
+      ...proved.orderFields,
+    },
+    key,
+  );
+});
+after(async () => {
+  await venue?.stop();
+  await verifier?.close();
+});
+
+test('a stub proof is refused with 400 1034 on a venue that verifies real proofs', async () => {
+  const before = venue.server.engine.core.stateHash();
+  const stub = signPlaceOrder({ ...order, valid_input_proof: STUB_PROOF_HEX }, trader.key);
+  const refused = await venue.place(trader, stub);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(envelopeOf(refused).code, 1034);
+  assert.equal(venue.server.engine.core.stateHash(), before);
+});
+
+test('a tampered proof (C replaced by A, both curve points) is refused with 400 1033', async () => {
+  const proof = order.valid_input_proof;
+  const tampered = signPlaceOrder(
+    { ...order, valid_input_proof: proof.slice(0, 384) + proof.slice(0, 128) },
+    trader.key,
+  );
+  const refused = await venue.place(trader, tampered);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(envelopeOf(refused).code, 1033);
+});
+
+test('the real proof books the order', async () => {
+  const placed = await venue.place(trader, order);
+  assert.equal(placed.status, 200, placed.text);
+  assert.equal(JSON.parse(placed.text).order_id, order.order_id);
+});
