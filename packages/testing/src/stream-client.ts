@@ -1,4 +1,5 @@
-import { stringifyJson } from '@venue/protocol';
+import { CHANNEL_MESSAGES, decode, parseJsonText, SERVER_FRAMES, stringifyJson } from '@venue/protocol';
+import type { TSchema } from 'typebox';
 import WebSocket from 'ws';
 
 /**
@@ -11,6 +12,8 @@ export type Frame = Record<string, unknown>;
 export class StreamClient {
   readonly socket: WebSocket;
   readonly frames: Frame[] = [];
+  /** Frames that broke the protocol's own schema for their op or channel (should stay empty). */
+  readonly violations: string[] = [];
   #waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
   #nextRequest = 1;
   readonly closed: Promise<{ code: number; reason: string }>;
@@ -19,7 +22,10 @@ export class StreamClient {
     this.socket = socket;
     socket.on('message', (data: Buffer) => {
       // Test values stay below 2^53, so plain JSON.parse reads them exactly.
-      const frame = JSON.parse(data.toString('utf8')) as Frame;
+      const text = data.toString('utf8');
+      const frame = JSON.parse(text) as Frame;
+      const violation = schemaViolation(text, frame);
+      if (violation !== null) this.violations.push(violation);
       this.frames.push(frame);
       for (const waiter of [...this.#waiters]) {
         if (waiter.match(frame)) {
@@ -84,8 +90,31 @@ export class StreamClient {
     });
   }
 
-  close(): Promise<{ code: number; reason: string }> {
+  /** Closes the socket, and fails if any frame the venue sent broke the protocol's schemas. */
+  async close(): Promise<{ code: number; reason: string }> {
     this.socket.close(1000);
-    return this.closed;
+    const closed = await this.closed;
+    if (this.violations.length > 0)
+      throw new Error(`frames outside the schema: ${this.violations.join('; ')}`);
+    return closed;
+  }
+}
+
+/** Checks one server frame against SERVER_FRAMES (by op) or CHANNEL_MESSAGES (by channel). */
+function schemaViolation(text: string, frame: Frame): string | null {
+  const op = frame['op'];
+  const channel = frame['channel'];
+  const schema =
+    typeof op === 'string' && op in SERVER_FRAMES
+      ? SERVER_FRAMES[op as keyof typeof SERVER_FRAMES]
+      : typeof channel === 'string' && channel in CHANNEL_MESSAGES
+        ? CHANNEL_MESSAGES[channel as keyof typeof CHANNEL_MESSAGES]
+        : null;
+  if (schema === null) return `no schema for ${text.slice(0, 80)}`;
+  try {
+    decode(schema as TSchema, parseJsonText(text));
+    return null;
+  } catch (error) {
+    return `${String(op ?? channel)}: ${(error as Error).message}`;
   }
 }

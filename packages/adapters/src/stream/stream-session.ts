@@ -223,7 +223,11 @@ export class StreamSession {
       this.#cancelOnDisconnect = cancelOnDisconnect ?? this.#host.cancelOnDisconnectDefault(accountId);
       return {
         op: 'login',
-        result: { account_id: accountId, cancel_on_disconnect: this.#cancelOnDisconnect },
+        result: {
+          account_id: accountId,
+          expires_at: principal.claims.expiresAtMs,
+          cancel_on_disconnect: this.#cancelOnDisconnect,
+        },
       };
     };
   }
