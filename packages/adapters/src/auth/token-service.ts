@@ -30,10 +30,14 @@ export interface IssuedToken {
 }
 
 const ISSUER = 'venue';
+/** Verified tokens remembered; beyond it the oldest is forgotten (and verified again if used). */
+const VERIFIED_TOKENS_CACHED_MAX = 100_000;
 const ALGORITHM = 'HS256';
 
 export class TokenService {
   readonly #key: KeyObject;
+  /** Tokens whose signature and claims were verified, oldest first (bounded; see verify). */
+  readonly #verified = new Map<string, TokenClaims>();
   /** jti -> expiry (ms) of revoked tokens; an entry is useless once its token has expired. */
   readonly #denylist = new Map<string, number>();
 
@@ -68,6 +72,13 @@ export class TokenService {
    * the caller's to check, because it lives in the account registry.
    */
   async verify(token: string, nowMs: number): Promise<TokenClaims> {
+    // A bot sends the same token with every request for an hour: its signature is checked once
+    // (jose's WebCrypto path costs about 200 µs), later uses only re-check expiry and revocation.
+    const known = this.#verified.get(token);
+    if (known !== undefined) {
+      this.checkLive(known, nowMs);
+      return known;
+    }
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.#key, {
@@ -91,6 +102,11 @@ export class TokenService {
     }
     const claims = claimsOf(payload);
     this.checkLive(claims, nowMs);
+    if (this.#verified.size >= VERIFIED_TOKENS_CACHED_MAX) {
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(token, claims);
     return claims;
   }
 
@@ -124,6 +140,9 @@ export class TokenService {
 
   /** Forgets revoked tokens that have expired anyway (they fail as expired from now on). */
   sweep(nowMs: number): void {
+    for (const [token, claims] of this.#verified) {
+      if (claims.expiresAtMs <= nowMs) this.#verified.delete(token);
+    }
     for (const [tokenId, expiresAtMs] of this.#denylist) {
       if (expiresAtMs <= nowMs) this.#denylist.delete(tokenId);
     }
