@@ -46,6 +46,8 @@ export interface VenueServerOptions {
   readonly log?: HttpServerOptions['log'];
   /** Overrides the per-account stream send buffer (tests make a slow consumer cheaply). */
   readonly streamAccountBufferBytesMax?: number;
+  /** Overrides the stream heartbeat interval (tests find a dead peer quickly). */
+  readonly streamHeartbeatIntervalMs?: number;
 }
 
 export interface VenueServer {
@@ -121,6 +123,9 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
     ...(options.streamAccountBufferBytesMax === undefined
       ? {}
       : { accountBufferBytesMax: options.streamAccountBufferBytesMax }),
+    ...(options.streamHeartbeatIntervalMs === undefined
+      ? {}
+      : { heartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
   });
   stream.attach(http.app.server);
 

@@ -382,6 +382,37 @@ describe('stream sessions and accounts', () => {
     }
   });
 
+  test('transport pings are answered; a peer that stops answering pings is dropped', async () => {
+    const venue = await TestVenue.start({ streamHeartbeatIntervalMs: 200 });
+    const trader = await venue.trader('frozen');
+    const child = spawn(process.execPath, [SLOW_CHILD, String(venue.port), trader.token], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    try {
+      const live = await venue.stream();
+      const pong = new Promise<Buffer>((resolve) => live.socket.once('pong', resolve));
+      live.socket.ping(Buffer.from('are you there'));
+      assert.equal((await pong).toString(), 'are you there');
+
+      child.stdin.end(venue.identity.certPem);
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+      await waitFor(() => output.includes('READY'), 10_000);
+      assert.equal(venue.server.stream.sessionCount, 2);
+      child.kill('SIGSTOP'); // half-open from the venue's side: nobody answers its pings
+      await waitFor(() => venue.server.stream.sessionCount === 1, 5_000);
+      assert.equal(venue.server.stream.deadPeersDropped, 1);
+      // The live client answered every ping (ws does it for it) and is still served.
+      assert.equal((await live.request({ op: 'ping' }))['op'], 'pong');
+      await live.close();
+    } finally {
+      child.kill('SIGKILL');
+      await venue.stop();
+    }
+  });
+
   test('upgrades elsewhere than /v1/stream, or with a query string, are refused with an envelope', async () => {
     const venue = await TestVenue.start();
     try {

@@ -58,6 +58,7 @@ export interface TestVenueOptions {
   /** Recent roots per shard; the default is TEST_ROOT in every shard. */
   roots?: readonly string[];
   streamAccountBufferBytesMax?: number;
+  streamHeartbeatIntervalMs?: number;
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
   clock?: ManualClock;
@@ -105,6 +106,9 @@ export class TestVenue {
       ...(options.streamAccountBufferBytesMax === undefined
         ? {}
         : { streamAccountBufferBytesMax: options.streamAccountBufferBytesMax }),
+      ...(options.streamHeartbeatIntervalMs === undefined
+        ? {}
+        : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {

@@ -33,6 +33,8 @@ export interface StreamServerOptions {
   readonly clock: VenueClock;
   /** Overrides STREAM_ACCOUNT_BUFFER_BYTES_MAX (tests use a small one). */
   readonly accountBufferBytesMax?: number;
+  /** Overrides STREAM_HEARTBEAT_INTERVAL_MS (tests use a short one). */
+  readonly heartbeatIntervalMs?: number;
   readonly log: { error(object: unknown, message: string): void };
 }
 
@@ -44,6 +46,7 @@ export class StreamServer {
   readonly #heartbeat: NodeJS.Timeout;
   #closing = false;
   #slowConsumersClosed = 0;
+  #deadPeersDropped = 0;
 
   constructor(options: StreamServerOptions) {
     this.#options = options;
@@ -59,7 +62,10 @@ export class StreamServer {
     options.auth.onAccountChange((account) => {
       for (const session of this.#byAccount.get(account.accountId) ?? []) session.accountChanged();
     });
-    this.#heartbeat = setInterval(() => this.#beat(), STREAM_HEARTBEAT_INTERVAL_MS);
+    this.#heartbeat = setInterval(
+      () => this.#beat(),
+      options.heartbeatIntervalMs ?? STREAM_HEARTBEAT_INTERVAL_MS,
+    );
     this.#heartbeat.unref();
   }
 
@@ -72,6 +78,11 @@ export class StreamServer {
 
   get sessionCount(): number {
     return this.#sessions.size;
+  }
+
+  /** Sockets dropped for not answering a ping within a heartbeat interval, since start. */
+  get deadPeersDropped(): number {
+    return this.#deadPeersDropped;
   }
 
   /** Sockets closed with 1011 for falling behind, since start (an operator metric). */
@@ -213,7 +224,10 @@ export class StreamServer {
   #beat(): void {
     for (const session of this.#sessions) {
       if (!session.alive) {
-        session.close(CLOSE.policy, 'no pong');
+        // A peer that did not answer one ping in a whole interval is dead or half-open: a closing
+        // handshake would wait on it in vain.
+        session.terminate();
+        this.#deadPeersDropped += 1;
         continue;
       }
       session.alive = false;

@@ -325,6 +325,12 @@ export class StreamSession {
     setTimeout(() => socket.terminate(), STREAM_CLOSE_GRACE_MS).unref();
   }
 
+  /** Drops the connection without a closing handshake: for a peer that no longer answers. */
+  terminate(): void {
+    this.#closed = true;
+    this.#socket.terminate();
+  }
+
   /** The socket is gone (closed by either side); nothing more is sent. */
   markClosed(): void {
     this.#closed = true;
