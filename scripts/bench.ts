@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   intake: () => import('../bench/intake.ts'),
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
+  stream: () => import('../bench/stream.ts'),
 };
 
 const args = process.argv.slice(2);
