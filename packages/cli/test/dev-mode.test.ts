@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import type { TLSSocket } from 'node:tls';
-import { decodeJsonText, HealthResponseSchema, InfoResponseSchema } from '@venue/protocol';
+import {
+  AttestationResponseSchema,
+  decodeJsonText,
+  HealthResponseSchema,
+  InfoResponseSchema,
+  verifyAttestation,
+} from '@venue/protocol';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 /** Generous for a loaded 2-core CI machine; a healthy boot takes about one second. */
@@ -40,6 +47,8 @@ interface Ready {
   cert_sha256: string;
   cert_file: string;
   accounts_file: string;
+  platform_file: string;
+  measurement: string;
 }
 
 interface Running {
@@ -164,6 +173,24 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
   assert.equal(info.session_id, ready.session_id);
   assert.equal(info.proof_mode, 'stub');
   assert.equal(info.settlement_enabled, false);
+
+  // Before any credential: the attestation verifies against the published root and measurement
+  // and binds the certificate this boot serves.
+  const root = JSON.parse(readFileSync(ready.platform_file, 'utf8')) as Record<string, string>;
+  assert.equal(root['measurement'], ready.measurement);
+  const attestation = decodeJsonText(
+    AttestationResponseSchema,
+    (await get(`${ready.rest_url}/attestation`, certPem)).text,
+  );
+  const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+  verifyAttestation(
+    attestation,
+    {
+      trustedRoots: new Map([[root['root_key_id'] ?? '', root['root_public_key'] ?? '']]),
+      allowedMeasurements: new Set([ready.measurement]),
+    },
+    { sessionId: ready.session_id, tlsSpkiSha256: createHash('sha256').update(spki).digest('hex') },
+  );
 
   // The demo accounts log in with the credentials from their owner-only file.
   assert.equal(statSync(ready.accounts_file).mode & 0o777, 0o600);

@@ -3,6 +3,7 @@
  * It depends on no server code; the venue and the SDK both depend on it.
  */
 export * from './assert.ts';
+export * from './canonical/attestation.ts';
 export * from './canonical/bodies.ts';
 export * from './canonical/layout.ts';
 export * from './canonical/signing.ts';

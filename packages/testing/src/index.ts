@@ -6,3 +6,4 @@ export * from './https-client.ts';
 export * from './manual-clock.ts';
 export * from './stream-client.ts';
 export * from './venue-fixture.ts';
+export * from './faulty-journal-files.ts';

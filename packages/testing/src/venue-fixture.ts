@@ -1,9 +1,14 @@
 import {
+  type AttestationPlatform,
   type BootIdentity,
   createBootIdentity,
+  createEnclave,
+  createSimulatedPlatform,
   createVenueServer,
   DEV_TREE_COUNT,
+  type Enclave,
   type MarketListing,
+  measureCode,
   type ProofChecks,
   type SignatureChecks,
   type VenueServer,
@@ -51,6 +56,8 @@ export function testListing(config: MarketConfig): MarketListing {
 }
 
 export interface TestVenueOptions {
+  /** Attach a simulated-platform enclave (attestation routes answer); off by default. */
+  enclave?: boolean;
   /** Core configuration; the default is the test one with sha256 note commitments. */
   core?: CoreConfig;
   /** What GET /info says about proofs; the default is a non-settling stub venue. */
@@ -77,6 +84,8 @@ export class TestVenue {
   readonly clock: ManualClock;
   readonly port: number;
   adminToken = '';
+  platform: AttestationPlatform | undefined;
+  enclave: Enclave | undefined;
   adminApiKey = '';
 
   private constructor(server: VenueServer, identity: BootIdentity, clock: ManualClock, port: number) {
@@ -89,6 +98,11 @@ export class TestVenue {
   static async start(options: TestVenueOptions = {}): Promise<TestVenue> {
     const identity = await createBootIdentity();
     const clock = options.clock ?? new ManualClock();
+    const platform = createSimulatedPlatform();
+    const enclave =
+      options.enclave === true
+        ? createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() })
+        : undefined;
     const server = createVenueServer({
       identity,
       clock,
@@ -101,6 +115,7 @@ export class TestVenue {
       core: options.core ?? TEST_CORE_CONFIG,
       markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
       proofs: options.proofs ?? NON_SETTLING_TEST_PROOFS,
+      ...(enclave === undefined ? {} : { attestation: enclave }),
       ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
       log: { level: 'silent' },
       ...(options.streamAccountBufferBytesMax === undefined
@@ -116,6 +131,8 @@ export class TestVenue {
     }
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const venue = new TestVenue(server, identity, clock, port);
+    venue.platform = platform;
+    venue.enclave = enclave;
     const admin = await server.provision('admin', 'test operator');
     venue.adminApiKey = admin.api_key;
     venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;

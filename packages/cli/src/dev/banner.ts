@@ -16,6 +16,8 @@ export interface ReadyRecord {
   cert_sha256: string;
   cert_file: string;
   accounts_file: string;
+  platform_file: string;
+  measurement: string;
 }
 
 export function readyRecord(venue: DevVenue): ReadyRecord {
@@ -26,6 +28,8 @@ export function readyRecord(venue: DevVenue): ReadyRecord {
     cert_sha256: venue.certSha256,
     cert_file: venue.certFile,
     accounts_file: venue.accountsFile,
+    platform_file: venue.platformFile,
+    measurement: venue.measurement,
   };
 }
 
@@ -40,6 +44,9 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     `  certificate   sha256 ${venue.certSha256}`,
     `  public key    spki sha256 ${venue.spkiSha256}`,
     `  cert file     ${certPath}  (this boot only; a restart makes a new one)`,
+    '',
+    `  attestation   GET /attestation; root and measurement in ${displayPath(venue.platformFile, cwd)}`,
+    `  measurement   ${venue.measurement}`,
     '',
     "Talk to it trusting only this boot's certificate:",
     `  curl --cacert ${certPath} ${venue.restUrl}/info`,

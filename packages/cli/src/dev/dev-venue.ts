@@ -4,10 +4,13 @@ import { join, resolve } from 'node:path';
 import {
   assetOfOrder,
   createBootIdentity,
+  createEnclave,
+  createSimulatedPlatform,
   createVenueServer,
   createWallSlotClock,
   DEV_TREE_COUNT,
   type LogLevel,
+  measureCode,
   proofChecksOf,
   SETTLEMENT_BUFFER_SLOTS,
   type VenueParameters,
@@ -45,12 +48,16 @@ export interface DevVenue {
   readonly spkiSha256: string;
   /** Absolute path of the PEM file holding this boot's certificate. */
   readonly certFile: string;
+  /** The simulated platform's public root and this build's measurement: what a client trusts. */
+  readonly platformFile: string;
+  readonly measurement: string;
   /** Absolute path of the dev-only file holding the demo accounts' credentials (mode 0600). */
   readonly accountsFile: string;
   stop(): Promise<void>;
 }
 
 export const ACCOUNTS_FILE_NAME = 'dev-accounts.json';
+export const PLATFORM_FILE_NAME = 'platform-root.json';
 
 export const CERT_FILE_NAME = 'venue-cert.pem';
 
@@ -92,9 +99,14 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     rootWindowMax: 64,
     noteCommitment: hasher.noteCommitment,
   };
+  const clock = createWallSlotClock();
+  // The simulated TEE platform of this dev boot; clients trust its root from platform-root.json.
+  const platform = createSimulatedPlatform();
+  const enclave = createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() });
   const server = createVenueServer({
     identity,
-    clock: createWallSlotClock(),
+    clock,
+    attestation: enclave,
     parameters: DEV_PARAMETERS,
     core,
     markets: DEV_MARKETS.map((m) => m.listing),
@@ -114,11 +126,18 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     await verifier.close();
   };
   let certFile: string;
+  let platformFile: string;
   let accountsFile: string;
   let port: number;
   try {
     ({ port } = await server.http.listen({ host: options.host, port: options.port }));
     certFile = await writePublicCertificate(options.stateDir, identity.certPem);
+    platformFile = await writePlatformRoot(options.stateDir, {
+      platform: platform.platform,
+      root_key_id: platform.rootKeyId,
+      root_public_key: platform.rootPublicKey,
+      measurement: enclave.measurement,
+    });
     accountsFile = await writeDemoAccounts(options.stateDir, await demoAccounts(server));
   } catch (error) {
     await stop();
@@ -132,6 +151,8 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     certSha256: identity.certSha256,
     spkiSha256: identity.spkiSha256,
     certFile,
+    platformFile,
+    measurement: enclave.measurement,
     accountsFile,
     async stop() {
       await stop();
@@ -147,6 +168,15 @@ async function demoAccounts(server: VenueServer): Promise<Record<string, CreateA
     alice: await server.provision('trader', 'dev trader alice'),
     bob: await server.provision('trader', 'dev trader bob'),
   };
+}
+
+/** The attestation trust anchor of this dev boot: public values only. */
+async function writePlatformRoot(stateDir: string, root: Record<string, string>): Promise<string> {
+  const file = join(resolve(stateDir), PLATFORM_FILE_NAME);
+  const partial = `${file}.${process.pid}.partial`;
+  await writeFile(partial, `${JSON.stringify(root, null, 2)}\n`, { mode: 0o644 });
+  await rename(partial, file);
+  return file;
 }
 
 /**

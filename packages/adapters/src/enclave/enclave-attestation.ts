@@ -1,0 +1,128 @@
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  ATTESTATION_REPORT_VERSION,
+  type AttestationReport,
+  type AttestationResponse,
+  encodeAttestationReport,
+  generateTradingKey,
+  sha256,
+  TRANSPARENCY_ZERO_HASH,
+  type TradingKey,
+  type TransparencyEntry,
+  type TransparencyResponse,
+  type TransportAttestationResponse,
+  transparencyEntryHash,
+  transparencyPayloadDigest,
+} from '@venue/protocol';
+import type { AttestationSource } from '../venue/ports.ts';
+import type { BootIdentity } from './boot-identity.ts';
+import type { AttestationPlatform } from './simulated-platform.ts';
+
+/**
+ * The enclave's statement about one boot: its code measurement, boot session, TLS key, settlement
+ * signer and sealing key, signed once at boot by the platform root. The settlement signer and the
+ * sealing key are drawn here and never leave memory. The transparency log records each boot's
+ * measurement and signer, hash-chained, so a client can tell whether the history it saw before
+ * was extended or rewritten.
+ */
+export interface Enclave extends AttestationSource {
+  readonly measurement: string;
+  /** Signs settlement batches (the chain checks it against governance). */
+  readonly settlementSigner: TradingKey;
+  readonly report: AttestationReport;
+}
+
+export interface EnclaveOptions {
+  readonly identity: BootIdentity;
+  readonly platform: AttestationPlatform;
+  readonly measurement: string;
+  readonly nowMs: number;
+  /** Earlier entries of the transparency log (a restart continues it); none on first boot. */
+  readonly transparencyHistory?: readonly TransparencyEntry[];
+}
+
+export function createEnclave(options: EnclaveOptions): Enclave {
+  const { identity, platform, measurement, nowMs } = options;
+  const settlementSigner = generateTradingKey();
+  const sealing = generateKeyPairSync('x25519');
+  const sealingPubkey = sealing.publicKey
+    .export({ format: 'der', type: 'spki' })
+    .subarray(-32)
+    .toString('hex');
+  const report: AttestationReport = {
+    version: ATTESTATION_REPORT_VERSION,
+    platform: platform.platform,
+    measurement,
+    session_id: identity.sessionId,
+    tls_spki_sha256: identity.spkiSha256,
+    settlement_signer: settlementSigner.publicKey,
+    sealing_pubkey: sealingPubkey,
+    issued_at_ms: nowMs,
+    platform_key_id: platform.rootKeyId,
+  };
+  const signature = platform.sign(sha256(encodeAttestationReport(report)));
+  const log = new TransparencyLog(options.transparencyHistory ?? []);
+  log.append({ kind: 'measurement', time_ms: nowMs, session_id: identity.sessionId, measurement });
+  log.append({
+    kind: 'signer',
+    time_ms: nowMs,
+    session_id: identity.sessionId,
+    settlement_signer: settlementSigner.publicKey,
+  });
+  const attestation: AttestationResponse = { report, signature };
+  const transport: TransportAttestationResponse = {
+    certificate_pem: identity.certPem,
+    tls_spki_sha256: identity.spkiSha256,
+    session_id: identity.sessionId,
+    report_signature: signature,
+  };
+  return {
+    measurement,
+    settlementSigner,
+    report,
+    attestation: () => attestation,
+    transportAttestation: () => transport,
+    transparency: (from, limit) => log.page(from, limit),
+  };
+}
+
+type EntryFields = Pick<
+  TransparencyEntry,
+  'kind' | 'time_ms' | 'session_id' | 'measurement' | 'settlement_signer' | 'governance_slot'
+>;
+
+/** Append-only, hash-chained (protocol's transparency hashing), paged for GET /transparency. */
+export class TransparencyLog {
+  readonly #entries: TransparencyEntry[];
+
+  constructor(history: readonly TransparencyEntry[]) {
+    this.#entries = [...history];
+  }
+
+  append(fields: EntryFields): TransparencyEntry {
+    const index = BigInt(this.#entries.length);
+    const prevHash = this.#entries.at(-1)?.entry_hash ?? TRANSPARENCY_ZERO_HASH;
+    const payloadDigest = transparencyPayloadDigest(fields);
+    const entry: TransparencyEntry = {
+      index,
+      ...fields,
+      payload_digest: payloadDigest,
+      prev_hash: prevHash,
+      entry_hash: transparencyEntryHash(prevHash, payloadDigest, index),
+    };
+    this.#entries.push(entry);
+    return entry;
+  }
+
+  page(from: bigint, limit: number): TransparencyResponse {
+    const start = Number(from > BigInt(this.#entries.length) ? BigInt(this.#entries.length) : from);
+    const entries = this.#entries.slice(start, start + limit);
+    const next = start + entries.length;
+    return {
+      size: BigInt(this.#entries.length),
+      head_hash: this.#entries.at(-1)?.entry_hash ?? TRANSPARENCY_ZERO_HASH,
+      entries,
+      ...(next < this.#entries.length ? { next_from: BigInt(next) } : {}),
+    };
+  }
+}

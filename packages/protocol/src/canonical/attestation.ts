@@ -1,0 +1,149 @@
+import { verifyDigest } from '../crypto/ed25519.ts';
+import { VenueError } from '../errors/venue-error.ts';
+import {
+  ATTESTATION_PLATFORMS,
+  ATTESTATION_REPORT_VERSION,
+  type AttestationReport,
+  type AttestationResponse,
+  type TransparencyEntry,
+  type TransportAttestationResponse,
+} from '../schema/attestation.ts';
+import { sha256 } from './bodies.ts';
+import { encodeLayout, place } from './layout.ts';
+
+/**
+ * The signed bytes of an attestation report (design decisions section 5) and the checks a client
+ * makes before it sends any credential: the report is signed by a platform root it trusts, names
+ * an allowed code measurement and this boot's session, and binds the TLS key it is talking to.
+ * Shared by the venue (which produces the bytes) and the SDK (which verifies them).
+ */
+export const ATTESTATION_DOMAIN = 'venue-attestation-v1';
+
+const hex = (bytes: number) => ({ kind: 'hex', bytes }) as const;
+
+export const ATTESTATION_REPORT_LAYOUT = place([
+  {
+    name: 'domain',
+    type: { kind: 'domain', tag: ATTESTATION_DOMAIN },
+    note: 'ASCII tag, then one zero byte',
+  },
+  { name: 'version', type: { kind: 'u64' }, note: 'report layout version' },
+  {
+    name: 'platform',
+    type: { kind: 'enum', values: ATTESTATION_PLATFORMS },
+    note: 'index in the platform list',
+  },
+  { name: 'measurement', type: hex(32), note: 'code measurement' },
+  { name: 'session_id', type: hex(32), note: 'boot session id' },
+  { name: 'tls_spki_sha256', type: hex(32), note: 'sha256 of the TLS certificate public key (DER SPKI)' },
+  { name: 'settlement_signer', type: hex(32), note: 'Ed25519 settlement signer' },
+  { name: 'sealing_pubkey', type: hex(32), note: 'X25519 sealing key' },
+  { name: 'issued_at_ms', type: { kind: 'u64' }, note: 'Unix milliseconds' },
+  { name: 'platform_key_id', type: hex(32), note: 'sha256 of the platform root public key' },
+]);
+
+export function encodeAttestationReport(report: AttestationReport): Uint8Array {
+  return encodeLayout(ATTESTATION_REPORT_LAYOUT.fields, ATTESTATION_REPORT_LAYOUT.size, {
+    ...report,
+    version: BigInt(report.version),
+    issued_at_ms: BigInt(report.issued_at_ms),
+  });
+}
+
+/** What the client trusts: platform roots by key id (sha256 of the raw key) and code measurements. */
+export interface AttestationPolicy {
+  readonly trustedRoots: ReadonlyMap<string, string>;
+  readonly allowedMeasurements: ReadonlySet<string>;
+}
+
+/**
+ * Checks a report as a client must before sending credentials (spec 1 item 9). Returns the report
+ * when every check passes; throws naming the first failed check otherwise. `tlsSpkiSha256` is what
+ * the client computed from the certificate its TLS connection actually presented.
+ */
+export function verifyAttestation(
+  response: AttestationResponse,
+  policy: AttestationPolicy,
+  expected: { readonly sessionId: string; readonly tlsSpkiSha256: string },
+): AttestationReport {
+  const { report, signature } = response;
+  const refuse = (why: string): never => {
+    throw new VenueError('ATTESTATION_UNAVAILABLE', `attestation refused: ${why}; do not send credentials`);
+  };
+  if (report.version !== ATTESTATION_REPORT_VERSION) refuse(`report version ${report.version} is unknown`);
+  const root = policy.trustedRoots.get(report.platform_key_id);
+  if (root === undefined) refuse('the report is signed by a platform root this client does not trust');
+  if (!verifyDigest(root as string, sha256(encodeAttestationReport(report)), signature)) {
+    refuse('the platform signature does not verify');
+  }
+  if (!policy.allowedMeasurements.has(report.measurement))
+    refuse('the code measurement is not on the allow-list');
+  if (report.session_id !== expected.sessionId) refuse('the report is for another boot session');
+  if (report.tls_spki_sha256 !== expected.tlsSpkiSha256) {
+    refuse('the TLS key of this connection is not the attested one');
+  }
+  return report;
+}
+
+/** The transport attestation must point at the same key and session as the full report. */
+export function checkTransportAttestation(
+  transport: TransportAttestationResponse,
+  response: AttestationResponse,
+): void {
+  if (
+    transport.tls_spki_sha256 !== response.report.tls_spki_sha256 ||
+    transport.session_id !== response.report.session_id ||
+    transport.report_signature !== response.signature
+  ) {
+    throw new VenueError('ATTESTATION_UNAVAILABLE', 'the transport attestation does not match the report');
+  }
+}
+
+/**
+ * Transparency log hashing. `payload_digest` = sha256 over the entry's canonical payload: the kind
+ * and each optional field as `name=value` lines in a fixed order. `entry_hash` = sha256 over
+ * `prev_hash || payload_digest || index (u64 big-endian)`; the first entry's prev_hash is zeros.
+ */
+export const TRANSPARENCY_ZERO_HASH = '00'.repeat(32);
+
+export function transparencyPayloadDigest(
+  entry: Pick<
+    TransparencyEntry,
+    'kind' | 'time_ms' | 'session_id' | 'measurement' | 'settlement_signer' | 'governance_slot'
+  >,
+): string {
+  const lines = [
+    `kind=${entry.kind}`,
+    `time_ms=${entry.time_ms}`,
+    `session_id=${entry.session_id ?? ''}`,
+    `measurement=${entry.measurement ?? ''}`,
+    `settlement_signer=${entry.settlement_signer ?? ''}`,
+    `governance_slot=${entry.governance_slot ?? ''}`,
+  ];
+  return Buffer.from(sha256(Buffer.from(lines.join('\n'), 'utf8'))).toString('hex');
+}
+
+export function transparencyEntryHash(prevHash: string, payloadDigest: string, index: bigint): string {
+  const bytes = Buffer.alloc(72);
+  Buffer.from(prevHash, 'hex').copy(bytes, 0);
+  Buffer.from(payloadDigest, 'hex').copy(bytes, 32);
+  bytes.writeBigUInt64BE(index, 64);
+  return Buffer.from(sha256(bytes)).toString('hex');
+}
+
+/** Checks a page of entries chains correctly from `prevHash` (the head a client remembered). */
+export function verifyTransparencyChain(entries: readonly TransparencyEntry[], prevHash: string): string {
+  let previous = prevHash;
+  for (const entry of entries) {
+    const digest = transparencyPayloadDigest(entry);
+    if (entry.payload_digest !== digest || entry.prev_hash !== previous) {
+      throw new VenueError('ATTESTATION_UNAVAILABLE', `transparency entry ${entry.index} does not chain`);
+    }
+    const hash = transparencyEntryHash(previous, digest, entry.index);
+    if (entry.entry_hash !== hash) {
+      throw new VenueError('ATTESTATION_UNAVAILABLE', `transparency entry ${entry.index} has a wrong hash`);
+    }
+    previous = hash;
+  }
+  return previous;
+}
