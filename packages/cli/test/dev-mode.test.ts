@@ -213,6 +213,8 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
     instruments.instruments.map((i: { symbol: string }) => i.symbol),
     ['ETH-USDC', 'SOL-USDC'],
   );
+  // The dev oracle simulator's signed updates keep both markets open.
+  assert.ok(instruments.instruments.every((i: { trading_enabled: boolean }) => i.trading_enabled));
 
   child.kill('SIGTERM');
   assert.deepEqual(await exitOf(child), { code: 0, signal: null });

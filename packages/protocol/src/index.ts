@@ -6,6 +6,7 @@ export * from './assert.ts';
 export * from './canonical/attestation.ts';
 export * from './canonical/bodies.ts';
 export * from './canonical/layout.ts';
+export * from './canonical/oracle.ts';
 export * from './canonical/signing.ts';
 export * from './crypto/ed25519.ts';
 export * from './crypto/x25519.ts';

@@ -13,7 +13,7 @@ const BREAKER = { band_bps: 500, window_slots: 150n, cooldown_slots: 300n, max_c
 
 export interface DevMarket {
   readonly listing: MarketListing;
-  /** The reference price the dev oracle stand-in publishes until the oracle simulator lands. */
+  /** Where the dev oracle simulator's random walk starts (and stays within 1% of). */
   readonly oraclePrice: bigint;
 }
 

@@ -11,6 +11,7 @@ import {
   DEV_TREE_COUNT,
   type LogLevel,
   measureCode,
+  OracleMonitor,
   proofChecksOf,
   SETTLEMENT_BUFFER_SLOTS,
   type VenueParameters,
@@ -24,6 +25,7 @@ import {
   ORDER_LIFETIME_SLOTS_MAX,
 } from '@venue/protocol';
 import { DEV_MARKETS } from './dev-markets.ts';
+import { createDevOracle } from './dev-oracle.ts';
 
 /**
  * The all-in-one development venue: one process, a fresh boot identity, the whole REST API and the
@@ -113,15 +115,16 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     proofs: proofChecksOf(verifier),
     log: { level: options.logLevel },
   });
-  // Stand-in for the oracle simulator: a fixed reference price per market.
-  for (const market of DEV_MARKETS) {
-    server.engine.submit({
-      type: 'oracle_price',
-      marketId: market.listing.config.marketId,
-      price: market.oraclePrice,
-    });
-  }
+  // The oracle simulator publishes signed updates every slot; the monitor gates the markets.
+  const oracle = createDevOracle(DEV_MARKETS);
+  const monitor = new OracleMonitor(
+    server.engine,
+    DEV_MARKETS.map((m) => m.listing),
+    oracle.publisherKeys,
+  );
+  oracle.start(monitor, clock);
   const stop = async () => {
+    oracle.stop();
     await server.close();
     await verifier.close();
   };
