@@ -8,6 +8,7 @@ import { report } from '../bench/harness.ts';
 const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
   core: () => import('../bench/core.ts'),
   intake: () => import('../bench/intake.ts'),
+  journal: () => import('../bench/journal.ts'),
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
   stream: () => import('../bench/stream.ts'),

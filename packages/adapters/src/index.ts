@@ -19,6 +19,7 @@ export * from './http/public-routes.ts';
 export * from './http/request-id.ts';
 export * from './http/server.ts';
 export * from './http/types.ts';
+export * from './journal/index.ts';
 export * from './oracle/oracle-monitor.ts';
 export * from './rate-limit/token-bucket.ts';
 export * from './rate-limit/trading-rate-limiter.ts';

@@ -2,8 +2,8 @@
 
 export * from './core-fixtures.ts';
 export * from './errors.ts';
-export * from './faulty-journal-files.ts';
 export * from './https-client.ts';
+export * from './journal-fixtures.ts';
 export * from './manual-clock.ts';
 export * from './stream-client.ts';
 export * from './venue-fixture.ts';

@@ -1,0 +1,46 @@
+import type { Command } from '@venue/core';
+import type { VenueError } from '@venue/protocol';
+
+/** The last record the journal holds: its sequence number and the sha256 of its frame. */
+export interface JournalPosition {
+  readonly seq: bigint;
+  readonly hash: Buffer;
+}
+
+/**
+ * The journal as the sequencer sees it. The local implementation is FileJournal (segment files with
+ * group commit and fsync); a replicated log (NATS JetStream, Kafka) can implement the same contract,
+ * see docs/scaling.md.
+ *
+ * Contract:
+ * - `append` assigns the next sequence number synchronously, in call order, and resolves only once
+ *   the record is durable. The caller applies a command to the core, appends it in the same
+ *   synchronous step, and lets no acknowledgement or event of it leave until `append` resolves.
+ * - Before applying a command the caller checks `hasRoom`: at most JOURNAL_IN_FLIGHT_RECORDS_MAX
+ *   records wait for durability, and appending past that is a programmer error.
+ * - After any I/O error `failure` is set and every append (pending or later) rejects with it:
+ *   VenueError JOURNAL_UNAVAILABLE, until the process restarts and recovers from disk.
+ */
+export interface Journal {
+  append(command: Command): Promise<{ seq: bigint }>;
+  /** Resolves once every record appended before the call is durable (rejects if one fails). */
+  sync(): Promise<void>;
+  /** Records appended but not yet durable (the drain's `journal_records_in_flight`). */
+  readonly inFlight: number;
+  /** Whether one more record may be appended now. */
+  readonly hasRoom: boolean;
+  /** The last sequence number assigned (durable or not); 0n before the first record. */
+  readonly lastSeq: bigint;
+  /** The error every write now fails with, or null while the journal is healthy. */
+  readonly failure: VenueError | null;
+  /** Whether a snapshot is due at `nowMs` (records or time since the last one). */
+  snapshotDue(nowMs: number): boolean;
+  /**
+   * Stores `snapshot` (VenueCore.snapshot()) as the state after the last appended record. Call it
+   * in the same synchronous step as taking the snapshot; it waits for those records to be durable
+   * before the snapshot file appears.
+   */
+  writeSnapshot(snapshot: string, nowMs: number): Promise<{ seq: bigint }>;
+  /** Waits for in-flight records, then closes the files. Later appends reject. */
+  close(): Promise<void>;
+}
