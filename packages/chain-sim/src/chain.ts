@@ -1,0 +1,614 @@
+import { assetIdOfMint, fieldToHex, loadNoteHasher, type NoteHasher } from '@venue/notes';
+import {
+  assert,
+  SETTLEMENT_FAILURE_REASONS,
+  type SettlementFailureReason,
+  sha256,
+  verifyDigest,
+} from '@venue/protocol';
+import { base58, HEX32 } from './bytes.ts';
+import { manualSlots, type SlotDriver, wallSlots } from './clock.ts';
+import { reject } from './errors.ts';
+import { FaultQueue } from './faults.ts';
+import { Ledger, type LedgerSnapshot } from './ledger.ts';
+import {
+  ADVANCE_SLOTS_MAX,
+  type ChainConfig,
+  CONFIRMATION_DEPTH_DEFAULT,
+  checkConfig,
+  FINALITY_DEPTH_DEFAULT,
+  GOVERNANCE_ACTIONS_MAX,
+  LOCK_SLOTS_MAX,
+  MARKETS_MAX,
+  ORACLES_MAX,
+  PENDING_TXS_MAX,
+  ROOT_WINDOW_DEFAULT,
+  SHARDS_DEFAULT,
+  SLOT_MS_DEFAULT,
+} from './limits.ts';
+import { digestOf, governanceBytes, lockBytes, settlementTxId } from './messages.ts';
+import { deposit, merge, withdraw } from './note-actions.ts';
+import { isLive } from './note-checks.ts';
+import { applySettlement, checkSettlement } from './settle.ts';
+import { TxLog } from './tx-log.ts';
+import type {
+  ChainEvent,
+  ConfirmationLevel,
+  ConsumedEntry,
+  GovernanceValues,
+  GovernanceView,
+  Hex32,
+  LockAccount,
+  MarketAccount,
+  MarketParams,
+  NoteReceipt,
+  OracleAccount,
+  RootEntry,
+  SettlementBatch,
+  SettlementRecord,
+  SlotInfo,
+  WithdrawReceipt,
+} from './types.ts';
+import * as validate from './validate.ts';
+
+export interface ChainOptions extends Partial<ChainConfig> {
+  /** 'manual' (default): slots move only on advance(). 'wall': one slot per slotMs once started. */
+  readonly clock?: 'manual' | 'wall';
+  /** Genesis governance. Without it no settlement signer is accepted until governance sets one. */
+  readonly governance?: Partial<GovernanceValues> & { readonly authority?: Hex32 };
+}
+
+const NO_KEY = '00'.repeat(32);
+
+/** Creates a simulator (loads the Poseidon WebAssembly once per thread). */
+export async function createChainSimulator(options: ChainOptions = {}): Promise<ChainSimulator> {
+  return new ChainSimulator(await loadNoteHasher(), options);
+}
+
+/**
+ * The chain simulator (docs/chain-sim.md). One instance is one chain: a ledger that every action
+ * changes within the current slot, the history of non-final slots that makes a reorg exact, the
+ * settlement transaction log, and the armed faults. Everything is synchronous and deterministic
+ * given the calls made; only the wall driver reads time.
+ */
+export class ChainSimulator {
+  readonly config: ChainConfig;
+  private readonly ledger: Ledger;
+  private readonly driver: SlotDriver;
+  private readonly txs = new TxLog();
+  private readonly pending: { batch: SettlementBatch; tx_id: Hex32; due_slot: bigint }[] = [];
+  private readonly faultQueue = new FaultQueue();
+  private readonly listeners = new Set<(event: ChainEvent) => void>();
+  /** Start-of-slot snapshots of the slots (not yet final) in which something changed, oldest first. */
+  private history: LedgerSnapshot[] = [];
+  private currentSlot = 0n;
+  private readonly authority: Hex32;
+
+  constructor(
+    readonly hasher: NoteHasher,
+    options: ChainOptions = {},
+  ) {
+    this.config = checkConfig({
+      shards: options.shards ?? SHARDS_DEFAULT,
+      rootWindow: options.rootWindow ?? ROOT_WINDOW_DEFAULT,
+      finalityDepth: options.finalityDepth ?? FINALITY_DEPTH_DEFAULT,
+      confirmationDepth: options.confirmationDepth ?? CONFIRMATION_DEPTH_DEFAULT,
+      slotMs: options.slotMs ?? SLOT_MS_DEFAULT,
+    });
+    const genesis = {
+      measurement: validate.hex32(options.governance?.measurement ?? NO_KEY, 'governance.measurement'),
+      settlement_signer: validate.hex32(
+        options.governance?.settlement_signer ?? NO_KEY,
+        'governance.settlement_signer',
+      ),
+    };
+    this.authority = validate.hex32(options.governance?.authority ?? NO_KEY, 'governance.authority');
+    this.ledger = new Ledger(hasher, this.config.shards, this.config.rootWindow, genesis);
+    this.driver = options.clock === 'wall' ? wallSlots(this.config.slotMs) : manualSlots();
+  }
+
+  // ---- slots ------------------------------------------------------------------------------------
+
+  /** Starts the wall driver (no-op for a manual chain). */
+  start(): void {
+    this.driver.start(() => this.advance(1));
+  }
+
+  stop(): void {
+    this.driver.stop();
+  }
+
+  get slot(): bigint {
+    return this.currentSlot;
+  }
+
+  slotInfo(): SlotInfo {
+    return {
+      slot: this.currentSlot,
+      confirmed_slot: this.levelSlot(this.config.confirmationDepth),
+      finalized_slot: this.finalizedSlot(),
+    };
+  }
+
+  finalizedSlot(): bigint {
+    return this.levelSlot(this.config.finalityDepth);
+  }
+
+  private levelSlot(depth: number): bigint {
+    const slot = this.currentSlot - BigInt(depth);
+    return slot < 0n ? 0n : slot;
+  }
+
+  /** How settled an effect included at `slot` is. */
+  confirmationOf(slot: bigint): ConfirmationLevel {
+    const age = this.currentSlot - slot;
+    if (age >= BigInt(this.config.finalityDepth)) return 'finalized';
+    return age >= BigInt(this.config.confirmationDepth) ? 'confirmed' : 'processed';
+  }
+
+  /**
+   * Produces `count` slots (a stalled chain swallows them). Each new slot first lands the delayed
+   * settlements due by then. Returns the slot reached.
+   */
+  advance(count = 1): bigint {
+    assert(
+      Number.isInteger(count) && count >= 0 && count <= ADVANCE_SLOTS_MAX,
+      `advance: 0 to ${ADVANCE_SLOTS_MAX} slots`,
+    );
+    for (let i = 0; i < count; i++) {
+      if (this.faultQueue.stallTicks > 0) {
+        this.faultQueue.stallTicks -= 1;
+        continue;
+      }
+      this.currentSlot += 1n;
+      this.pruneHistory();
+      this.landDueSettlements();
+      this.emit({ kind: 'slot', slot: this.currentSlot });
+    }
+    return this.currentSlot;
+  }
+
+  onEvent(listener: (event: ChainEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: ChainEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** Called before any ledger change: remembers the ledger as the current slot found it. */
+  private beginWrite(): void {
+    if (this.history.at(-1)?.slot !== this.currentSlot)
+      this.history.push(this.ledger.snapshot(this.currentSlot));
+  }
+
+  /** A snapshot taken at the start of slot s serves rollbacks to s-1, allowed while s-1 >= finalized. */
+  private pruneHistory(): void {
+    const finalized = this.finalizedSlot();
+    this.history = this.history.filter((snapshot) => snapshot.slot > finalized);
+  }
+
+  // ---- reorgs -----------------------------------------------------------------------------------
+
+  /**
+   * Rolls the ledger back to its state at the end of `slot` (a reorg onto a fork that skipped the
+   * later slots). Only slots that are not final can be rolled back. The slot number does not go
+   * back; settlements that had landed in the dropped slots are forgotten and returned.
+   */
+  rollbackTo(slot: bigint): Hex32[] {
+    if (slot < this.finalizedSlot() || slot > this.currentSlot) {
+      reject(
+        'bad_request',
+        `rollback target ${slot} must be from the finalized slot ${this.finalizedSlot()} to ${this.currentSlot}`,
+      );
+    }
+    const index = this.history.findIndex((snapshot) => snapshot.slot > slot);
+    const dropped = this.txs.landedAfter(slot).map((record) => record.tx_id);
+    if (index >= 0) {
+      const snapshot = this.history[index];
+      assert(snapshot !== undefined, 'the snapshot found exists');
+      this.ledger.restore(snapshot);
+      this.history = this.history.slice(0, index);
+    }
+    for (const txId of dropped) this.txs.drop(txId);
+    this.emit({ kind: 'reorg', to_slot: slot, dropped });
+    return dropped;
+  }
+
+  /** Rolls back the last `depth` slots: rollbackTo(slot - depth). */
+  reorg(depth: bigint): Hex32[] {
+    return this.rollbackTo(this.currentSlot - depth);
+  }
+
+  stateHash(): string {
+    return this.ledger.stateHash();
+  }
+
+  // ---- notes ------------------------------------------------------------------------------------
+
+  deposit(request: unknown): NoteReceipt {
+    const checked = validate.depositRequest(request);
+    this.beginWrite();
+    return deposit(this.ledger, this.hasher, checked, this.currentSlot);
+  }
+
+  withdraw(request: unknown): WithdrawReceipt {
+    const checked = validate.withdrawRequest(request);
+    this.beginWrite();
+    return withdraw(this.ledger, checked, this.currentSlot);
+  }
+
+  merge(request: unknown): NoteReceipt {
+    const checked = validate.mergeRequest(request);
+    this.beginWrite();
+    return merge(this.ledger, this.hasher, checked, this.currentSlot);
+  }
+
+  consumedEntry(noteUseTag: Hex32): ConsumedEntry | undefined {
+    return this.ledger.consumed.get(validate.hex32(noteUseTag, 'note_use_tag'));
+  }
+
+  // ---- locks ------------------------------------------------------------------------------------
+
+  /**
+   * Locks notes for a market's settlement (spec 3.2 venue-reserved -> on-chain locked), all or
+   * none. Signed by the settlement signer. A market may re-lock its own notes (a new expiry).
+   */
+  lockNotes(request: unknown): LockAccount[] {
+    const checked = validate.lockRequest(request);
+    const { signature, ...unsigned } = checked;
+    if (
+      checked.signer !== this.governanceValues().settlement_signer ||
+      !verifyDigest(checked.signer, digestOf(lockBytes(unsigned)), signature)
+    ) {
+      reject('signer_rejected', 'locks are placed by the settlement signer of the final governance');
+    }
+    this.market(checked.market_id);
+    const slot = this.currentSlot;
+    const tags = new Set<Hex32>();
+    for (const { note_use_tag: tag, expiry_slot: expiry } of checked.locks) {
+      if (tags.has(tag)) reject('bad_request', `locks: ${tag} appears twice`);
+      tags.add(tag);
+      if (expiry <= slot || expiry > slot + LOCK_SLOTS_MAX) {
+        reject(
+          'bad_request',
+          `expiry_slot ${expiry} must be after the current slot ${slot} and within ${LOCK_SLOTS_MAX} slots`,
+        );
+      }
+      if (this.ledger.consumed.has(tag)) reject('note_consumed', `note ${tag} was already consumed`);
+      const lock = this.ledger.locks.get(tag);
+      if (isLive(lock, slot) && lock.market_id !== checked.market_id) {
+        reject('note_locked', `note ${tag} is locked by another market through slot ${lock.expiry_slot}`);
+      }
+    }
+    this.beginWrite();
+    return checked.locks.map(({ note_use_tag, expiry_slot }) => {
+      const lock = { note_use_tag, market_id: checked.market_id, expiry_slot, slot, reverted: false };
+      this.ledger.locks.set(note_use_tag, lock);
+      return lock;
+    });
+  }
+
+  lock(noteUseTag: Hex32): LockAccount | undefined {
+    return this.ledger.locks.get(validate.hex32(noteUseTag, 'note_use_tag'));
+  }
+
+  /** Whether a live lock blocks the note now. */
+  isLocked(noteUseTag: Hex32): boolean {
+    return isLive(this.lock(noteUseTag), this.currentSlot);
+  }
+
+  // ---- settlement -------------------------------------------------------------------------------
+
+  /**
+   * Submits a signed batch. It lands in the current slot (or later, under a delay fault) and is
+   * either applied whole or fails with one definitive reason. Submitting the same signed batch
+   * again returns the existing record (same tx_id).
+   */
+  submitSettlement(batch: unknown): SettlementRecord {
+    const checked = validate.settlementBatch(batch);
+    const txId = settlementTxId(checked);
+    const known = this.txs.get(txId);
+    if (known !== undefined) return known;
+    const record: SettlementRecord = {
+      tx_id: txId,
+      market_id: checked.market_id,
+      batch_seq: checked.batch_seq,
+      match_count: checked.match_count,
+      submitted_slot: this.currentSlot,
+      state: 'pending',
+    };
+    const delay = this.faultQueue.take('delay', checked.market_id);
+    if (delay !== undefined) {
+      if (this.pending.length >= PENDING_TXS_MAX) reject('bad_request', 'too many delayed settlements');
+      this.txs.put(record);
+      this.pending.push({ batch: checked, tx_id: txId, due_slot: this.currentSlot + delay.slots });
+      return record;
+    }
+    return this.land(checked, record);
+  }
+
+  private land(batch: SettlementBatch, record: SettlementRecord): SettlementRecord {
+    const slot = this.currentSlot;
+    const fault = this.faultQueue.take('fail', batch.market_id);
+    const check =
+      fault === undefined
+        ? checkSettlement(
+            {
+              ledger: this.ledger,
+              hasher: this.hasher,
+              slot,
+              signer: this.governanceValues().settlement_signer,
+            },
+            batch,
+          )
+        : { ok: false as const, reason: fault.reason, message: `injected failure: ${fault.reason}` };
+    let landed: SettlementRecord;
+    if (check.ok) {
+      this.beginWrite();
+      const appended = applySettlement(this.ledger, check.plan, slot).map((leaf) => ({
+        tree_id: leaf.tree_id,
+        leaf_index: leaf.leaf_index,
+        commitment: leaf.commitment,
+      }));
+      landed = { ...record, state: 'landed', included_slot: slot, appended };
+    } else {
+      landed = {
+        ...record,
+        state: 'failed',
+        failed_slot: slot,
+        reason: check.reason,
+        message: check.message,
+      };
+    }
+    this.txs.put(landed);
+    this.emit({ kind: 'settlement', record: landed });
+    return landed;
+  }
+
+  private landDueSettlements(): void {
+    const due = this.pending.filter((tx) => tx.due_slot <= this.currentSlot);
+    if (due.length === 0) return;
+    this.pending.splice(
+      0,
+      this.pending.length,
+      ...this.pending.filter((tx) => tx.due_slot > this.currentSlot),
+    );
+    for (const tx of due) {
+      const record = this.txs.get(tx.tx_id);
+      if (record !== undefined && record.state === 'pending') this.land(tx.batch, record);
+    }
+  }
+
+  settlement(txId: Hex32): SettlementRecord | undefined {
+    return this.txs.get(validate.hex32(txId, 'tx_id'));
+  }
+
+  settlementForBatch(marketId: string, batchSeq: bigint): SettlementRecord | undefined {
+    return this.txs.forBatch(marketId, batchSeq);
+  }
+
+  // ---- markets and oracles ----------------------------------------------------------------------
+
+  /** Creates a market configuration account (a simulator admin action, unsigned). */
+  createMarket(params: MarketParams): MarketAccount {
+    const symbol = validate.text(params.symbol, 'symbol', 25);
+    const marketId =
+      params.market_id === undefined
+        ? accountAddress('market', symbol)
+        : validate.address(params.market_id, 'market_id');
+    if (this.ledger.markets.has(marketId)) reject('conflict', `a market account exists at ${marketId}`);
+    if (this.ledger.markets.size >= MARKETS_MAX) reject('bad_request', `at most ${MARKETS_MAX} markets`);
+    const oracle = validate.address(params.oracle, 'oracle');
+    if (!this.ledger.oracles.has(oracle)) reject('not_found', `no oracle account at ${oracle}`);
+    const market: MarketAccount = {
+      market_id: marketId,
+      symbol,
+      base_mint: validate.address(params.base_mint, 'base_mint'),
+      quote_mint: validate.address(params.quote_mint, 'quote_mint'),
+      tick_size: positive(params.tick_size, 'tick_size'),
+      min_size: positive(params.min_size, 'min_size'),
+      price_scale: positive(params.price_scale, 'price_scale'),
+      oracle,
+      next_batch_seq: 0n,
+    };
+    if (market.base_mint === market.quote_mint) reject('bad_request', 'base_mint and quote_mint differ');
+    this.beginWrite();
+    for (const mint of [market.base_mint, market.quote_mint])
+      this.ledger.mints.set(fieldToHex(assetIdOfMint(mint)), mint);
+    this.ledger.markets.set(marketId, market);
+    return market;
+  }
+
+  market(marketId: string): MarketAccount {
+    const market = this.ledger.markets.get(validate.address(marketId, 'market_id'));
+    if (market === undefined) reject('not_found', `no market account at ${marketId}`);
+    return market;
+  }
+
+  markets(): MarketAccount[] {
+    return [...this.ledger.markets.values()];
+  }
+
+  /** Creates or updates an oracle account; the update is stamped with the current slot. */
+  updateOracle(update: { address: string; price: bigint; confidence: bigint }): OracleAccount {
+    const address = validate.address(update.address, 'address');
+    if (!this.ledger.oracles.has(address) && this.ledger.oracles.size >= ORACLES_MAX) {
+      reject('bad_request', `at most ${ORACLES_MAX} oracle accounts`);
+    }
+    const oracle = {
+      address,
+      price: validate.u64(update.price, 'price'),
+      confidence: validate.u64(update.confidence, 'confidence'),
+      publish_slot: this.currentSlot,
+    };
+    this.beginWrite();
+    this.ledger.oracles.set(address, oracle);
+    return oracle;
+  }
+
+  oracle(address: string): OracleAccount {
+    const oracle = this.ledger.oracles.get(validate.address(address, 'address'));
+    if (oracle === undefined) reject('not_found', `no oracle account at ${address}`);
+    return oracle;
+  }
+
+  // ---- governance -------------------------------------------------------------------------------
+
+  /** Values in force: the newest action that is final (genesis always is). */
+  governanceValues(): GovernanceValues {
+    const final = this.ledger.governance.filter(
+      (action) => action.sequence === 0n || this.confirmationOf(action.slot) === 'finalized',
+    );
+    const newest = final.at(-1);
+    assert(newest !== undefined, 'genesis governance is always final');
+    return { measurement: newest.measurement, settlement_signer: newest.settlement_signer };
+  }
+
+  governance(): GovernanceView {
+    const effective = this.governanceValues();
+    const last = this.ledger.governance.at(-1);
+    assert(last !== undefined, 'genesis governance exists');
+    return {
+      authority: this.authority,
+      effective,
+      pending: this.ledger.governance.filter(
+        (a) => a.sequence > 0n && this.confirmationOf(a.slot) !== 'finalized',
+      ),
+      next_sequence: last.sequence + 1n,
+    };
+  }
+
+  /** Includes a governance action; it takes effect once its slot is final. */
+  proposeGovernance(request: unknown): GovernanceView {
+    const checked = validate.governanceRequest(request);
+    const { signature, ...values } = checked;
+    if (
+      this.authority === NO_KEY ||
+      !verifyDigest(this.authority, digestOf(governanceBytes(values)), signature)
+    ) {
+      reject('unauthorized', 'governance actions are signed by the governance authority');
+    }
+    const next = this.governance().next_sequence;
+    if (checked.sequence !== next)
+      reject('conflict', `sequence ${checked.sequence}: the next governance action is ${next}`);
+    if (this.ledger.governance.length >= GOVERNANCE_ACTIONS_MAX)
+      reject('bad_request', 'too many governance actions');
+    this.beginWrite();
+    this.ledger.governance = [
+      ...this.ledger.governance,
+      {
+        sequence: checked.sequence,
+        measurement: values.measurement,
+        settlement_signer: values.settlement_signer,
+        slot: this.currentSlot,
+      },
+    ];
+    return this.governance();
+  }
+
+  // ---- trees ------------------------------------------------------------------------------------
+
+  get shardCount(): number {
+    return this.ledger.shards.length;
+  }
+
+  rootWindow(treeId: number): readonly RootEntry[] {
+    return this.ledger.shard(validate.int(treeId, 'tree_id', 0, 255)).roots;
+  }
+
+  currentRoot(treeId: number): RootEntry {
+    const entry = this.rootWindow(treeId).at(-1);
+    assert(entry !== undefined, 'a shard always has its current root in the window');
+    return entry;
+  }
+
+  leafCount(treeId: number): number {
+    return this.ledger.shard(treeId).leaves.length;
+  }
+
+  leafAt(treeId: number, index: number): Hex32 {
+    return fieldToHex(this.ledger.shard(treeId).tree.leaf(index));
+  }
+
+  /** Where a commitment sits, if it is a leaf. */
+  locate(commitment: Hex32): { tree_id: number; leaf_index: bigint } | undefined {
+    const note = this.ledger.notes.get(validate.hex32(commitment, 'commitment'));
+    return note === undefined ? undefined : { tree_id: note.tree_id, leaf_index: note.leaf_index };
+  }
+
+  path(treeId: number, index: number) {
+    return this.ledger.shard(treeId).tree.path(index);
+  }
+
+  // ---- faults -----------------------------------------------------------------------------------
+
+  /** Fault injection for tests (docs/chain-sim.md section 7). */
+  readonly faults = {
+    /** The next settlement (of the market, or any) fails with this reason, checks or not. */
+    failNextSettlement: (reason: SettlementFailureReason, marketId?: string): void => {
+      if (!(SETTLEMENT_FAILURE_REASONS as readonly string[]).includes(reason))
+        reject('bad_request', `unknown reason ${reason}`);
+      this.faultQueue.arm(
+        marketId === undefined ? { kind: 'fail', reason } : { kind: 'fail', reason, market_id: marketId },
+      );
+    },
+    /** The next settlement submitted lands `slots` slots later instead of at once. */
+    delayNextSettlement: (slots: bigint, marketId?: string): void => {
+      if (slots < 1n || slots > LOCK_SLOTS_MAX) reject('bad_request', `delay: 1 to ${LOCK_SLOTS_MAX} slots`);
+      this.faultQueue.arm(
+        marketId === undefined ? { kind: 'delay', slots } : { kind: 'delay', slots, market_id: marketId },
+      );
+    },
+    /** Drops a root from a shard's window, as if it had aged out. */
+    expireRoot: (treeId: number, root: Hex32): void => {
+      if (!HEX32.test(root)) reject('bad_request', 'root: expected 32 bytes of hex');
+      this.beginWrite();
+      this.ledger.dropRoot(treeId, root);
+    },
+    /** Reverts a lock: it stops blocking, and a settlement relying on it fails with lock_reverted. */
+    revertLock: (noteUseTag: Hex32): void => {
+      const lock = this.lock(noteUseTag);
+      if (lock === undefined) reject('not_found', `no lock for ${noteUseTag}`);
+      this.beginWrite();
+      this.ledger.locks.set(lock.note_use_tag, { ...lock, reverted: true });
+    },
+    /** The next `ticks` slots are not produced (Infinity: until resumeSlots). */
+    stallSlots: (ticks = Number.POSITIVE_INFINITY): void => {
+      if (!(ticks >= 1)) reject('bad_request', 'stall: at least one slot');
+      this.faultQueue.stallTicks = ticks;
+    },
+    resumeSlots: (): void => {
+      this.faultQueue.stallTicks = 0;
+    },
+    clear: (): void => this.faultQueue.clear(),
+  };
+
+  /**
+   * Per mint: what the pool's vault holds and what the unconsumed notes add up to. Equal when
+   * value is conserved (the property tests check it after every step).
+   */
+  audit(): Map<string, { vault: bigint; notes: bigint }> {
+    const totals = new Map<string, { vault: bigint; notes: bigint }>();
+    for (const [mint, vault] of this.ledger.vaults) totals.set(mint, { vault, notes: 0n });
+    for (const note of this.ledger.notes.values()) {
+      if (this.ledger.consumed.has(note.noteUseTag)) continue;
+      const mint = this.ledger.mints.get(fieldToHex(note.assetId)) ?? fieldToHex(note.assetId);
+      const entry = totals.get(mint) ?? { vault: 0n, notes: 0n };
+      totals.set(mint, { ...entry, notes: entry.notes + note.value });
+    }
+    return totals;
+  }
+}
+
+function positive(value: unknown, name: string): bigint {
+  const checked = validate.u64(value, name);
+  if (checked === 0n) reject('bad_request', `${name}: must be positive`);
+  return checked;
+}
+
+/** A deterministic base58 address for an account named `name` (markets, oracles in dev setups). */
+export function accountAddress(kind: 'market' | 'oracle', name: string): string {
+  return base58(sha256(Buffer.from(`venue-chain-sim-${kind}-v1\u0000${name}`, 'utf8')));
+}

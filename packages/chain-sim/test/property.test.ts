@@ -1,0 +1,116 @@
+// Properties over random runs of deposits, trades, withdrawals, slots and reorgs: per mint, the
+// pool's vault always equals the value of the unconsumed notes, and a consumed note can never be
+// spent again.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { deriveNote } from '@venue/notes';
+import fc from 'fast-check';
+import { ChainError, signWithdraw } from '../src/index.ts';
+import { BASE, type HeldNote, QUOTE, RECIPIENT, type Wallet, world } from './fixtures.ts';
+
+type Op =
+  | { kind: 'deposit'; wallet: number; asset: 'base' | 'quote'; value: bigint }
+  | { kind: 'trade'; bid: number; ask: number; base: bigint; quote: bigint }
+  | { kind: 'withdraw'; note: number }
+  | { kind: 'advance'; slots: number }
+  | { kind: 'reorg'; depth: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({
+    kind: fc.constant('deposit' as const),
+    wallet: fc.nat(2),
+    asset: fc.constantFrom('base' as const, 'quote' as const),
+    value: fc.bigInt(1n, 1000n),
+  }),
+  fc.record({
+    kind: fc.constant('trade' as const),
+    bid: fc.nat(),
+    ask: fc.nat(),
+    base: fc.bigInt(1n, 1000n),
+    quote: fc.bigInt(1n, 1000n),
+  }),
+  fc.record({ kind: fc.constant('withdraw' as const), note: fc.nat() }),
+  fc.record({ kind: fc.constant('advance' as const), slots: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('reorg' as const), depth: fc.integer({ min: 0, max: 3 }) }),
+);
+
+test('value is conserved per mint and no note is spent twice, whatever the sequence', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 18 }), async (ops) => {
+      const w = await world({ finalityDepth: 4, rootWindow: 8 });
+      const { chain } = w;
+      const wallets = [w.wallet(1), w.wallet(2), w.wallet(3)];
+      const known: { held: HeldNote; wallet: Wallet }[] = [];
+      const live = (asset: bigint) =>
+        known.filter(
+          ({ held }) =>
+            held.note.assetId === asset &&
+            chain.locate(held.note.hex.commitment) !== undefined &&
+            chain.consumedEntry(held.note.hex.noteUseTag) === undefined &&
+            !chain.isLocked(held.note.hex.noteUseTag),
+        );
+      for (const step of ops) {
+        if (step.kind === 'deposit') {
+          const wallet = wallets[step.wallet] as Wallet;
+          known.push({ held: w.deposit(wallet, step.asset, step.value), wallet });
+        } else if (step.kind === 'trade') {
+          const bids = live(QUOTE);
+          const asks = live(BASE);
+          const bid = bids[step.bid % Math.max(bids.length, 1)];
+          const ask = asks[step.ask % Math.max(asks.length, 1)];
+          if (bid === undefined || ask === undefined) continue;
+          const base = step.base > ask.held.note.value ? ask.held.note.value : step.base;
+          const quote = step.quote > bid.held.note.value ? bid.held.note.value : step.quote;
+          w.lock([bid.held, ask.held], chain.slot + 10n);
+          const batch = w.trade(bid.held, ask.held, base, quote);
+          const record = chain.submitSettlement(batch);
+          assert.equal(record.state, 'landed', record.message);
+          batch.legs.forEach((leg, i) => {
+            const wallet = (i === 0 ? bid : ask).wallet;
+            for (const out of leg.outputs) {
+              const note = deriveNote(chain.hasher, {
+                ownerCommitment: BigInt(`0x${out.owner_commitment}`),
+                assetId: BigInt(`0x${out.asset_id}`),
+                blinding: BigInt(`0x${out.blinding}`),
+                value: out.value,
+              });
+              known.push({ held: { note, treeId: out.tree_id }, wallet });
+            }
+          });
+        } else if (step.kind === 'withdraw') {
+          const entry = known[step.note % Math.max(known.length, 1)];
+          if (entry === undefined || chain.locate(entry.held.note.hex.commitment) === undefined) continue;
+          const { held, wallet } = entry;
+          const spentBefore = chain.consumedEntry(held.note.hex.noteUseTag) !== undefined;
+          const request = signWithdraw(
+            {
+              tree_id: held.treeId,
+              commitment: held.note.hex.commitment,
+              owner_commitment: held.note.hex.ownerCommitment,
+              note_inner_hash: held.note.hex.innerHash,
+              value: held.note.value,
+              recipient: RECIPIENT,
+            },
+            wallet.authority,
+          );
+          if (spentBefore) {
+            assert.throws(
+              () => chain.withdraw(request),
+              (e: unknown) => e instanceof ChainError && e.reason === 'note_consumed',
+            );
+          } else if (!chain.isLocked(held.note.hex.noteUseTag)) {
+            chain.withdraw(request);
+          }
+        } else if (step.kind === 'advance') {
+          chain.advance(step.slots);
+        } else {
+          const target = chain.slot - BigInt(step.depth);
+          if (target >= chain.finalizedSlot()) chain.rollbackTo(target);
+        }
+        for (const [mint, totals] of chain.audit())
+          assert.equal(totals.vault, totals.notes, `${mint} is conserved`);
+      }
+    }),
+    { numRuns: 60 },
+  );
+});

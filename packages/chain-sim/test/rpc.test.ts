@@ -1,0 +1,129 @@
+// The JSON-RPC server over real HTTP: exact u64 values both ways, chain rejections and protocol
+// errors as coded JSON-RPC errors, a bounded body, and the standalone process's READY line.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { fieldToHex, pathFromInclusion, rootFromPath } from '@venue/notes';
+import { U64_MAX, VenueError } from '@venue/protocol';
+import {
+  ChainError,
+  ChainRpcClient,
+  REJECTION_CODES,
+  RPC_BODY_BYTES_MAX,
+  type RpcServer,
+  startRpcServer,
+} from '../src/index.ts';
+import { BASE_MINT, type World, world } from './fixtures.ts';
+
+let w: World;
+let server: RpcServer;
+let client: ChainRpcClient;
+
+before(async () => {
+  w = await world();
+  server = await startRpcServer(w.chain);
+  client = new ChainRpcClient(server.url);
+});
+
+after(async () => {
+  await server.close();
+});
+
+test('a deposit over RPC keeps a u64 value exact and its inclusion path verifies', async () => {
+  const alice = w.wallet(1);
+  const receipt = await client.request<{ commitment: string; leaf_index: bigint }>('deposit', {
+    tree_id: 0,
+    mint: BASE_MINT,
+    value: U64_MAX - 1000n,
+    owner_commitment: fieldToHex(alice.owner),
+    blinding: fieldToHex(4242n),
+    spend_authority: alice.authority.publicKey,
+  });
+  assert.equal(typeof receipt.leaf_index, 'bigint');
+  const inclusion = await client.inclusion(0, receipt.commitment);
+  const { path, commitment, root } = pathFromInclusion(inclusion);
+  assert.equal(rootFromPath(w.chain.hasher, commitment, path), root);
+  const audit = await client.request<{ mints: { mint: string; vault: bigint }[] }>('audit');
+  assert.equal(audit.mints.find((m) => m.mint === BASE_MINT)?.vault, U64_MAX - 1000n);
+  const roots = await client.roots();
+  assert.equal(roots.trees[0]?.leaf_count, 1n);
+  const page = await client.leaves(0, 0n, 10);
+  assert.equal(page.leaves[0]?.commitment, receipt.commitment);
+});
+
+test('slots advance over RPC, and settlement status reads follow', async () => {
+  const before = (await client.request<{ slot: bigint }>('getSlot')).slot;
+  const after = await client.request<{ slot: bigint }>('advance', { count: 2 });
+  assert.equal(after.slot, before + 2n);
+  const bid = w.deposit(w.wallet(1), 'quote', 500n);
+  const ask = w.deposit(w.wallet(2), 'base', 5n);
+  w.lock([bid, ask], w.chain.slot + 20n);
+  const record = await client.request<{ tx_id: string; state: string }>('submitSettlement', {
+    batch: w.trade(bid, ask, 2n, 300n),
+  });
+  assert.equal(record.state, 'landed');
+  const status = await client.settlementStatus({ by: 'tx', tx_id: record.tx_id });
+  assert.equal(status.batch_seq, 0n);
+  assert.equal(status.status, 'submitted');
+});
+
+test('rejections come back as the errors they were, with codes', async () => {
+  await assert.rejects(
+    client.call('getInclusion', { tree_id: 0, commitment: '12'.repeat(32) }),
+    (e: unknown) => e instanceof VenueError && e.errorName === 'NOTE_NOT_FOUND',
+  );
+  await assert.rejects(
+    client.call('getSettlementStatus', { tx_id: '34'.repeat(32) }),
+    (e: unknown) => e instanceof VenueError && e.errorName === 'SETTLEMENT_NOT_FOUND',
+  );
+  await assert.rejects(
+    client.call('deposit', { tree_id: 0 }),
+    (e: unknown) => e instanceof ChainError && e.reason === 'bad_request',
+  );
+  const raw = await post(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getMarket', params: { market_id: '1'.repeat(32) } }),
+  );
+  assert.equal(raw.error.code, REJECTION_CODES.not_found);
+  assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'nope' }))).error.code, -32601);
+  assert.equal((await post('{"jsonrpc":"2.0",')).error.code, -32700);
+  assert.equal(
+    (await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'advance', params: { count: 1.5 } }))).error
+      .code,
+    REJECTION_CODES.bad_request,
+  );
+});
+
+test('a body over the limit is refused with 413 without being parsed', async () => {
+  const response = await fetch(server.url, { method: 'POST', body: 'x'.repeat(RPC_BODY_BYTES_MAX + 1) });
+  assert.equal(response.status, 413);
+  assert.equal((await fetch(server.url)).status, 405);
+});
+
+test('the standalone process prints READY with its URL and serves requests', async () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--port', '0', '--manual'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const match = /^READY (http:\/\/\S+)/.exec(line.toString());
+    assert.ok(match?.[1], `unexpected first line ${line.toString()}`);
+    const remote = new ChainRpcClient(match[1]);
+    assert.equal((await remote.request<{ slot: bigint }>('advance', { count: 3 })).slot, 3n);
+    assert.equal((await remote.roots()).trees.length, 4);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+});
+
+async function post(body: string): Promise<{ error: { code: number } }> {
+  const response = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return (await response.json()) as { error: { code: number } };
+}
