@@ -9,6 +9,7 @@ export * from './accounts/credential-hash.ts';
 export * from './auth/auth-service.ts';
 export * from './auth/token-service.ts';
 export * from './chain/clock.ts';
+export * from './chain/root-mirror.ts';
 export * from './chain/wall-slot-clock.ts';
 export * from './config/limits.ts';
 export * from './enclave/boot-identity.ts';

@@ -213,6 +213,9 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
     instruments.instruments.map((i: { symbol: string }) => i.symbol),
     ['ETH-USDC', 'SOL-USDC'],
   );
+  // The in-process chain simulator serves the note trees, one root per shard.
+  const trees = JSON.parse((await get(`${ready.rest_url}/tree/root`, certPem)).text);
+  assert.equal(trees.trees.length, info.tree_count);
   // The dev oracle simulator's signed updates keep both markets open.
   assert.ok(instruments.instruments.every((i: { trading_enabled: boolean }) => i.trading_enabled));
 

@@ -58,8 +58,8 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     `    ${venue.restUrl}/auth/token`,
     '',
     `Markets: GET ${venue.restUrl}/instruments. API: GET ${venue.restUrl}/openapi.json, docs/api.md.`,
-    'Orders need notes in a recent Merkle root, which the chain simulator provides when it lands;',
-    'until then this venue serves accounts, tokens, reads and the stream. Ctrl-C stops the venue.',
+    'An in-process chain simulator holds the note trees (GET /tree/root). Orders spend notes',
+    'deposited there; proofs run in stub mode, since this venue does not settle. Ctrl-C stops it.',
     `${READY_PREFIX}${JSON.stringify(readyRecord(venue))}`,
     '',
   ].join('\n');

@@ -13,10 +13,12 @@ import {
   measureCode,
   OracleMonitor,
   proofChecksOf,
+  RootMirror,
   SETTLEMENT_BUFFER_SLOTS,
   type VenueParameters,
   type VenueServer,
 } from '@venue/adapters';
+import { chainReadsOf, createChainSimulator } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
 import { createProofVerifier, loadNoteHasher } from '@venue/notes';
 import {
@@ -105,10 +107,13 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   // The simulated TEE platform of this dev boot; clients trust its root from platform-root.json.
   const platform = createSimulatedPlatform();
   const enclave = createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() });
+  // The in-process chain simulator: note trees, roots and (later) settlement.
+  const chain = await createChainSimulator({ shards: DEV_TREE_COUNT, clock: 'wall' });
   const server = createVenueServer({
     identity,
     clock,
     attestation: enclave,
+    chain: chainReadsOf(chain),
     parameters: DEV_PARAMETERS,
     core,
     markets: DEV_MARKETS.map((m) => m.listing),
@@ -123,8 +128,16 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     oracle.publisherKeys,
   );
   oracle.start(monitor, clock);
+  // The venue follows the chain's recent roots, including a reorg's surviving fork.
+  const mirror = new RootMirror(server.engine, chain, DEV_TREE_COUNT);
+  mirror.refresh();
+  chain.onEvent((event) => {
+    if (event.kind === 'slot' || event.kind === 'reorg') mirror.refresh();
+  });
+  chain.start();
   const stop = async () => {
     oracle.stop();
+    chain.stop();
     await server.close();
     await verifier.close();
   };
