@@ -1,0 +1,362 @@
+import {
+  type AccountResponse,
+  AccountResponseSchema,
+  type AccountSettings,
+  AccountSettingsSchema,
+  type AttestationReport,
+  type CancelParams,
+  CancelParamsSchema,
+  type CancelResponse,
+  CancelResponseSchema,
+  type InfoResponse,
+  InfoResponseSchema,
+  type Instrument,
+  InstrumentListResponseSchema,
+  InstrumentSchema,
+  type ModifyRequest,
+  ModifyRequestSchema,
+  type ModifyResponse,
+  ModifyResponseSchema,
+  type OrderRecord,
+  OrderRecordSchema,
+  type PlaceOrder,
+  PlaceOrderSchema,
+  type PlaceResponse,
+  PlaceResponseSchema,
+  RevokeTokenResponseSchema,
+  type TimeResponse,
+  TimeResponseSchema,
+  TokenRequestSchema,
+  type TokenResponse,
+  TokenResponseSchema,
+  wireJsonText,
+} from '@venue/protocol';
+import { type AttestedVenue, attestVenue, type TrustAnchors } from './attestation.ts';
+import { AttestationError, VenueApiError } from './errors.ts';
+import {
+  apiErrorOf,
+  decodeResponse,
+  type HttpExchange,
+  httpExchange,
+  REQUEST_TIMEOUT_MS_DEFAULT,
+} from './http.ts';
+import { SpkiAgent } from './pinning.ts';
+import { type OpenStreamOptions, VenueStream } from './stream.ts';
+import {
+  type Clock,
+  type HeldToken,
+  SYSTEM_CLOCK,
+  TOKEN_REFRESH_MARGIN_MS_DEFAULT,
+  TokenKeeper,
+} from './tokens.ts';
+
+/**
+ * The venue's REST interface (spec 4) over connections pinned to the attested key. Created only by
+ * connectVenue, after the attestation passed: there is no way to build one that skipped it.
+ */
+
+export interface ConnectOptions {
+  /** Origin of the venue, `https://host:port`. Plain http is refused. */
+  readonly url: string;
+  /** The trust anchors: platform roots and allowed code measurements. Required, never optional. */
+  readonly trust: TrustAnchors;
+  /** Clock for token lifetimes and nonces; defaults to the system clock. */
+  readonly clock?: Clock;
+  /** Renew the bearer token this long before its expiry (default two minutes). */
+  readonly tokenRefreshMarginMs?: number;
+  /** Per-request timeout (default 10 s). */
+  readonly requestTimeoutMs?: number;
+  /** Most concurrent HTTPS connections to the venue (default 8). */
+  readonly socketsMax?: number;
+}
+
+/** The account login of spec 4.2, as provisioned by an admin. Kept in memory to renew tokens. */
+export interface Credentials {
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly passphrase: string;
+}
+
+/** Most concurrent HTTPS connections, by default. The venue's trading limit binds long before. */
+export const HTTP_SOCKETS_MAX_DEFAULT = 8;
+
+/** A login refused at capacity (503, code 1402) is retried this many times, after a jittered pause. */
+export const LOGIN_CAPACITY_RETRIES_MAX = 3;
+const LOGIN_CAPACITY_PAUSE_MS = 150;
+
+/** Token errors after which a fresh login is worth one retry (spec 5 items 5 and 6). */
+const RENEWABLE_TOKEN_CODES: ReadonlySet<number> = new Set([1101, 1103, 1104]);
+
+/** Largest number of order ids reconcile() reads in one call; each read costs a trading-limit unit. */
+export const RECONCILE_ORDERS_MAX = 200;
+
+/** Attests the venue, then returns a client whose every connection is pinned to the attested key. */
+export async function connectVenue(options: ConnectOptions): Promise<VenueClient> {
+  const origin = new URL(options.url);
+  if (origin.protocol !== 'https:') {
+    throw new TypeError(`url must be https://host:port; received the ${origin.protocol} scheme`);
+  }
+  if (origin.pathname !== '/' || origin.search !== '' || origin.hash !== '') {
+    throw new TypeError('url is an origin only (https://host:port), without a path or query');
+  }
+  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
+  const attested = await attestVenue(origin, options.trust, timeoutMs);
+  return new VenueClient(origin, attested, options);
+}
+
+export class VenueClient {
+  readonly origin: URL;
+  /** The verified attestation report of this boot. */
+  readonly report: AttestationReport;
+  /** /info as read during the attested connect. */
+  readonly info: InfoResponse;
+  /** The pin: sha256 of the SPKI every connection to the venue must present. */
+  readonly spkiSha256: string;
+  readonly clock: Clock;
+  readonly #agent: SpkiAgent;
+  readonly #timeoutMs: number;
+  readonly #marginMs: number;
+  readonly #streams = new Set<VenueStream>();
+  #tokens: TokenKeeper | null = null;
+
+  /** @internal Use connectVenue. */
+  constructor(origin: URL, attested: AttestedVenue, options: ConnectOptions) {
+    this.origin = origin;
+    this.report = attested.report;
+    this.info = attested.info;
+    this.spkiSha256 = attested.spkiSha256;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.#timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
+    this.#marginMs = options.tokenRefreshMarginMs ?? TOKEN_REFRESH_MARGIN_MS_DEFAULT;
+    this.#agent = new SpkiAgent({
+      pin: attested.spkiSha256,
+      keepAlive: true,
+      socketsMax: options.socketsMax ?? HTTP_SOCKETS_MAX_DEFAULT,
+    });
+  }
+
+  /** The boot session id to sign into every order and cancel (spec 2.1 `session_id`). */
+  get sessionId(): string {
+    return this.info.session_id;
+  }
+
+  /** The token currently held, if any (its expiry is on the client's clock). */
+  get token(): HeldToken | null {
+    return this.#tokens?.held ?? null;
+  }
+
+  // ---- Public reads (spec 4.4) ----
+
+  async time(): Promise<TimeResponse> {
+    return decodeResponse(TimeResponseSchema, await this.#public('GET', '/time'));
+  }
+
+  /**
+   * GET /info again. A different session id means the venue restarted: its certificate changed
+   * too, so in practice the pin refuses the connection first. Either way: connect again.
+   */
+  async refreshInfo(): Promise<InfoResponse> {
+    const info = decodeResponse(InfoResponseSchema, await this.#public('GET', '/info'));
+    if (info.session_id !== this.info.session_id) {
+      throw new AttestationError(
+        'stale_session',
+        `the venue now runs boot ${info.session_id}; connect again`,
+      );
+    }
+    return info;
+  }
+
+  async instruments(): Promise<Instrument[]> {
+    return decodeResponse(InstrumentListResponseSchema, await this.#public('GET', '/instruments'))
+      .instruments;
+  }
+
+  async instrument(symbol: string): Promise<Instrument> {
+    return decodeResponse(
+      InstrumentSchema,
+      await this.#public('GET', `/instruments/${encodeURIComponent(symbol)}`),
+    );
+  }
+
+  // ---- Credentials (spec 4.2, 4.6, 5) ----
+
+  /**
+   * Logs the account in and keeps its credentials in memory to renew the token before expiry.
+   * Returns the first token's account id and expiry.
+   */
+  async login(credentials: Credentials): Promise<HeldToken> {
+    const body = wireJsonText(TokenRequestSchema, {
+      api_key: credentials.apiKey,
+      api_secret: credentials.apiSecret,
+      passphrase: credentials.passphrase,
+    });
+    const keeper = new TokenKeeper(() => this.#issueToken(body), this.clock, this.#marginMs);
+    const held = await keeper.renew();
+    this.#tokens = keeper;
+    return held;
+  }
+
+  /** A token valid for at least the refresh margin, renewed if needed (the stream uses this). */
+  async accessToken(): Promise<HeldToken> {
+    return this.#keeper().current();
+  }
+
+  /** A new token now, unless the one held is already newer than `stale`. */
+  async renewToken(stale?: string): Promise<HeldToken> {
+    return this.#keeper().renew(stale);
+  }
+
+  /** Revokes the held token on the venue (DELETE /auth/token) and forgets the credentials. */
+  async logout(): Promise<void> {
+    const held = this.#tokens?.held ?? null;
+    this.#tokens = null;
+    if (held === null) return;
+    const exchange = await this.#send({ method: 'DELETE', path: '/auth/token', token: held.token });
+    if (exchange.status !== 200) throw apiErrorOf(exchange);
+    decodeResponse(RevokeTokenResponseSchema, exchange.text);
+  }
+
+  // ---- Orders and the account (spec 4.1, 4.3) ----
+
+  /** POST /orders. Retrying the same signed body after a lost answer is safe (docs/protocol.md 4). */
+  async place(order: PlaceOrder): Promise<PlaceResponse> {
+    return decodeResponse(
+      PlaceResponseSchema,
+      await this.#authed('POST', '/orders', wireJsonText(PlaceOrderSchema, order)),
+    );
+  }
+
+  async cancel(orderId: string, params: CancelParams): Promise<CancelResponse> {
+    const text = await this.#authed('DELETE', orderPath(orderId), wireJsonText(CancelParamsSchema, params));
+    return decodeResponse(CancelResponseSchema, text);
+  }
+
+  async modify(orderId: string, request: ModifyRequest): Promise<ModifyResponse> {
+    const text = await this.#authed('PUT', orderPath(orderId), wireJsonText(ModifyRequestSchema, request));
+    return decodeResponse(ModifyResponseSchema, text);
+  }
+
+  /** GET /orders/{id}: the venue's record of one order, the truth after a stream gap. */
+  async order(orderId: string): Promise<OrderRecord> {
+    return decodeResponse(OrderRecordSchema, await this.#authed('GET', orderPath(orderId)));
+  }
+
+  async account(): Promise<AccountResponse> {
+    return decodeResponse(AccountResponseSchema, await this.#authed('GET', '/account'));
+  }
+
+  async settings(): Promise<AccountSettings> {
+    return decodeResponse(AccountSettingsSchema, await this.#authed('GET', '/account/settings'));
+  }
+
+  /** PUT /account/settings replaces the whole object (spec 2.9), so every field is given. */
+  async updateSettings(settings: AccountSettings): Promise<AccountSettings> {
+    const text = await this.#authed(
+      'PUT',
+      '/account/settings',
+      wireJsonText(AccountSettingsSchema, settings),
+    );
+    return decodeResponse(AccountSettingsSchema, text);
+  }
+
+  /**
+   * Reads the record of each order id, in order, for gap recovery (spec 6.1). An id the venue does
+   * not know (or that belongs to another account, D31) maps to null. Other errors are thrown.
+   */
+  async reconcile(orderIds: Iterable<string>): Promise<Map<string, OrderRecord | null>> {
+    const ids = [...new Set(orderIds)];
+    if (ids.length > RECONCILE_ORDERS_MAX) {
+      throw new RangeError(
+        `reconcile reads at most ${RECONCILE_ORDERS_MAX} orders per call, received ${ids.length}`,
+      );
+    }
+    const records = new Map<string, OrderRecord | null>();
+    for (const id of ids) {
+      try {
+        records.set(id, await this.order(id));
+      } catch (error) {
+        if (!(error instanceof VenueApiError) || error.status !== 404) throw error;
+        records.set(id, null);
+      }
+    }
+    return records;
+  }
+
+  // ---- The stream (spec 4.8) ----
+
+  /** Opens the session stream over a pinned connection and logs it in with this client's token. */
+  async openStream(options: OpenStreamOptions = {}): Promise<VenueStream> {
+    const stream = new VenueStream(this, options);
+    this.#streams.add(stream);
+    stream.onClosed(() => this.#streams.delete(stream));
+    await stream.start();
+    return stream;
+  }
+
+  /** @internal A fresh pinned agent for one WebSocket (never shared with REST keep-alive sockets). */
+  streamAgent(): SpkiAgent {
+    return new SpkiAgent({ pin: this.spkiSha256, keepAlive: false, socketsMax: 1 });
+  }
+
+  /** Closes streams and idle connections. The client cannot be used afterwards. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#streams].map((stream) => stream.close()));
+    this.#agent.destroy();
+  }
+
+  // ---- Plumbing ----
+
+  #keeper(): TokenKeeper {
+    if (this.#tokens === null) throw new Error('not logged in: call login(credentials) first');
+    return this.#tokens;
+  }
+
+  #send(request: {
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+    path: string;
+    body?: string;
+    token?: string;
+  }): Promise<HttpExchange> {
+    return httpExchange(this.#agent, this.origin, { ...request, timeoutMs: this.#timeoutMs });
+  }
+
+  async #public(method: 'GET', path: string): Promise<string> {
+    const exchange = await this.#send({ method, path });
+    if (exchange.status !== 200) throw apiErrorOf(exchange);
+    return exchange.text;
+  }
+
+  /**
+   * A request with the bearer token. A token refused as invalid, expired or revoked is renewed and
+   * the request sent once more: a 401 means the venue did nothing with it, so the retry is safe.
+   */
+  async #authed(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string): Promise<string> {
+    const keeper = this.#keeper();
+    const held = await keeper.current();
+    const withBody = body === undefined ? {} : { body };
+    let exchange = await this.#send({ method, path, token: held.token, ...withBody });
+    if (exchange.status === 401 && RENEWABLE_TOKEN_CODES.has(apiErrorOf(exchange).code)) {
+      const renewed = await keeper.renew(held.token);
+      exchange = await this.#send({ method, path, token: renewed.token, ...withBody });
+    }
+    if (exchange.status < 200 || exchange.status > 299) throw apiErrorOf(exchange);
+    return exchange.text;
+  }
+
+  async #issueToken(body: string): Promise<TokenResponse> {
+    for (let attempt = 0; ; attempt += 1) {
+      const exchange = await this.#send({ method: 'POST', path: '/auth/token', body });
+      if (exchange.status === 200) return decodeResponse(TokenResponseSchema, exchange.text);
+      const error = apiErrorOf(exchange);
+      // spec 4.2: at capacity the venue refuses instead of queueing; back off briefly and retry.
+      if (error.code !== 1402 || attempt >= LOGIN_CAPACITY_RETRIES_MAX) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOGIN_CAPACITY_PAUSE_MS * (1 + Math.random())));
+    }
+  }
+}
+
+function orderPath(orderId: string): string {
+  if (!/^[0-9a-f]{32}$/.test(orderId))
+    throw new TypeError(`order id must be 32 lowercase hex characters, received "${orderId.slice(0, 40)}"`);
+  return `/orders/${orderId}`;
+}

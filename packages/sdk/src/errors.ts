@@ -1,0 +1,78 @@
+import { ERRORS, errorNameOf } from '@venue/protocol';
+
+/**
+ * The errors the SDK raises. Every failure a bot must branch on has its own class and a stable
+ * machine-readable field; messages say what failed and what to do, and never carry a secret.
+ */
+
+/**
+ * Why an attested connection was refused (spec 1 item 9, design decisions section 5). Each value
+ * names one check of the connect sequence, in the order the checks run.
+ */
+export const ATTESTATION_FAILURES = [
+  /** The TLS connection or one of the attestation fetches failed before anything could be checked. */
+  'unreachable',
+  /** /info or /attestation did not decode, or the report version is unknown. */
+  'malformed_report',
+  /** The report names a platform root key id that is not among the trust roots. */
+  'untrusted_root',
+  /** The root is trusted but its signature over the report does not verify. */
+  'bad_signature',
+  /** The report's code measurement is not on the allow-list. */
+  'unknown_measurement',
+  /** The report is for another boot session than the one /info names. */
+  'stale_session',
+  /** The TLS key of this connection is not the attested one (a man in the middle, or a new boot). */
+  'certificate_mismatch',
+] as const;
+export type AttestationFailure = (typeof ATTESTATION_FAILURES)[number];
+
+export class AttestationError extends Error {
+  readonly failure: AttestationFailure;
+
+  constructor(failure: AttestationFailure, message: string, options?: { cause?: unknown }) {
+    super(`attestation refused (${failure}): ${message}; no credential was sent`, options);
+    this.name = 'AttestationError';
+    this.failure = failure;
+  }
+}
+
+/**
+ * An error answer of the venue: the envelope of spec 7 (`code`, `message`), the HTTP status it came
+ * with, and the `x-request-id` to quote to the operator. Stream error frames become the same class;
+ * their `status` is the one the catalogue gives the code (0 when the code is not in it) and their
+ * `requestId` is the frame's `request_id`.
+ */
+export class VenueApiError extends Error {
+  readonly status: number;
+  readonly code: number;
+  readonly requestId: string | undefined;
+
+  /** `message` is the venue's own text, unchanged, so a bot can log or match it. */
+  constructor(fields: { status: number; code: number; message: string; requestId?: string | undefined }) {
+    super(fields.message);
+    this.name = 'VenueApiError';
+    this.status = fields.status;
+    this.code = fields.code;
+    this.requestId = fields.requestId;
+  }
+
+  override toString(): string {
+    const where = this.requestId === undefined ? '' : ` (request ${this.requestId})`;
+    return `VenueApiError ${this.code} (HTTP ${this.status}): ${this.message}${where}`;
+  }
+}
+
+/** The HTTP status the catalogue gives a code; 0 for a code this SDK version does not know. */
+export function statusOfCode(code: number): number {
+  const name = errorNameOf(code);
+  return name === undefined ? 0 : ERRORS[name].http;
+}
+
+/** The stream is not connected (or dropped) while a request was outstanding. */
+export class StreamClosedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StreamClosedError';
+  }
+}

@@ -1,0 +1,122 @@
+import https from 'node:https';
+import { decode, JsonNumberToken, parseJsonText } from '@venue/protocol';
+import { VenueApiError } from './errors.ts';
+import { presentedSpkiSha256, type SpkiAgent } from './pinning.ts';
+
+/**
+ * One HTTPS exchange with the venue over an SpkiAgent. It returns the raw text and the SPKI hash of
+ * the socket that carried it; the callers decode bodies with the protocol's schemas.
+ */
+
+/** Largest response body read; the venue's largest (a page of tree leaves) is far below it. */
+export const RESPONSE_BYTES_MAX = 4 * 1024 * 1024;
+
+/** A request that has not completed within this time is abandoned with an error. */
+export const REQUEST_TIMEOUT_MS_DEFAULT = 10_000;
+
+export interface HttpExchange {
+  readonly status: number;
+  readonly text: string;
+  readonly requestId: string | undefined;
+  /** The SPKI hash of the certificate of the socket the response came on. */
+  readonly spkiSha256: string | null;
+}
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+  readonly body?: string;
+  readonly token?: string;
+  readonly timeoutMs: number;
+}
+
+export function httpExchange(agent: SpkiAgent, origin: URL, request: HttpRequest): Promise<HttpExchange> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (request.token !== undefined) headers['authorization'] = `Bearer ${request.token}`;
+  if (request.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(request.body));
+  }
+  return new Promise((resolve, reject) => {
+    const outgoing = https.request(
+      {
+        host: origin.hostname.replace(/^\[|\]$/g, ''),
+        port: origin.port === '' ? 443 : Number(origin.port),
+        path: request.path,
+        method: request.method,
+        headers,
+        agent,
+        timeout: request.timeoutMs,
+      },
+      (response) => {
+        // Read now: once the body has ended, a keep-alive socket returns to the agent.
+        const spkiSha256 = presentedSpkiSha256(response.socket);
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > RESPONSE_BYTES_MAX) {
+            outgoing.destroy(new Error(`response to ${request.path} exceeds ${RESPONSE_BYTES_MAX} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('error', reject);
+        response.on('end', () => {
+          const requestId = response.headers['x-request-id'];
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            requestId: typeof requestId === 'string' ? requestId : undefined,
+            spkiSha256,
+          });
+        });
+      },
+    );
+    outgoing.on('timeout', () =>
+      outgoing.destroy(
+        new Error(`${request.method} ${request.path}: no answer within ${request.timeoutMs} ms`),
+      ),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/**
+ * The error envelope of a non-2xx answer (spec 7) as a VenueApiError. A body that is not the
+ * envelope (a proxy's HTML page, say) still becomes one, with code 0 and the status in the message.
+ */
+export function apiErrorOf(exchange: HttpExchange): VenueApiError {
+  let code = 0;
+  let message = `HTTP ${exchange.status} without the venue's error envelope`;
+  try {
+    const body = parseJsonText(exchange.text, RESPONSE_BYTES_MAX);
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const fields = body as Record<string, unknown>;
+      const rawCode = fields['code'];
+      const rawMessage = fields['message'];
+      // The lossless parser gives numbers as tokens; codes are small integers.
+      const parsedCode = rawCode instanceof JsonNumberToken ? Number(rawCode.text) : Number.NaN;
+      if (Number.isSafeInteger(parsedCode) && typeof rawMessage === 'string') {
+        code = parsedCode;
+        message = rawMessage;
+      }
+    }
+  } catch {
+    // Keep the generic message: the body was not JSON.
+  }
+  return new VenueApiError({ status: exchange.status, code, message, requestId: exchange.requestId });
+}
+
+type Schema = Parameters<typeof decode>[0];
+
+/**
+ * Decodes a success body strictly with the protocol's schema, as the venue encoded it. Fields that a
+ * later minor version adds are ignored (they cannot be refused without breaking old clients); every
+ * known field must still have its exact shape. Bodies may be larger than a request's limit (an
+ * account with many open orders), so the size bound here is RESPONSE_BYTES_MAX.
+ */
+export function decodeResponse<S extends Schema>(schema: S, text: string): ReturnType<typeof decode<S>> {
+  return decode(schema, parseJsonText(text, RESPONSE_BYTES_MAX), { unknownFields: 'ignore' });
+}
