@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assert, type OrderRecord, VenueError } from '@venue/protocol';
+import { AssertionError, assert, type OrderRecord, VenueError } from '@venue/protocol';
 import type { Command } from './commands.ts';
 import { assertCoreConfig, type CoreConfig } from './config.ts';
 import type { CoreEvent } from './events.ts';
@@ -12,7 +12,7 @@ import { applyTick } from './lifecycle/tick.ts';
 import { assertMarketConfig, type MarketConfig } from './market.ts';
 import { validateState } from './state/invariants.ts';
 import { restoreState, snapshotState } from './state/snapshot.ts';
-import { emptyState, type OrderRow, type VenueState } from './state/venue-state.ts';
+import { emptyMarket, emptyState, type OrderRow, type VenueState } from './state/venue-state.ts';
 
 /**
  * The venue core: a deterministic state machine. `apply` takes one command and returns the events
@@ -82,26 +82,20 @@ export class VenueCore {
    * move time forward). A command from the past is a sequencer bug.
    */
   #advanceTo(slot: bigint): void {
-    assert(
-      slot === this.#state.slot,
-      `command stamped with slot ${slot} while the venue is at ${this.#state.slot}`,
-    );
+    // Checked on every intake command: the message is only built when it fails.
+    if (slot !== this.#state.slot) {
+      throw new AssertionError(`command stamped with slot ${slot} while the venue is at ${this.#state.slot}`);
+    }
   }
 
   #addMarket(market: MarketConfig): CoreEvent[] {
     assertMarketConfig(market);
     const state = this.#state;
     assert(!state.markets.has(market.marketId), `market ${market.marketId} exists`);
-    assert(!state.marketIdBySymbol.has(market.symbol), `symbol ${market.symbol} exists`);
-    state.markets.set(market.marketId, {
-      config: market,
-      oraclePrice: null,
-      pausedReason: null,
-      batchCount: 0n,
-      matchCount: 0n,
-      live: new Set(),
-    });
-    state.marketIdBySymbol.set(market.symbol, market.marketId);
+    assert(!state.marketsBySymbol.has(market.symbol), `symbol ${market.symbol} exists`);
+    const listed = emptyMarket(market);
+    state.markets.set(market.marketId, listed);
+    state.marketsBySymbol.set(market.symbol, listed);
     return [];
   }
 
@@ -132,12 +126,12 @@ export class VenueCore {
 
   /** GET /account: the account's open orders, in intake order. */
   openOrders(accountId: string): OrderRecord[] {
-    const ids = this.#state.openByAccount.get(accountId) ?? new Set<string>();
-    return [...ids]
-      .map((id) => this.#state.orders.get(id))
-      .filter((row): row is OrderRow => row !== undefined)
-      .sort((a, b) => (a.sequence < b.sequence ? -1 : 1))
-      .map(recordOf);
+    const records: OrderRecord[] = [];
+    // The account's list is kept in intake order (validateInternalState checks it).
+    for (let row = this.#state.accounts.get(accountId)?.head ?? null; row !== null; row = row.accountNext) {
+      records.push(recordOf(row));
+    }
+    return records;
   }
 
   /** The account that owns an order, for routing its events (spec 6.1). */

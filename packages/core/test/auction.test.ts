@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AssertionError, U64_MAX } from '@venue/protocol';
 import fc from 'fast-check';
-import { clearBatch } from '../src/auction/clear-batch.ts';
+import { clearBatch, clearSortedBatch } from '../src/auction/clear-batch.ts';
+import { AUCTION_LIMITS, type AuctionLimits } from '../src/auction/limits.ts';
+import { sortByPriority } from '../src/auction/priority.ts';
 import {
   AUCTION_SHORTLIST_MAX,
   type AuctionInput,
@@ -49,7 +51,12 @@ function byKey<T>(key: (item: T) => bigint[]): (a: T, b: T) => number {
   return (a, b) => compareTuples(key(a), key(b));
 }
 
-function referenceClear(input: AuctionInput): AuctionResult {
+/**
+ * The batch, with the work limits of limits.ts written plainly: fok rounds repeat while a fok order
+ * comes out short, at most `fillOrKillRoundsMax` times; after that every fok order left is killed
+ * and one last round runs without them. The budget of pairs passed over is shared by all rounds.
+ */
+function referenceClear(input: AuctionInput, limits: AuctionLimits = AUCTION_LIMITS): AuctionResult {
   if (input.oraclePrice === null) {
     return {
       clearingPrice: null,
@@ -64,22 +71,32 @@ function referenceClear(input: AuctionInput): AuctionResult {
   }
   let orders = [...input.orders];
   const killed: Skip[] = [];
-  // Each pass removes at least one fok order, so this ends.
-  for (;;) {
-    const round = referenceRound(orders, input, input.oraclePrice);
+  const budget = { passesLeft: limits.allocationPassesMax };
+  const kill = (short: AuctionOrder[]) => {
+    const ordered = [...short].sort(byKey((order) => [order.sequence]));
+    for (const order of ordered) killed.push({ ref: order.ref, reason: 'fill_or_kill' });
+    orders = orders.filter((order) => !short.includes(order));
+  };
+  for (let rounds = 0; rounds < limits.fillOrKillRoundsMax; rounds += 1) {
+    const round = referenceRound(orders, input, input.oraclePrice, budget);
     if (round.clearingPrice === null) return { ...round, skipped: killed };
     const filled = (order: AuctionOrder) =>
       sum(round.fills.filter((f) => f.bidRef === order.ref || f.askRef === order.ref).map((f) => f.quantity));
-    const short = orders
-      .filter((order) => order.fillOrKill && filled(order) < order.remaining)
-      .sort(byKey((order) => [order.sequence]));
+    const short = orders.filter((order) => order.fillOrKill && filled(order) < order.remaining);
     if (short.length === 0) return { ...round, skipped: [...killed, ...round.skipped] };
-    for (const order of short) killed.push({ ref: order.ref, reason: 'fill_or_kill' });
-    orders = orders.filter((order) => !short.includes(order));
+    kill(short);
   }
+  kill(orders.filter((order) => order.fillOrKill));
+  const last = referenceRound(orders, input, input.oraclePrice, budget);
+  return { ...last, skipped: [...killed, ...last.skipped] };
 }
 
-function referenceRound(orders: AuctionOrder[], input: AuctionInput, oracle: bigint): AuctionResult {
+function referenceRound(
+  orders: AuctionOrder[],
+  input: AuctionInput,
+  oracle: bigint,
+  budget: { passesLeft: number },
+): AuctionResult {
   const bids = orders.filter((order) => order.side === 'bid');
   const asks = orders.filter((order) => order.side === 'ask');
   const prices = [...new Set(orders.map((order) => order.priceLimit))].filter((price) => price !== 0n);
@@ -122,15 +139,22 @@ function referenceRound(orders: AuctionOrder[], input: AuctionInput, oracle: big
     const r = rankKey(runnerUp);
     decidedBy = names[[0, 1, 2, 3].find((i) => w[i] !== r[i]) ?? 3] ?? 'lower_price';
   }
-  const { fills, skipped } = referenceAllocate(bids, asks, winner, input.priceScale);
+  const { fills, skipped } = referenceAllocate(bids, asks, winner, input.priceScale, budget);
   return { ...base, clearingPrice: winner.price, noClearReason: null, decidedBy, fills, skipped };
 }
 
+/**
+ * The greedy walk. Each pair passed over spends one unit of the budget; once it is spent, a pair
+ * passed over parks the order its own constraint blocked (the later one of a self-trade, the one
+ * whose minimum was not met, the one whose whole size moves no quote): a parked ask is skipped and
+ * a parked bid stops, for the rest of the round.
+ */
 function referenceAllocate(
   bids: AuctionOrder[],
   asks: AuctionOrder[],
   winner: CandidatePrice,
   priceScale: bigint,
+  budget: { passesLeft: number },
 ): { fills: Fill[]; skipped: Skip[] } {
   const price = winner.price;
   const eligibleBids = bids
@@ -141,41 +165,50 @@ function referenceAllocate(
     .sort(byKey((ask) => [ask.priceLimit, ask.arrivalSlot, ask.sequence]));
   const left = new Map<number, bigint>([...bids, ...asks].map((order) => [order.ref, order.remaining]));
   const leftOf = (order: AuctionOrder) => left.get(order.ref) ?? 0n;
+  const parked = new Set<AuctionOrder>();
   const fills: Fill[] = [];
   const skipped: Skip[] = [];
   const skip = (order: AuctionOrder, reason: SkipReason) => {
     if (!skipped.some((s) => s.ref === order.ref && s.reason === reason))
       skipped.push({ ref: order.ref, reason });
   };
+  const movesNoQuote = (order: AuctionOrder) => (leftOf(order) * price) / priceScale === 0n;
   let allowed = winner.executable;
   for (const bid of eligibleBids) {
     for (const ask of eligibleAsks) {
       if (allowed === 0n || leftOf(bid) === 0n) break;
-      if (leftOf(ask) === 0n) continue;
+      if (leftOf(ask) === 0n || parked.has(ask)) continue;
       let q = leftOf(bid);
       if (leftOf(ask) < q) q = leftOf(ask);
       if (allowed < q) q = allowed;
+      let blamed: AuctionOrder[];
       if (bid.tradingKey === ask.tradingKey || bid.owner === ask.owner) {
         const bidIsLater =
           compareTuples([bid.arrivalSlot, bid.sequence], [ask.arrivalSlot, ask.sequence]) > 0;
         skip(bidIsLater ? bid : ask, 'self_trade');
-        continue;
-      }
-      if (q < bid.minFill || q < ask.minFill) {
+        blamed = [bidIsLater ? bid : ask];
+      } else if (q < bid.minFill || q < ask.minFill) {
         if (q < bid.minFill) skip(bid, 'min_fill');
         if (q < ask.minFill) skip(ask, 'min_fill');
-        continue;
-      }
-      const quote = (q * price) / priceScale;
-      if (quote === 0n) {
+        blamed = [bid, ask].filter((order) => q < order.minFill);
+      } else if ((q * price) / priceScale === 0n) {
         skip(bid, 'zero_quote');
         skip(ask, 'zero_quote');
+        blamed = [bid, ask].filter(movesNoQuote);
+        if (blamed.length === 0) blamed = [bid, ask];
+      } else {
+        fills.push({ bidRef: bid.ref, askRef: ask.ref, quantity: q, quoteAmount: (q * price) / priceScale });
+        left.set(bid.ref, leftOf(bid) - q);
+        left.set(ask.ref, leftOf(ask) - q);
+        allowed -= q;
         continue;
       }
-      fills.push({ bidRef: bid.ref, askRef: ask.ref, quantity: q, quoteAmount: quote });
-      left.set(bid.ref, leftOf(bid) - q);
-      left.set(ask.ref, leftOf(ask) - q);
-      allowed -= q;
+      if (budget.passesLeft > 0) {
+        budget.passesLeft -= 1;
+        continue;
+      }
+      for (const order of blamed) parked.add(order);
+      if (parked.has(bid)) break;
     }
   }
   return { fills, skipped };
@@ -698,5 +731,168 @@ describe('input checks', () => {
       { ...good(), orders: [ask(1, U64_MAX + 1n, 2n)] },
     ];
     for (const input of bad) assert.throws(() => clearBatch(input), AssertionError);
+  });
+});
+
+const smallLimits: fc.Arbitrary<AuctionLimits> = fc.record({
+  allocationPassesMax: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 })),
+  fillOrKillRoundsMax: fc.integer({ min: 1, max: 4 }),
+});
+
+describe('numbers and bigints', () => {
+  test('the price sweep and the walk give the same result counting in numbers as in bigints', () => {
+    // Both are also compared with the reference model above: small books are counted in numbers,
+    // books with quantities beyond 2^53 in bigints.
+    fc.assert(
+      fc.property(auctionInput(150), fc.option(smallLimits, { nil: undefined }), (input, limits) => {
+        const all = limits ?? AUCTION_LIMITS;
+        assert.deepStrictEqual(clearBatch(input, all, 'fastest'), clearBatch(input, all, 'bigint'));
+      }),
+      { numRuns: PROPERTY_RUNS * 2 },
+    );
+  });
+});
+
+describe('walks that pass over many pairs', () => {
+  /** Few keys and owners and mostly all-or-none sizes: most pairs are passed over. */
+  const crowded = (m: Market) =>
+    fc
+      .array(
+        rawOrder(40n).map((raw) => ({
+          ...raw,
+          key: raw.key % 3,
+          owner: raw.owner % 3,
+          minFillKind: 'all' as const,
+        })),
+        { minLength: 150, maxLength: 240 },
+      )
+      .map((raws) => buildInput({ ...m, levels: 4, bandWide: true, oracleLevel: 1 }, raws));
+
+  test('past IDENTITIES_AFTER_PASSES, naming keys and owners changes no result', () => {
+    // These books pass over thousands of pairs, so the number walk switches to named identities.
+    fc.assert(
+      fc.property(market.chain(crowded), (input) => {
+        const result = clearBatch(input);
+        assert.deepStrictEqual(result, referenceClear(input));
+        assert.deepStrictEqual(result, clearBatch(input, AUCTION_LIMITS, 'bigint'));
+        checkInvariants(input, result);
+      }),
+      { numRuns: Math.max(20, PROPERTY_RUNS / 5) },
+    );
+  });
+});
+
+describe('the sorted entry the core uses', () => {
+  test('sides handed over in priority clear exactly as the same orders in any order', () => {
+    fc.assert(
+      fc.property(auctionInput(200), (input) => {
+        const { bids, asks } = sortByPriority(input.orders);
+        assert.deepStrictEqual(clearSortedBatch({ ...input, bids, asks }), clearBatch(input));
+      }),
+      { numRuns: PROPERTY_RUNS },
+    );
+  });
+
+  test('a side out of price priority, an order on the wrong side or a repeated ref is an assertion', () => {
+    // Time order within a limit is the core's by construction and checked by validateInternalState.
+    const market = { oraclePrice: 10n, bandLow: 1n, bandHigh: 100n, priceScale: 1n };
+    const bad = [
+      { bids: [bid(1, 9n, 5n), bid(2, 10n, 5n)], asks: [] },
+      { bids: [], asks: [ask(1, 10n, 5n), ask(2, 9n, 5n)] },
+      { bids: [ask(1, 10n, 5n)], asks: [] },
+      { bids: [bid(1, 10n, 5n)], asks: [ask(1, 10n, 5n)] },
+      { bids: [bid(1, 10n, 5n, { minFill: 6n })], asks: [] },
+    ];
+    for (const sides of bad) assert.throws(() => clearSortedBatch({ ...market, ...sides }), AssertionError);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Work limits (limits.ts). Small limits make the strict walk and the fok round cap happen on small
+// books; the reference model implements both, written plainly.
+// ---------------------------------------------------------------------------------------------
+
+function clearWith(orders: AuctionOrder[], oraclePrice: bigint, limits: Partial<AuctionLimits>) {
+  const input: AuctionInput = { orders, oraclePrice, bandLow: 1n, bandHigh: 1000n, priceScale: 1n };
+  const all = { ...AUCTION_LIMITS, ...limits };
+  const result = clearBatch(input, all);
+  assert.deepStrictEqual(result, referenceClear(input, all), 'the example agrees with the reference model');
+  checkInvariants(input, result);
+  return result;
+}
+
+describe('work limits', () => {
+  test('random books clear as the reference model clears them, under any budget and round cap', () => {
+    fc.assert(
+      fc.property(auctionInput(120), smallLimits, (input, limits) => {
+        const result = clearBatch(input, limits);
+        assert.deepStrictEqual(result, referenceClear(input, limits));
+        checkInvariants(input, result);
+      }),
+      { numRuns: PROPERTY_RUNS * 2 },
+    );
+  });
+
+  test('without a budget, an all-or-none bid that meets a too-small ask stops; the bid behind it fills', () => {
+    const orders = [
+      bid(1, 10n, 10n, { minFill: 10n }),
+      bid(2, 10n, 5n, { slot: 1n }),
+      ask(3, 9n, 4n),
+      ask(4, 10n, 10n),
+    ];
+    // With a budget the all-or-none bid looks on and fills against the large ask.
+    assert.deepStrictEqual(clearWith(orders, 10n, {}).fills, [fill(1, 4, 10n, 100n), fill(2, 3, 4n, 40n)]);
+    // Strict: its own minimum blocked the pair, so it waits for the next batch.
+    const strict = clearWith(orders, 10n, { allocationPassesMax: 0 });
+    assert.deepStrictEqual(strict.fills, [fill(2, 3, 4n, 40n), fill(2, 4, 1n, 10n)]);
+    assert.deepStrictEqual(strict.skipped, [{ ref: 1, reason: 'min_fill' }]);
+  });
+
+  test('without a budget, a dust ask that moves no quote is the one parked, not the bid', () => {
+    // 50 x 10 / 1000 = 0: the pair is passed over; the bid's own 200 would move 2 quote.
+    const input: AuctionInput = {
+      orders: [bid(1, 10n, 200n), ask(2, 10n, 50n), ask(3, 10n, 200n, { slot: 1n })],
+      oraclePrice: 10n,
+      bandLow: 1n,
+      bandHigh: 1000n,
+      priceScale: 1000n,
+    };
+    const limits = { ...AUCTION_LIMITS, allocationPassesMax: 0 };
+    const result = clearBatch(input, limits);
+    assert.deepStrictEqual(result, referenceClear(input, limits));
+    assert.deepStrictEqual(result.fills, [fill(1, 3, 200n, 2n)]);
+  });
+
+  test('without a budget, the later order of a self-trade is parked for the rest of the batch', () => {
+    const orders = [
+      bid(1, 10n, 5n, { owner: 'alice' }),
+      ask(2, 10n, 5n, { owner: 'alice', slot: 1n }),
+      ask(3, 10n, 5n, { owner: 'bob', slot: 1n }),
+      bid(4, 10n, 5n, { owner: 'carol', slot: 2n }),
+    ];
+    // With a budget, ask 2 fills against bid 4 (see the self-trade example above); strict, it waits.
+    const strict = clearWith(orders, 10n, { allocationPassesMax: 0 });
+    assert.deepStrictEqual(strict.fills, [fill(1, 3, 5n, 50n)]);
+    assert.deepStrictEqual(strict.skipped, [{ ref: 2, reason: 'self_trade' }]);
+  });
+
+  test('past the round cap, every fok order left is not filled and the batch clears without them', () => {
+    // Round 1 at 8: fok bid 2 (limit 14) fills 6, fok bid 1 gets 6 of 20 and drops out. Round 2
+    // would fill bid 2 alone; with one round allowed, bid 2 is removed too.
+    const orders = [
+      bid(1, 12n, 20n, { fok: true }),
+      bid(2, 14n, 6n, { fok: true }),
+      ask(3, 8n, 6n),
+      ask(4, 8n, 6n),
+    ];
+    const twoRounds = clearWith(orders, 10n, {});
+    assert.deepStrictEqual(twoRounds.fills, [fill(2, 3, 6n, 48n)]);
+    assert.deepStrictEqual(twoRounds.skipped, [{ ref: 1, reason: 'fill_or_kill' }]);
+    const oneRound = clearWith(orders, 10n, { fillOrKillRoundsMax: 1 });
+    assert.equal(oneRound.noClearReason, 'no_volume');
+    assert.deepStrictEqual(oneRound.skipped, [
+      { ref: 1, reason: 'fill_or_kill' },
+      { ref: 2, reason: 'fill_or_kill' },
+    ]);
   });
 });

@@ -7,7 +7,9 @@
  * - they agree on every order's state, filled quantity and backing note;
  * - the core's own invariants hold (validateInternalState);
  * - no note backs two open orders, and filled + remaining = amount;
- * - each order's events follow spec 3.1, with nothing after its terminal event.
+ * - each order's events follow spec 3.1, with nothing after its terminal event;
+ * - a second core, restored from a snapshot of the first every few commands, answers every command
+ *   with the same events and holds a byte-identical snapshot (snapshot.ts rebuilds the indexes).
  * The model uses the real clearBatch for prices and fills: the auction has its own reference-model
  * test; this one checks the bookkeeping around it.
  */
@@ -447,6 +449,8 @@ function runScenario(actions: Action[]): void {
     core.apply({ type: 'oracle_price', marketId: m.marketId, price: 1000n, slot: 0n });
   }
   core.apply({ type: 'roots', treeId: 0, roots: [TEST_ROOT], slot: 0n });
+  let replica = VenueCore.restore(CONFIG, core.snapshot());
+  let step = 0;
   const lastKind = new Map<string, string>();
   let changeCounter = 0;
 
@@ -598,6 +602,9 @@ function runScenario(actions: Action[]): void {
       if (!(error instanceof VenueError)) throw error;
       coreCode = error.code;
     }
+    step += 1;
+    replica = checkReplica(replica, command, events, coreCode, step % RESTORE_EVERY === 0);
+    assert.equal(replica.snapshot(), core.snapshot(), 'the replica holds the same state');
     const modelCode = modelApply();
     count(`${command.type}:${coreCode ?? 'ok'}`);
     for (const e of events) count(e.type === 'order' ? `event:${e.kind}` : `event:${e.type}`);
@@ -625,6 +632,37 @@ function runScenario(actions: Action[]): void {
       }
     }
   }
+}
+
+/** The replica is rebuilt from its own snapshot this often (in commands). */
+const RESTORE_EVERY = 7;
+
+/**
+ * Applies `command` to the replica, first restoring it from its own snapshot when `restore` is set
+ * (the restored copy must snapshot to the same bytes), and checks it answers as the core did.
+ */
+function checkReplica(
+  replica: VenueCore,
+  command: Command,
+  events: CoreEvent[],
+  code: number | null,
+  restore: boolean,
+): VenueCore {
+  let current = replica;
+  if (restore) {
+    const snapshot = replica.snapshot();
+    current = VenueCore.restore(CONFIG, snapshot);
+    assert.equal(current.snapshot(), snapshot, 'a restored core snapshots to the same bytes');
+    current.validateInternalState();
+  }
+  try {
+    assert.deepStrictEqual(current.apply(command), events, `the replica's events for ${command.type}`);
+    assert.equal(code, null, 'the replica accepted what the core refused');
+  } catch (error) {
+    if (!(error instanceof VenueError)) throw error;
+    assert.equal(error.code, code, 'the replica refused with another code');
+  }
+  return current;
 }
 
 /** CORE_MODEL_SEED=<seed> replays a failing run exactly. */

@@ -3,50 +3,116 @@
  * auctions inside an oracle band"): a pure function from the orders taking part and the oracle band
  * to one clearing price, the fills at that price and a record of why.
  *
- * Cost: one priority sort, then per round O(n) for the price and O(n + pairs passed over) for the
- * allocation. Rounds are bounded by the number of fok orders plus one, since every repeated round
- * follows the removal of at least one fok order.
+ * Two entries: `clearBatch` takes the orders in any order and sorts them by priority;
+ * `clearSortedBatch` takes both sides already in priority (the core keeps its book that way) and
+ * only checks that they are. Both then run the same rounds.
+ *
+ * Cost: per round O(n) for the price and O(n + pairs passed over) for the allocation. Pairs passed
+ * over are bounded per batch and rounds by FILL_OR_KILL_ROUNDS_MAX + 1 (limits.ts), so a batch is
+ * O(ALLOCATION_PASSES_MAX + rounds x n) whatever the book.
  */
 import { AssertionError } from '@venue/protocol';
+import type { PassBudget } from './allocate.ts';
 import { clearRound, type RoundOutcome } from './clear-round.ts';
-import { shortFillOrKill, withoutOrders } from './fill-or-kill.ts';
-import { sortByPriority } from './priority.ts';
+import { fillOrKillOrders, shortFillOrKill, withoutOrders } from './fill-or-kill.ts';
+import { type Arithmetic, AUCTION_LIMITS, type AuctionLimits } from './limits.ts';
+import { type BookByPriority, type SortedAuctionInput, sortByPriority } from './priority.ts';
+import type { OracleBand } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
-import type { AuctionInput, AuctionResult } from './types.ts';
-import { assertAuctionInput } from './validate-input.ts';
+import type { AuctionInput, AuctionOrder, AuctionResult } from './types.ts';
+import { assertAuctionInput, assertSortedAuctionInput } from './validate-input.ts';
 
-export function clearBatch(input: AuctionInput): AuctionResult {
+/** `limits` and `arithmetic` are for tests: the venue runs with AUCTION_LIMITS, 'fastest'. */
+export function clearBatch(
+  input: AuctionInput,
+  limits: AuctionLimits = AUCTION_LIMITS,
+  arithmetic: Arithmetic = 'fastest',
+): AuctionResult {
   assertAuctionInput(input);
-  const { oraclePrice, bandLow, bandHigh, priceScale } = input;
-  // decisions 2: "with no valid oracle price the market does not clear." No candidate is looked at.
-  if (oraclePrice === null) {
-    return {
-      clearingPrice: null,
-      noClearReason: 'no_oracle',
-      candidatesConsidered: 0,
-      candidatesOutOfBand: 0,
-      shortlist: [],
-      decidedBy: null,
-      fills: [],
-      skipped: [],
-    };
-  }
-  const band = { oraclePrice, bandLow, bandHigh };
-  let book = sortByPriority(input.orders);
-  const killed = new SkipLog();
-  const roundsMax = input.orders.filter((order) => order.fillOrKill).length + 1;
-  for (let round = 0; round < roundsMax; round += 1) {
-    const outcome = clearRound(book, band, priceScale);
-    const short = outcome.clearingPrice === null ? [] : shortFillOrKill(book, outcome.fills);
-    if (short.length === 0) return batchResult(outcome, killed, input);
+  const { oraclePrice } = input;
+  if (oraclePrice === null) return noOracle();
+  const market = { ...input, oraclePrice, arithmetic };
+  return clearBook(sortByPriority(input.orders), market, limits, input.orders.length);
+}
+
+export function clearSortedBatch(
+  input: SortedAuctionInput,
+  limits: AuctionLimits = AUCTION_LIMITS,
+  arithmetic: Arithmetic = 'fastest',
+): AuctionResult {
+  assertSortedAuctionInput(input);
+  const { oraclePrice } = input;
+  if (oraclePrice === null) return noOracle();
+  const count = input.bids.length + input.asks.length;
+  return clearBook(
+    { bids: input.bids, asks: input.asks },
+    { ...input, oraclePrice, arithmetic },
+    limits,
+    count,
+  );
+}
+
+/** decisions 2: "with no valid oracle price the market does not clear." No candidate is looked at. */
+function noOracle(): AuctionResult {
+  return {
+    clearingPrice: null,
+    noClearReason: 'no_oracle',
+    candidatesConsidered: 0,
+    candidatesOutOfBand: 0,
+    shortlist: [],
+    decidedBy: null,
+    fills: [],
+    skipped: [],
+  };
+}
+
+interface Market extends OracleBand {
+  readonly priceScale: bigint;
+  readonly arithmetic: Arithmetic;
+}
+
+/**
+ * Rounds until no fill-or-kill order is left short. A round that leaves fok orders short removes
+ * them and prices the batch again without them, at most FILL_OR_KILL_ROUNDS_MAX times; past that,
+ * every fok order left is removed at once and the last round runs without any.
+ */
+function clearBook(
+  sorted: BookByPriority,
+  market: Market,
+  limits: AuctionLimits,
+  orderCount: number,
+): AuctionResult {
+  const budget: PassBudget = { passesLeft: limits.allocationPassesMax };
+  const killed = new SkipLog(orderCount);
+  let book = sorted;
+  let fokLeft = fillOrKillOrders(book).length;
+  for (let round = 0; round < limits.fillOrKillRoundsMax; round += 1) {
+    const outcome = clearRound(book, market, market.priceScale, budget, orderCount, market.arithmetic);
+    const short = outcome.clearingPrice === null || fokLeft === 0 ? [] : shortFillOrKill(book, outcome.fills);
+    if (short.length === 0) return batchResult(outcome, killed, orderCount);
     for (const order of short) killed.record(order.ref, 'fill_or_kill');
     book = withoutOrders(book, short);
+    fokLeft -= short.length;
   }
-  throw new AssertionError(`fill-or-kill re-runs exceeded ${roundsMax} rounds`);
+  const rest = fillOrKillOrders(book).sort(bySequence);
+  for (const order of rest) killed.record(order.ref, 'fill_or_kill');
+  const outcome = clearRound(
+    withoutOrders(book, rest),
+    market,
+    market.priceScale,
+    budget,
+    orderCount,
+    market.arithmetic,
+  );
+  return batchResult(outcome, killed, orderCount);
+}
+
+function bySequence(a: AuctionOrder, b: AuctionOrder): number {
+  return a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0;
 }
 
 /** The last round's outcome, preceded in `skipped` by the fok orders earlier rounds removed. */
-function batchResult(outcome: RoundOutcome, killed: SkipLog, input: AuctionInput): AuctionResult {
+function batchResult(outcome: RoundOutcome, killed: SkipLog, orderCount: number): AuctionResult {
   const result: AuctionResult = {
     clearingPrice: outcome.clearingPrice,
     noClearReason: outcome.noClearReason,
@@ -55,14 +121,15 @@ function batchResult(outcome: RoundOutcome, killed: SkipLog, input: AuctionInput
     shortlist: outcome.ranking.shortlist,
     decidedBy: outcome.decidedBy,
     fills: outcome.fills,
-    skipped: [...killed.entries, ...outcome.skips.entries],
+    skipped:
+      killed.entries.length === 0 ? outcome.skips.entries : [...killed.entries, ...outcome.skips.entries],
   };
-  assertBatchResult(result, input);
+  assertBatchResult(result, orderCount);
   return result;
 }
 
 /** Result invariants that are cheap to check on every batch (TigerBeetle style: kept on). */
-function assertBatchResult(result: AuctionResult, input: AuctionInput): void {
+function assertBatchResult(result: AuctionResult, orderCount: number): void {
   const winner = result.shortlist[0];
   const executable = result.clearingPrice === null ? 0n : (winner?.executable ?? 0n);
   let filled = 0n;
@@ -75,7 +142,7 @@ function assertBatchResult(result: AuctionResult, input: AuctionInput): void {
   if (filled > executable) {
     throw new AssertionError(`auction filled ${filled} base, more than the executable ${executable}`);
   }
-  if (result.skipped.length > 4 * input.orders.length) {
+  if (result.skipped.length > 4 * orderCount) {
     throw new AssertionError(`auction skip log holds ${result.skipped.length} entries, over 4 per order`);
   }
 }

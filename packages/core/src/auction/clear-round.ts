@@ -2,11 +2,13 @@
  * One pass of the auction over a fixed set of orders: rank the candidate prices, pick the winner,
  * allocate at it. `clearBatch` repeats it while fill-or-kill orders drop out.
  */
-import { allocate } from './allocate.ts';
+import { allocate, type PassBudget } from './allocate.ts';
+import type { Arithmetic } from './limits.ts';
 import type { BookByPriority } from './priority.ts';
 import { decidedBy, type OracleBand, type PriceRanking, rankCandidates } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
 import type { AuctionOrder, AuctionResult, DecidedBy, Fill } from './types.ts';
+import { bookUnits } from './units.ts';
 
 export interface RoundOutcome {
   readonly ranking: PriceRanking;
@@ -17,9 +19,17 @@ export interface RoundOutcome {
   readonly skips: SkipLog;
 }
 
-export function clearRound(book: BookByPriority, band: OracleBand, priceScale: bigint): RoundOutcome {
-  const ranking = rankCandidates(book, band);
-  const skips = new SkipLog();
+export function clearRound(
+  book: BookByPriority,
+  band: OracleBand,
+  priceScale: bigint,
+  budget: PassBudget,
+  orderCount: number,
+  arithmetic: Arithmetic,
+): RoundOutcome {
+  const units = arithmetic === 'fastest' ? bookUnits(book) : null;
+  const ranking = rankCandidates(book, band, units);
+  const skips = new SkipLog(orderCount);
   const winner = ranking.shortlist[0];
   const notCleared = { ranking, clearingPrice: null, decidedBy: null, fills: [], skips } as const;
   if (winner === undefined) return { ...notCleared, noClearReason: 'no_candidate_in_band' };
@@ -34,8 +44,10 @@ export function clearRound(book: BookByPriority, band: OracleBand, priceScale: b
       clearingPrice: price,
       volumeMax: winner.executable,
       priceScale,
+      units,
     },
     skips,
+    budget,
   );
   return {
     ranking,
@@ -47,15 +59,20 @@ export function clearRound(book: BookByPriority, band: OracleBand, priceScale: b
   };
 }
 
-/** In priority order the eligible orders form a prefix: once one order is not eligible, none after it is. */
+/**
+ * In priority order the eligible orders form a prefix: once one order is not eligible, none after
+ * it is. So the prefix ends at the first ineligible order, found by binary search.
+ */
 function priorityPrefix(
   sorted: readonly AuctionOrder[],
   eligible: (order: AuctionOrder) => boolean,
 ): readonly AuctionOrder[] {
-  let count = 0;
-  for (const order of sorted) {
-    if (!eligible(order)) break;
-    count += 1;
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (eligible(sorted[middle] as AuctionOrder)) low = middle + 1;
+    else high = middle;
   }
-  return sorted.slice(0, count);
+  return sorted.slice(0, low);
 }

@@ -7,9 +7,17 @@
 import type { BookByPriority } from './priority.ts';
 import type { AuctionOrder, Fill } from './types.ts';
 
+/** The fok orders of the book, bids first, each side in priority. */
+export function fillOrKillOrders(book: BookByPriority): AuctionOrder[] {
+  const fok: AuctionOrder[] = [];
+  for (const order of book.bids) if (order.fillOrKill) fok.push(order);
+  for (const order of book.asks) if (order.fillOrKill) fok.push(order);
+  return fok;
+}
+
 /** The fok orders of `book` that `fills` left short of their `remaining`, in intake order. */
 export function shortFillOrKill(book: BookByPriority, fills: readonly Fill[]): AuctionOrder[] {
-  const fok = [...book.bids, ...book.asks].filter((order) => order.fillOrKill);
+  const fok = fillOrKillOrders(book);
   if (fok.length === 0) return [];
   const filled = new Map<number, bigint>(fok.map((order) => [order.ref, 0n]));
   for (const fill of fills) {
@@ -24,6 +32,7 @@ export function shortFillOrKill(book: BookByPriority, fills: readonly Fill[]): A
 
 /** The book without `removed`, each side still in priority. */
 export function withoutOrders(book: BookByPriority, removed: readonly AuctionOrder[]): BookByPriority {
+  if (removed.length === 0) return book;
   const gone = new Set(removed);
   return {
     bids: book.bids.filter((order) => !gone.has(order)),

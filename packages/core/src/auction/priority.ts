@@ -20,6 +20,14 @@ export interface BookByPriority {
   readonly asks: readonly AuctionOrder[];
 }
 
+/** The auction's input when the caller hands each side over already in allocation priority. */
+export interface SortedAuctionInput extends BookByPriority {
+  readonly oraclePrice: bigint | null;
+  readonly bandLow: bigint;
+  readonly bandHigh: bigint;
+  readonly priceScale: bigint;
+}
+
 const ARRIVAL_SLOT: U64Key<AuctionOrder> = { of: (order) => order.arrivalSlot, descending: false };
 const SEQUENCE: U64Key<AuctionOrder> = { of: (order) => order.sequence, descending: false };
 const BID_LIMIT: U64Key<AuctionOrder> = { of: (bid) => bid.priceLimit, descending: true };

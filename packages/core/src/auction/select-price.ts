@@ -9,6 +9,7 @@
 import { AssertionError } from '@venue/protocol';
 import type { BookByPriority } from './priority.ts';
 import { AUCTION_SHORTLIST_MAX, type AuctionOrder, type CandidatePrice, type DecidedBy } from './types.ts';
+import type { BookUnits } from './units.ts';
 
 if (AUCTION_SHORTLIST_MAX < 2) {
   // The runner-up must survive in the shortlist for `decidedBy` to be computed.
@@ -48,8 +49,16 @@ export function decidedBy(shortlist: readonly CandidatePrice[]): DecidedBy {
   return 'lower_price';
 }
 
-/** Evaluates every candidate price of the book and keeps the best AUCTION_SHORTLIST_MAX in band. */
-export function rankCandidates(book: BookByPriority, band: OracleBand): PriceRanking {
+/**
+ * Evaluates every candidate price of the book and keeps the best AUCTION_SHORTLIST_MAX in band.
+ * With `units` (units.ts) the running demand and supply are numbers, converted to bigints once per
+ * price level; without, bigints throughout. Both give the same candidates.
+ */
+export function rankCandidates(
+  book: BookByPriority,
+  band: OracleBand,
+  units: BookUnits | null,
+): PriceRanking {
   const { bids, asks } = book;
   const shortlist: CandidatePrice[] = [];
   let candidatesConsidered = 0;
@@ -57,24 +66,35 @@ export function rankCandidates(book: BookByPriority, band: OracleBand): PriceRan
   // Walk the limits upwards: bids are in descending limit, so from their end; asks from their start
   // (limit 0 first). Demand at p is every bid's volume minus the bids limited strictly below p;
   // supply at p is every ask limited at or below p.
-  let demand = bids.reduce((sum, bid) => sum + bid.remaining, 0n);
+  let demand = units === null ? bids.reduce((sum, bid) => sum + bid.remaining, 0n) : 0n;
   let supply = 0n;
+  let demandUnits = units === null ? 0 : units.bids.total;
+  let supplyUnits = 0;
   let b = bids.length - 1;
   let a = 0;
+  // decisions 2: "A zero-limit ask accepts any clearing price but never proposes one." Zero-limit
+  // asks come first among the asks: they count as supply at every price and are never candidates.
+  // (A bid's limit is never 0: the decoder refuses it and validate-input.ts asserts it.)
+  for (let next = asks[a]; next !== undefined && next.priceLimit === 0n; next = asks[a]) {
+    if (units === null) supply += next.remaining;
+    else supplyUnits += units.asks.remaining[a] as number;
+    a += 1;
+  }
   for (let step = 0; step < bids.length + asks.length; step += 1) {
     if (b < 0 && a >= asks.length) break;
     const price = lowerLimit(bids[b], asks[a]);
     for (let next = asks[a]; next !== undefined && next.priceLimit === price; next = asks[a]) {
-      supply += next.remaining;
+      if (units === null) supply += next.remaining;
+      else supplyUnits += units.asks.remaining[a] as number;
       a += 1;
     }
     const demandAtPrice = demand;
+    const demandUnitsAtPrice = demandUnits;
     for (let next = bids[b]; next !== undefined && next.priceLimit === price; next = bids[b]) {
-      demand -= next.remaining;
+      if (units === null) demand -= next.remaining;
+      else demandUnits -= units.bids.remaining[b] as number;
       b -= 1;
     }
-    // decisions 2: "A zero-limit ask accepts any clearing price but never proposes one."
-    if (price === 0n) continue;
     candidatesConsidered += 1;
     // decisions 2: "Candidate prices outside the market's oracle band (the circuit-breaker policy)
     // are never chosen".
@@ -82,7 +102,9 @@ export function rankCandidates(book: BookByPriority, band: OracleBand): PriceRan
       candidatesOutOfBand += 1;
       continue;
     }
-    offer(shortlist, candidate(price, demandAtPrice, supply, band.oraclePrice));
+    const demandHere = units === null ? demandAtPrice : BigInt(demandUnitsAtPrice);
+    const supplyHere = units === null ? supply : BigInt(supplyUnits);
+    offer(shortlist, candidate(price, demandHere, supplyHere, band.oraclePrice));
   }
   return { candidatesConsidered, candidatesOutOfBand, shortlist };
 }

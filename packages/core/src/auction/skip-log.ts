@@ -17,15 +17,27 @@ export interface SkipEntry {
   readonly reason: SkipReason;
 }
 
+/**
+ * Which reasons each order already carries. Refs below `denseRefs` (the core numbers its orders
+ * 0..n-1) use a byte array, so the check the allocation makes on every pair it passes over costs no
+ * hashing; any other ref falls back to a Map.
+ */
 export class SkipLog {
-  readonly #seen = new Map<number, number>();
+  readonly #dense: Uint8Array;
+  readonly #sparse = new Map<number, number>();
   readonly #entries: SkipEntry[] = [];
 
+  constructor(denseRefs = 0) {
+    this.#dense = new Uint8Array(denseRefs);
+  }
+
   record(ref: number, reason: SkipReason): void {
-    const seen = this.#seen.get(ref) ?? 0;
     const bit = REASON_BIT[reason];
+    const dense = ref >= 0 && ref < this.#dense.length;
+    const seen = dense ? (this.#dense[ref] as number) : (this.#sparse.get(ref) ?? 0);
     if ((seen & bit) !== 0) return;
-    this.#seen.set(ref, seen | bit);
+    if (dense) this.#dense[ref] = seen | bit;
+    else this.#sparse.set(ref, seen | bit);
     this.#entries.push({ ref, reason });
   }
 

@@ -1,34 +1,73 @@
-import { assert } from '@venue/protocol';
-import { clearBatch } from '../auction/clear-batch.ts';
-import type { AuctionOrder, Fill } from '../auction/types.ts';
+import { AssertionError } from '@venue/protocol';
+import { clearSortedBatch } from '../auction/clear-batch.ts';
+import type { Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, CoreEvent, MatchEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
-import { finish } from '../state/order-index.ts';
-import { type MarketState, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { type Ending, finish } from '../state/order-index.ts';
+import {
+  type BookSide,
+  MATCH_IDS_MAX,
+  type MarketState,
+  matchKey,
+  type OrderRow,
+  type PendingMatch,
+  type VenueState,
+} from '../state/venue-state.ts';
 
 /**
  * Runs one market's batch at the current slot (decisions section 2). Takes part: every resting
  * order of the market that arrived before this slot. Orders in an unsettled match are reserved and
  * take no part. Each order that fills gets one match for this batch and waits in
- * `pending_settlement`; ioc and fok orders that got nothing end here.
+ * `pending_settlement`; ioc and fok orders that got nothing end here. Events are appended to
+ * `events`.
+ *
+ * Cost: one walk of the market's live list to number the participants, one walk of each book side
+ * (already in priority) to hand them to the auction, and work per fill. Nothing is sorted or looked
+ * up by id.
  */
-export function runBatch(state: VenueState, config: CoreConfig, market: MarketState): CoreEvent[] {
-  const rows: OrderRow[] = [];
-  for (const orderId of market.live) {
-    const row = state.orders.get(orderId);
-    assert(row !== undefined, `live order ${orderId} missing`);
-    if (row.state === 'resting' && row.arrivalSlot < state.slot) rows.push(row);
-  }
-  if (rows.length === 0) return [];
+export function runBatch(
+  state: VenueState,
+  config: CoreConfig,
+  market: MarketState,
+  events: CoreEvent[],
+): void {
+  const rows = numberParticipants(state, market);
+  if (rows.length === 0) return;
   const batch = market.batchCount;
   market.batchCount += 1n;
-  const events: CoreEvent[] = [];
   const canClear = market.pausedReason === null && state.venuePauseReasons.length === 0;
-  const cleared = canClear ? auction(state, market, rows, batch, events) : { fills: [], price: 0n };
+  const cleared = canClear ? auction(state, market, batch, events) : NOT_CLEARED;
   const filled = applyFills(state, config, market, rows, cleared, batch, events);
   endArrivalBatch(state, config, rows, filled, events);
-  return events;
+}
+
+/**
+ * The batch's participants in intake order. Each open order of the market gets its `ref` for this
+ * batch: its index among the participants (the handle the auction's fills and skips name), or -1.
+ */
+function numberParticipants(state: VenueState, market: MarketState): OrderRow[] {
+  const rows: OrderRow[] = [];
+  for (let row = market.live.head; row !== null; row = row.liveNext) {
+    if (row.state === 'resting' && row.arrivalSlot < state.slot) {
+      row.ref = rows.length;
+      rows.push(row);
+    } else {
+      row.ref = -1;
+    }
+  }
+  return rows;
+}
+
+/** The participants of one side in allocation priority: the side's order, less those not taking part. */
+function participantsByPriority(side: BookSide): OrderRow[] {
+  const taking: OrderRow[] = [];
+  for (const level of side.levels) {
+    for (let row = level.head; row !== null; row = row.levelNext) {
+      if (row.ref >= 0) taking.push(row);
+    }
+  }
+  return taking;
 }
 
 interface Cleared {
@@ -36,17 +75,15 @@ interface Cleared {
   readonly price: bigint;
 }
 
-function auction(
-  state: VenueState,
-  market: MarketState,
-  rows: OrderRow[],
-  batch: bigint,
-  events: CoreEvent[],
-): Cleared {
+const NOT_CLEARED: Cleared = { fills: [], price: 0n };
+
+function auction(state: VenueState, market: MarketState, batch: bigint, events: CoreEvent[]): Cleared {
   const oracle = market.oraclePrice;
   const band = oracle === null ? { low: 0n, high: 0n } : priceBand(market.config, oracle);
-  const result = clearBatch({
-    orders: rows.map((row, ref) => toAuctionOrder(row, ref)),
+  // Rows are handed over as they are: an open row carries the fields the auction reads.
+  const result = clearSortedBatch({
+    bids: participantsByPriority(market.bids),
+    asks: participantsByPriority(market.asks),
     oraclePrice: oracle,
     bandLow: band.low,
     bandHigh: band.high,
@@ -63,80 +100,61 @@ function auction(
   return { fills: result.fills, price: result.clearingPrice ?? 0n };
 }
 
-function toAuctionOrder(row: OrderRow, ref: number): AuctionOrder {
-  const remaining = row.amount - row.filled;
-  const minFill = row.minFillSize === 0n ? 1n : row.minFillSize < remaining ? row.minFillSize : remaining;
-  return {
-    ref,
-    side: row.side,
-    priceLimit: row.priceLimit,
-    remaining,
-    minFill,
-    arrivalSlot: row.arrivalSlot,
-    sequence: row.sequence,
-    tradingKey: row.tradingKey,
-    owner: row.ownerCommitment,
-    fillOrKill: row.orderType === 'fok' && !row.arrivalBatchDone,
-  };
-}
-
-interface Taken {
-  base: bigint;
-  quote: bigint;
-  counterparties: number[];
-}
-
 /**
  * Turns the auction's fills into one match per order, and reserves the order's note. Refs are the
- * indexes of `rows`, so per-order totals live in an array indexed by ref, and walking it in index
- * order gives match ids in intake order without sorting.
+ * indexes of `rows`, so each order's fills are gathered by ref into one flat array (counting sort,
+ * fill order kept), and walking refs in order gives match ids in intake order without sorting.
+ * Returns which refs filled.
  */
 function applyFills(
   state: VenueState,
   config: CoreConfig,
   market: MarketState,
-  rows: OrderRow[],
+  rows: readonly OrderRow[],
   cleared: Cleared,
   batch: bigint,
   events: CoreEvent[],
-): Set<number> {
-  const taken: (Taken | undefined)[] = new Array(rows.length);
-  const take = (ref: number, base: bigint, quote: bigint, other: number) => {
-    const entry = taken[ref];
-    if (entry === undefined) taken[ref] = { base, quote, counterparties: [other] };
-    else {
-      entry.base += base;
-      entry.quote += quote;
-      entry.counterparties.push(other);
-    }
-  };
-  for (const fill of cleared.fills) {
-    take(fill.bidRef, fill.quantity, fill.quoteAmount, fill.askRef);
-    take(fill.askRef, fill.quantity, fill.quoteAmount, fill.bidRef);
-  }
-  const matchIds: bigint[] = new Array(rows.length);
-  const filled = new Set<number>();
-  for (let ref = 0; ref < rows.length; ref++) {
-    if (taken[ref] === undefined) continue;
+): Uint8Array {
+  const count = rows.length;
+  const filled = new Uint8Array(count);
+  const fills = cleared.fills;
+  if (fills.length === 0) return filled;
+  const { start, fillAt } = fillsByRef(fills, count);
+  const matchIds: bigint[] = new Array(count);
+  for (let ref = 0; ref < count; ref += 1) {
+    if (start[ref] === start[ref + 1]) continue;
+    if (!(market.matchCount < MATCH_IDS_MAX)) throw new AssertionError('match ids ran past 2^53');
     matchIds[ref] = market.matchCount;
     market.matchCount += 1n;
-    filled.add(ref);
+    filled[ref] = 1;
   }
   const lockExpirySlot = state.slot + config.lockDurationSlots;
-  for (const ref of filled) {
-    const row = rows[ref];
-    const entry = taken[ref];
-    const matchId = matchIds[ref];
-    assert(
-      row !== undefined && entry !== undefined && matchId !== undefined,
-      `fill names unknown ref ${ref}`,
-    );
+  for (let ref = 0; ref < count; ref += 1) {
+    const from = start[ref] as number;
+    const to = start[ref + 1] as number;
+    if (from === to) continue;
+    // Most orders fill once: their totals are that fill's, with no addition.
+    const first = fills[fillAt[from] as number] as Fill;
+    let base = first.quantity;
+    let quote = first.quoteAmount;
+    // A pair fills at most once in a batch, so counterparties never repeat.
+    const counterpartyMatchIds: bigint[] = new Array(to - from);
+    for (let at = from; at < to; at += 1) {
+      const fill = fills[fillAt[at] as number] as Fill;
+      if (at > from) {
+        base += fill.quantity;
+        quote += fill.quoteAmount;
+      }
+      counterpartyMatchIds[at - from] = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+    }
+    const row = rows[ref] as OrderRow;
+    const matchId = matchIds[ref] as bigint;
     row.state = 'pending_settlement';
-    row.pending = { matchId, baseQuantity: entry.base, quoteAmount: entry.quote, lockExpirySlot };
+    row.pending = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
     row.lastMatchId = matchId;
     row.lockExpirySlot = lockExpirySlot;
     row.lastUpdateSlot = state.slot;
-    state.pendingMatches.set(matchKey(row.marketId, matchId), row.orderId);
+    market.pendingMatches.set(matchKey(matchId), row);
     events.push({
       type: 'order',
       accountId: row.accountId,
@@ -147,55 +165,85 @@ function applyFills(
       matchId,
       lockExpirySlot,
     });
-    events.push(
-      matchEvent(row, market, { batch, matchId, price: cleared.price, lockExpirySlot }, entry, matchIds),
-    );
+    events.push(matchEvent(row, market, batch, cleared.price, row.pending, counterpartyMatchIds));
   }
   return filled;
+}
+
+/** Each ref's fill indexes, in fill order: those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1]. */
+function fillsByRef(fills: readonly Fill[], count: number): { start: Int32Array; fillAt: Int32Array } {
+  const start = new Int32Array(count + 1);
+  const countFill = (ref: number) => {
+    if (!(ref >= 0 && ref < count)) throw new AssertionError(`fill names unknown ref ${ref}`);
+    start[ref + 1] = (start[ref + 1] as number) + 1;
+  };
+  for (const fill of fills) {
+    countFill(fill.bidRef);
+    countFill(fill.askRef);
+  }
+  for (let ref = 0; ref < count; ref += 1)
+    start[ref + 1] = (start[ref + 1] as number) + (start[ref] as number);
+  const cursor = start.slice(0, count);
+  const fillAt = new Int32Array(2 * fills.length);
+  const file = (ref: number, index: number) => {
+    const at = cursor[ref] as number;
+    fillAt[at] = index;
+    cursor[ref] = at + 1;
+  };
+  for (let index = 0; index < fills.length; index += 1) {
+    const fill = fills[index] as Fill;
+    file(fill.bidRef, index);
+    file(fill.askRef, index);
+  }
+  return { start, fillAt };
 }
 
 function matchEvent(
   row: OrderRow,
   market: MarketState,
-  at: { batch: bigint; matchId: bigint; price: bigint; lockExpirySlot: bigint },
-  entry: Taken,
-  matchIds: readonly bigint[],
+  batch: bigint,
+  clearingPrice: bigint,
+  pending: PendingMatch,
+  counterpartyMatchIds: bigint[],
 ): MatchEvent {
-  const { batch, matchId, lockExpirySlot } = at;
   return {
     type: 'match',
     marketId: market.config.marketId,
-    matchId,
+    matchId: pending.matchId,
     batch,
     orderId: row.orderId,
     accountId: row.accountId,
     side: row.side,
-    clearingPrice: at.price,
-    baseQuantity: entry.base,
-    quoteAmount: entry.quote,
+    clearingPrice,
+    baseQuantity: pending.baseQuantity,
+    quoteAmount: pending.quoteAmount,
     noteCommitment: row.note.commitment,
     noteValue: row.note.value,
     treeId: row.note.treeId,
     merkleRoot: row.note.merkleRoot,
     viewingPubkey: row.viewingPubkey,
-    lockExpirySlot,
-    counterpartyMatchIds: [...new Set(entry.counterparties)].map((ref) => matchIds[ref] ?? -1n),
+    lockExpirySlot: pending.lockExpirySlot,
+    counterpartyMatchIds,
   };
 }
+
+const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
+const FOK_UNFILLED: Ending = { kind: 'cancelled', cancelReason: 'fok_unfilled' };
 
 /** ioc and fok take part in their arrival batch only (decisions section 2). */
 function endArrivalBatch(
   state: VenueState,
   config: CoreConfig,
-  rows: OrderRow[],
-  filled: Set<number>,
+  rows: readonly OrderRow[],
+  filled: Uint8Array,
   events: CoreEvent[],
 ): void {
-  rows.forEach((row, ref) => {
-    if (row.orderType === 'limit' || row.arrivalBatchDone) return;
+  for (let ref = 0; ref < rows.length; ref += 1) {
+    const row = rows[ref] as OrderRow;
+    if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
     row.arrivalBatchDone = true;
-    if (filled.has(ref)) return; // an ioc's unfilled remainder ends after its settlement
-    const cancelReason = row.orderType === 'ioc' ? 'ioc_remainder' : 'fok_unfilled';
-    events.push(finish(state, config, row, { kind: 'cancelled', cancelReason }));
-  });
+    row.fillOrKill = false;
+    if (filled[ref] === 1) continue; // an ioc's unfilled remainder ends after its settlement
+    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
+  }
 }

@@ -2,8 +2,8 @@ import { type CancelParams, VenueError } from '@venue/protocol';
 import type { CancelCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
-import { finish } from '../state/order-index.ts';
-import type { OrderRow, VenueState } from '../state/venue-state.ts';
+import { type Ending, finish } from '../state/order-index.ts';
+import type { KeyNonces, OrderRow, VenueState } from '../state/venue-state.ts';
 
 /**
  * DELETE /orders/{id} and order.cancel (spec 2.4, 4.3). Also the first half of a modify, whose
@@ -30,19 +30,23 @@ export function ownedOrder(
   return row;
 }
 
-/** The cancel rules that need state: session, nonce, and an order still resting. */
+/**
+ * The cancel rules that need state: session, nonce, and an order still resting. Returns the key's
+ * nonce record (if it has one) for acceptCancelNonce.
+ */
 export function checkCancel(
   state: VenueState,
   row: OrderRow,
   params: Pick<CancelParams, 'cancel_nonce' | 'session_id'>,
-): void {
+): KeyNonces | undefined {
   if (params.session_id !== state.sessionId) {
     throw new VenueError(
       'STALE_SESSION',
       'session_id is not the current boot session; read GET /info and sign again',
     );
   }
-  const last = state.nonces.get(row.tradingKey)?.cancel ?? 0n;
+  const nonces = state.nonces.get(row.tradingKey);
+  const last = nonces === undefined ? 0n : nonces.cancel;
   if (params.cancel_nonce <= last) {
     throw new VenueError(
       'STALE_CANCEL_NONCE',
@@ -55,19 +59,26 @@ export function checkCancel(
       `order ${row.orderId} is ${row.state} and cannot be cancelled now`,
     );
   }
+  return nonces;
 }
 
-export function acceptCancelNonce(state: VenueState, tradingKey: string, nonce: bigint): void {
-  const nonces = state.nonces.get(tradingKey);
-  if (nonces === undefined) state.nonces.set(tradingKey, { arrival: 0n, cancel: nonce });
-  else nonces.cancel = nonce;
+export function acceptCancelNonce(
+  state: VenueState,
+  tradingKey: string,
+  nonce: bigint,
+  known: KeyNonces | undefined,
+): void {
+  if (known === undefined) state.nonces.set(tradingKey, { arrival: 0n, cancel: nonce });
+  else known.cancel = nonce;
 }
+
+const CANCELLED_BY_OWNER: Ending = { kind: 'cancelled', cancelReason: 'owner' };
 
 export function applyCancel(state: VenueState, config: CoreConfig, command: CancelCommand): CoreEvent[] {
   const row = ownedOrder(state, command.orderId, command.accountId, command.params.trading_key);
-  checkCancel(state, row, command.params);
-  acceptCancelNonce(state, row.tradingKey, command.params.cancel_nonce);
-  const event = finish(state, config, row, { kind: 'cancelled', cancelReason: 'owner' });
+  const nonces = checkCancel(state, row, command.params);
+  acceptCancelNonce(state, row.tradingKey, command.params.cancel_nonce, nonces);
+  const event = finish(state, config, row, CANCELLED_BY_OWNER);
   return [
     event,
     {

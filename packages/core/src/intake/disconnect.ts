@@ -1,7 +1,7 @@
 import type { DisconnectCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
-import { finish } from '../state/order-index.ts';
+import { type Ending, finish } from '../state/order-index.ts';
 import type { VenueState } from '../state/venue-state.ts';
 
 /**
@@ -10,18 +10,19 @@ import type { VenueState } from '../state/venue-state.ts';
  * are. An order pending settlement keeps its match; once it settles, its remainder is cancelled
  * rather than left resting for a client that asked not to leave orders behind.
  */
+const CANCELLED_BY_DISCONNECT: Ending = { kind: 'cancelled', cancelReason: 'disconnect' };
+
 export function applyDisconnect(
   state: VenueState,
   config: CoreConfig,
   command: DisconnectCommand,
 ): CoreEvent[] {
-  const orderIds = [...(state.byConnection.get(command.connectionId) ?? [])];
+  // A copy: finishing an order takes it out of the connection's set.
+  const rows = [...(state.byConnection.get(command.connectionId) ?? [])];
   const events: CoreEvent[] = [];
-  for (const orderId of orderIds) {
-    const row = state.orders.get(orderId);
-    if (row?.state === 'resting')
-      events.push(finish(state, config, row, { kind: 'cancelled', cancelReason: 'disconnect' }));
-    else if (row?.state === 'pending_settlement') row.sweepAfterSettlement = true;
+  for (const row of rows) {
+    if (row.state === 'resting') events.push(finish(state, config, row, CANCELLED_BY_DISCONNECT));
+    else if (row.state === 'pending_settlement') row.sweepAfterSettlement = true;
   }
   state.byConnection.delete(command.connectionId);
   return events;

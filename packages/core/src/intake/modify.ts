@@ -2,10 +2,12 @@ import { VenueError } from '@venue/protocol';
 import type { ModifyCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
-import { book, dropConnection, finish } from '../state/order-index.ts';
+import { accountFor, book, type Ending, finish, unlinkOpen } from '../state/order-index.ts';
 import type { OrderRow, VenueState } from '../state/venue-state.ts';
 import { acceptCancelNonce, checkCancel, ownedOrder } from './cancel.ts';
-import { acceptArrivalNonce, checkPlace, newRow } from './place.ts';
+import { acceptArrivalNonce, checkPlace, isRepeatOf, newRow } from './place.ts';
+
+const CANCELLED_BY_MODIFY: Ending = { kind: 'cancelled', cancelReason: 'modify' };
 
 /**
  * PUT /orders/{id} and order.modify (spec 4.1). Every precondition of both halves is checked before
@@ -15,7 +17,8 @@ import { acceptArrivalNonce, checkPlace, newRow } from './place.ts';
 export function applyModify(state: VenueState, config: CoreConfig, command: ModifyCommand): CoreEvent[] {
   const { request } = command;
   const replacement = request.replacement;
-  const repeat = repeatOfModify(state, command);
+  const existing = state.orders.get(replacement.order_id);
+  const repeat = repeatOfModify(state, command, existing);
   if (repeat !== null) return [repeat];
   // rule 1a and rule 3: the old order exists for this account and the replacement's key owns it.
   const old = ownedOrder(state, command.oldOrderId, command.accountId, replacement.trading_key);
@@ -27,25 +30,34 @@ export function applyModify(state: VenueState, config: CoreConfig, command: Modi
     );
   }
   // rule 6: the replacement's session scopes the cancel half; the cancel nonce is the key's.
-  checkCancel(state, old, { cancel_nonce: request.cancel_nonce, session_id: replacement.session_id });
+  const cancelNonces = checkCancel(state, old, {
+    cancel_nonce: request.cancel_nonce,
+    session_id: replacement.session_id,
+  });
   // rule 1b and rule 5: a normal place-order check, where the old order's id and note count as free.
-  const accepted = checkPlace(state, config, replacement, command.accountId, old);
+  const accepted = checkPlace(state, config, replacement, command.accountId, old, existing);
   // rule 8 is covered: checkPlace re-reads the gates, and a refusal leaves the old order untouched.
 
-  acceptCancelNonce(state, old.tradingKey, request.cancel_nonce);
+  acceptCancelNonce(state, old.tradingKey, request.cancel_nonce, cancelNonces);
+  // The same key: looked up again, since the cancel half may have just created its record.
   acceptArrivalNonce(state, replacement.trading_key, replacement.arrival_nonce);
   const events: CoreEvent[] = [];
-  const row = newRow(state, replacement, accepted, {
+  const fields = {
     accountId: command.accountId,
     connectionId: command.connectionId,
     bodyDigest: command.replacementDigest,
-  });
+  };
+  let row: OrderRow;
   if (replacement.order_id === old.orderId) {
+    // rule 7, same id: the order keeps its identity and what it has filled (carried into the row).
+    row = newRow(state, replacement, accepted, fields, old);
     repriceInPlace(state, old, row);
   } else {
     // rule 7: a new id retires the old one with `cancelled`.
-    events.push(finish(state, config, old, { kind: 'cancelled', cancelReason: 'modify' }));
-    book(state, row);
+    row = newRow(state, replacement, accepted, fields);
+    events.push(finish(state, config, old, CANCELLED_BY_MODIFY));
+    // The account record is looked up after the old order left: it is dropped when it empties.
+    book(state, row, accountFor(state, command.accountId));
   }
   events.push({
     type: 'modified',
@@ -65,22 +77,21 @@ export function applyModify(state: VenueState, config: CoreConfig, command: Modi
  * amount is what is open from now on. It takes a new place in time priority.
  */
 function repriceInPlace(state: VenueState, old: OrderRow, row: OrderRow): void {
-  state.markets.get(old.marketId)?.live.delete(old.orderId);
-  state.openByAccount.get(old.accountId)?.delete(old.orderId);
-  dropConnection(state, old);
+  unlinkOpen(state, old);
   state.notes.delete(old.note.commitment);
-  // The old body no longer describes the order: a repeat of it is a duplicate id, not a repeat.
-  if (state.bodies.get(old.bodyDigest) === old.orderId) state.bodies.delete(old.bodyDigest);
-  const carried: OrderRow = { ...row, amount: row.amount + old.filled, lastMatchId: old.lastMatchId };
-  carried.filled = old.filled;
-  book(state, carried);
+  // The old body no longer describes the order (the row under its id now carries the replacement's
+  // digest): a repeat of it is a duplicate id, not a repeat.
+  book(state, row, accountFor(state, row.accountId));
 }
 
 /** The exact modify repeated after it succeeded: the same answer, nothing changed. */
-function repeatOfModify(state: VenueState, command: ModifyCommand): CoreEvent | null {
-  const orderId = state.bodies.get(command.replacementDigest);
-  const row = orderId === undefined ? undefined : state.orders.get(orderId);
-  if (row === undefined || row.accountId !== command.accountId) return null;
+function repeatOfModify(
+  state: VenueState,
+  command: ModifyCommand,
+  existing: OrderRow | undefined,
+): CoreEvent | null {
+  if (!isRepeatOf(existing, command.replacementDigest, command.accountId)) return null;
+  const row = existing;
   const old = state.orders.get(command.oldOrderId);
   const retired = old !== undefined && old !== row && old.cancelReason === 'modify';
   if (row.orderId !== command.oldOrderId && !retired) return null;

@@ -2,9 +2,16 @@ import { type PlaceOrder, VenueError } from '@venue/protocol';
 import type { PlaceCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { ReplyEvent } from '../events.ts';
-import { book } from '../state/order-index.ts';
-import type { MarketState, OrderRow, VenueState } from '../state/venue-state.ts';
-import { isTerminal } from '../state/venue-state.ts';
+import { accountFor, book } from '../state/order-index.ts';
+import {
+  type AccountState,
+  effectiveMinFill,
+  isTerminal,
+  type KeyNonces,
+  type MarketState,
+  type OrderRow,
+  type VenueState,
+} from '../state/venue-state.ts';
 import { mulDivFloor } from '../u64.ts';
 
 /**
@@ -14,24 +21,36 @@ import { mulDivFloor } from '../u64.ts';
  * throws before anything changes.
  */
 
-/** Facts the checks establish, used to book the order. */
+/**
+ * Facts the checks establish, used to book the order. The account and nonce records the checks
+ * looked up are handed on, so booking does not look them up again.
+ */
 export interface AcceptedPlace {
   readonly market: MarketState;
   /** What the note holds: collateral_amount, or exactly the nominal cost. */
   readonly noteValue: bigint;
+  readonly account: AccountState | undefined;
+  readonly nonces: KeyNonces | undefined;
 }
 
-/** The earlier result of the exact same signed body by the same account, if any (spec 2.1). */
-export function repeatOf(state: VenueState, command: PlaceCommand): OrderRow | undefined {
-  const orderId = state.bodies.get(command.bodyDigest);
-  if (orderId === undefined) return undefined;
-  const row = state.orders.get(orderId);
-  return row !== undefined && row.accountId === command.accountId ? row : undefined;
+/**
+ * The earlier result of the exact same signed body by the same account, if any (spec 2.1). A body
+ * names its order id, so the order it booked, if any, is the one filed under that id with that
+ * body's digest. An order replaced by a reprice in place, or forgotten after its retention, no
+ * longer answers for its old body. `existing` is the order filed under the body's id.
+ */
+export function isRepeatOf(
+  existing: OrderRow | undefined,
+  bodyDigest: string,
+  accountId: string,
+): existing is OrderRow {
+  return existing !== undefined && existing.bodyDigest === bodyDigest && existing.accountId === accountId;
 }
 
 /**
  * Checks `order` for booking in the current state. `replacing` is the order a modify retires in
- * the same step: its note and id do not count as taken.
+ * the same step: its note and id do not count as taken. `existing` is the order already filed
+ * under `order.order_id` (the caller looked it up for repeats).
  */
 export function checkPlace(
   state: VenueState,
@@ -39,6 +58,7 @@ export function checkPlace(
   order: PlaceOrder,
   accountId: string,
   replacing: OrderRow | null,
+  existing: OrderRow | undefined,
 ): AcceptedPlace {
   // spec 2.1 session_id: a body signed for another boot is stale even when all else is valid.
   if (order.session_id !== state.sessionId) {
@@ -47,8 +67,7 @@ export function checkPlace(
       'session_id is not the current boot session; read GET /info and sign again',
     );
   }
-  const marketId = state.marketIdBySymbol.get(order.symbol);
-  const market = marketId === undefined ? undefined : state.markets.get(marketId);
+  const market = state.marketsBySymbol.get(order.symbol);
   if (market === undefined) {
     throw new VenueError('UNKNOWN_SYMBOL', `symbol ${order.symbol} is not listed; see GET /instruments`);
   }
@@ -114,7 +133,6 @@ export function checkPlace(
       'note_commitment does not re-derive from owner_commitment, note_inner_hash and the note value the order claims',
     );
   }
-  const existing = state.orders.get(order.order_id);
   if (existing !== undefined && existing !== replacing) {
     throw new VenueError(
       'DUPLICATE_ORDER_ID',
@@ -123,14 +141,16 @@ export function checkPlace(
   }
   checkNoteFree(state, order.note_commitment, replacing);
   // spec 2.1 arrival_nonce: strictly above every accepted nonce of the key.
-  const last = state.nonces.get(order.trading_key)?.arrival ?? 0n;
+  const nonces = state.nonces.get(order.trading_key);
+  const last = nonces === undefined ? 0n : nonces.arrival;
   if (order.arrival_nonce <= last) {
     throw new VenueError(
       'STALE_ARRIVAL_NONCE',
       `arrival_nonce must be above ${last}, the last accepted for this trading key`,
     );
   }
-  const open = state.openByAccount.get(accountId)?.size ?? 0;
+  const account = state.accounts.get(accountId);
+  const open = account === undefined ? 0 : account.open;
   const freed = replacing !== null && !isTerminal(replacing.state) ? 1 : 0;
   if (open - freed >= config.accountOpenOrdersMax) {
     throw new VenueError(
@@ -138,7 +158,7 @@ export function checkPlace(
       `the account already has ${open} open orders, the most it may hold`,
     );
   }
-  return { market, noteValue };
+  return { market, noteValue, account, nonces };
 }
 
 /**
@@ -174,81 +194,116 @@ function coveredValue(order: PlaceOrder, priceScale: bigint): bigint {
 function checkNoteFree(state: VenueState, commitment: string, replacing: OrderRow | null): void {
   const hold = state.notes.get(commitment);
   if (hold === undefined) return;
-  if ('orderId' in hold) {
-    if (replacing !== null && hold.orderId === replacing.orderId) return;
+  if (typeof hold !== 'bigint') {
+    if (hold === replacing) return;
     throw new VenueError('NOTE_IN_USE', 'note_commitment already backs a live or settlement-pending order');
   }
-  if (state.slot <= hold.lockedUntilSlot) {
+  if (state.slot <= hold) {
     throw new VenueError(
       'NOTE_IN_USE',
-      `note_commitment is locked by a failed settlement until slot ${hold.lockedUntilSlot}; reuse it after that slot`,
+      `note_commitment is locked by a failed settlement until slot ${hold}; reuse it after that slot`,
     );
   }
 }
 
-/** Builds the row of an accepted order. */
+/** What a reprice in place carries over from the order it replaces (spec 4.1 rule 7). */
+export interface Carried {
+  readonly filled: bigint;
+  readonly lastMatchId: bigint | null;
+}
+
+const NOTHING_CARRIED: Carried = { filled: 0n, lastMatchId: null };
+
+/**
+ * Builds the row of an accepted order. A reprice in place carries the old order's fills: the
+ * replacement's amount is what is open from now on, so the row's amount is that plus the fills.
+ */
 export function newRow(
   state: VenueState,
   order: PlaceOrder,
   accepted: AcceptedPlace,
   fields: { accountId: string; connectionId: string | null; bodyDigest: string },
+  carried: Carried = NOTHING_CARRIED,
 ): OrderRow {
+  const minFillSize = order.min_fill_size ?? 0n;
+  // Field order matters for speed: the fields a batch reads or writes come first, so a batch touches
+  // the first few cache lines of each row and not the rest (snapshot.ts builds restored rows in the
+  // same order, so all rows share one shape).
   const row: OrderRow = {
+    side: order.side,
+    priceLimit: order.price_limit,
+    remaining: order.amount,
+    minFill: effectiveMinFill(minFillSize, order.amount),
+    arrivalSlot: state.slot,
     sequence: state.nextSequence,
+    fillOrKill: order.order_type === 'fok',
+    ref: -1,
+    tradingKey: order.trading_key,
+    owner: order.owner_commitment,
+    state: 'resting',
+    levelNext: null,
+    liveNext: null,
+    orderType: order.order_type,
+    arrivalBatchDone: false,
     orderId: order.order_id,
     accountId: fields.accountId,
-    tradingKey: order.trading_key,
-    ownerCommitment: order.owner_commitment,
     marketId: accepted.market.config.marketId,
-    symbol: order.symbol,
-    side: order.side,
-    orderType: order.order_type,
-    amount: order.amount,
-    priceLimit: order.price_limit,
-    minFillSize: order.min_fill_size ?? 0n,
-    expirySlot: order.expiry_slot,
-    arrivalSlot: state.slot,
-    viewingPubkey: order.viewing_pubkey,
-    connectionId: fields.connectionId,
-    bodyDigest: fields.bodyDigest,
     note: {
       commitment: order.note_commitment,
       value: accepted.noteValue,
       treeId: order.tree_id ?? 0,
       merkleRoot: order.merkle_root,
     },
-    filled: 0n,
-    state: 'resting',
-    arrivalBatchDone: false,
-    sweepAfterSettlement: false,
+    viewingPubkey: order.viewing_pubkey,
     pending: null,
-    lastMatchId: null,
-    reason: null,
-    cancelReason: null,
+    lastMatchId: carried.lastMatchId,
     lockExpirySlot: null,
     lastUpdateSlot: state.slot,
+    market: accepted.market,
+    levelPrev: null,
+    livePrev: null,
+    level: null,
+    accountNext: null,
+    accountPrev: null,
+    account: null,
+    symbol: order.symbol,
+    amount: carried.filled === 0n ? order.amount : order.amount + carried.filled,
+    minFillSize,
+    expirySlot: order.expiry_slot,
+    connectionId: fields.connectionId,
+    bodyDigest: fields.bodyDigest,
+    filled: carried.filled,
+    sweepAfterSettlement: false,
+    reason: null,
+    cancelReason: null,
   };
   state.nextSequence += 1n;
   return row;
 }
 
 /** Records the key's new arrival nonce (only after every check passed). */
-export function acceptArrivalNonce(state: VenueState, tradingKey: string, nonce: bigint): void {
-  const nonces = state.nonces.get(tradingKey);
-  if (nonces === undefined) state.nonces.set(tradingKey, { arrival: nonce, cancel: 0n });
-  else nonces.arrival = nonce;
+export function acceptArrivalNonce(
+  state: VenueState,
+  tradingKey: string,
+  nonce: bigint,
+  known: KeyNonces | undefined = state.nonces.get(tradingKey),
+): void {
+  if (known === undefined) state.nonces.set(tradingKey, { arrival: nonce, cancel: 0n });
+  else known.arrival = nonce;
 }
 
 /** POST /orders and order.place (spec 4.3, 2.5). */
 export function applyPlace(state: VenueState, config: CoreConfig, command: PlaceCommand): ReplyEvent[] {
-  const repeat = repeatOf(state, command);
-  if (repeat !== undefined) {
-    return [{ type: 'placed', accountId: command.accountId, response: placeResponse(repeat), repeat: true }];
+  const existing = state.orders.get(command.order.order_id);
+  if (isRepeatOf(existing, command.bodyDigest, command.accountId)) {
+    return [
+      { type: 'placed', accountId: command.accountId, response: placeResponse(existing), repeat: true },
+    ];
   }
-  const accepted = checkPlace(state, config, command.order, command.accountId, null);
+  const accepted = checkPlace(state, config, command.order, command.accountId, null, existing);
   const row = newRow(state, command.order, accepted, command);
-  acceptArrivalNonce(state, row.tradingKey, command.order.arrival_nonce);
-  book(state, row);
+  acceptArrivalNonce(state, row.tradingKey, command.order.arrival_nonce, accepted.nonces);
+  book(state, row, accepted.account ?? accountFor(state, command.accountId));
   return [{ type: 'placed', accountId: command.accountId, response: placeResponse(row), repeat: false }];
 }
 

@@ -1,9 +1,9 @@
-import { assert } from '@venue/protocol';
+import { AssertionError, assert } from '@venue/protocol';
 import type { MatchFailedCommand, MatchSettledCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent, OrderEvent } from '../events.ts';
-import { finish, wakeAt } from '../state/order-index.ts';
-import { matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { type Ending, finish, wakeAt } from '../state/order-index.ts';
+import { effectiveMinFill, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
 
 /**
  * Settlement outcomes from the chain (spec 3.1). A confirmed match moves the order's filled
@@ -13,16 +13,23 @@ import { matchKey, type OrderRow, type VenueState } from '../state/venue-state.t
  */
 
 function pendingOrder(state: VenueState, marketId: string, matchId: bigint): OrderRow {
-  const orderId = state.pendingMatches.get(matchKey(marketId, matchId));
-  const row = orderId === undefined ? undefined : state.orders.get(orderId);
-  assert(row?.pending?.matchId === matchId, `no unsettled match ${matchId} in market ${marketId}`);
+  const row = state.markets.get(marketId)?.pendingMatches.get(matchKey(matchId));
+  if (row?.pending?.matchId !== matchId) {
+    throw new AssertionError(`no unsettled match ${matchId} in market ${marketId}`);
+  }
   return row;
 }
 
 /** True when the settlement pipeline still waits for this match (idempotent retries ask first). */
 export function isPendingMatch(state: VenueState, marketId: string, matchId: bigint): boolean {
-  return state.pendingMatches.has(matchKey(marketId, matchId));
+  const row = state.markets.get(marketId)?.pendingMatches.get(matchKey(matchId));
+  return row?.pending?.matchId === matchId;
 }
+
+const FULLY_FILLED: Ending = { kind: 'fully_filled' };
+const EXPIRED: Ending = { kind: 'expired' };
+const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
+const SWEPT: Ending = { kind: 'cancelled', cancelReason: 'disconnect' };
 
 export function applyMatchSettled(
   state: VenueState,
@@ -34,16 +41,18 @@ export function applyMatchSettled(
   assert(pending !== null, 'pending match vanished');
   row.filled += pending.baseQuantity;
   assert(row.filled <= row.amount, `order ${row.orderId} filled beyond its amount`);
-  state.pendingMatches.delete(matchKey(row.marketId, pending.matchId));
+  row.market.pendingMatches.delete(matchKey(pending.matchId));
   row.pending = null;
   row.lockExpirySlot = null;
   const remaining = row.amount - row.filled;
-  if (remaining === 0n) return [finish(state, config, row, { kind: 'fully_filled' })];
+  row.remaining = remaining;
+  row.minFill = effectiveMinFill(row.minFillSize, remaining);
+  if (remaining === 0n) return [finish(state, config, row, FULLY_FILLED)];
 
   assert(command.changeNote !== null, `match ${command.matchId} left ${remaining} open but no change note`);
   state.notes.delete(row.note.commitment); // the old note is consumed on chain
   row.note = { ...command.changeNote, merkleRoot: row.note.merkleRoot };
-  state.notes.set(row.note.commitment, { orderId: row.orderId });
+  state.notes.set(row.note.commitment, row);
   row.state = 'resting';
   row.lastUpdateSlot = state.slot;
   const partial: OrderEvent = {
@@ -58,11 +67,9 @@ export function applyMatchSettled(
     newAmount: remaining,
     newNoteAmount: row.note.value,
   };
-  if (row.orderType === 'ioc')
-    return [partial, finish(state, config, row, { kind: 'cancelled', cancelReason: 'ioc_remainder' })];
-  if (row.sweepAfterSettlement)
-    return [partial, finish(state, config, row, { kind: 'cancelled', cancelReason: 'disconnect' })];
-  if (row.expirySlot < state.slot) return [partial, finish(state, config, row, { kind: 'expired' })];
+  if (row.orderType === 'ioc') return [partial, finish(state, config, row, IOC_REMAINDER)];
+  if (row.sweepAfterSettlement) return [partial, finish(state, config, row, SWEPT)];
+  if (row.expirySlot < state.slot) return [partial, finish(state, config, row, EXPIRED)];
   wakeAt(state, row.expirySlot + 1n, row.orderId);
   return [partial];
 }

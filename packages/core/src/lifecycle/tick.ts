@@ -3,7 +3,7 @@ import { runBatch } from '../batch/run-batch.ts';
 import type { TickCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
-import { finish, forget } from '../state/order-index.ts';
+import { type Ending, finish, forget } from '../state/order-index.ts';
 import { isTerminal, type OrderRow, type VenueState } from '../state/venue-state.ts';
 
 /**
@@ -17,7 +17,7 @@ export function applyTick(state: VenueState, config: CoreConfig, command: TickCo
   const events: CoreEvent[] = [];
   wakeUp(state, config, events);
   for (const market of state.markets.values()) {
-    if (state.slot % market.config.batchIntervalSlots === 0n) events.push(...runBatch(state, config, market));
+    if (state.slot % market.config.batchIntervalSlots === 0n) runBatch(state, config, market, events);
   }
   return events;
 }
@@ -45,11 +45,13 @@ function wakeUp(state: VenueState, config: CoreConfig, events: CoreEvent[]): voi
   state.wakeupCursor = state.slot + 1n;
 }
 
+const EXPIRED: Ending = { kind: 'expired' };
+
 function visit(state: VenueState, config: CoreConfig, orderId: string, events: CoreEvent[]): void {
   const row = state.orders.get(orderId);
   if (row === undefined) return;
   if (row.state === 'resting' && row.expirySlot < state.slot) {
-    events.push(finish(state, config, row, { kind: 'expired' }));
+    events.push(finish(state, config, row, EXPIRED));
   } else if (isTerminal(row.state) && state.slot >= retentionEnd(row, config)) {
     releaseExpiredLock(state, row);
     forget(state, row);
@@ -63,7 +65,7 @@ export function retentionEnd(row: OrderRow, config: CoreConfig): bigint {
 /** A failed settlement's note lock is only remembered while it can still refuse a reuse. */
 function releaseExpiredLock(state: VenueState, row: OrderRow): void {
   const hold = state.notes.get(row.note.commitment);
-  if (hold !== undefined && 'lockedUntilSlot' in hold && hold.lockedUntilSlot < state.slot) {
+  if (typeof hold === 'bigint' && hold < state.slot) {
     state.notes.delete(row.note.commitment);
   }
 }

@@ -1,82 +1,201 @@
 import { assert } from '@venue/protocol';
 import type { CoreConfig } from '../config.ts';
-import { isTerminal, matchKey, type VenueState } from './venue-state.ts';
+import { ordersByPriority } from './book-side.ts';
+import {
+  type BookSide,
+  effectiveMinFill,
+  isTerminal,
+  type MarketState,
+  matchKey,
+  type OrderRow,
+  type VenueState,
+} from './venue-state.ts';
 
 /**
  * Every cross-index invariant of the core state, checked in one pass. Tests call it after every
- * command; a failure is a bug in the core, never a client's doing.
+ * command; a failure is a bug in the core, never a client's doing. It also compares each
+ * incrementally kept book side with a from-scratch sort of the market's open orders.
  */
 export function validateState(state: VenueState, config: CoreConfig): void {
   let open = 0;
   for (const [orderId, row] of state.orders) {
-    assert(row.orderId === orderId, `order ${orderId} is filed under another id`);
+    checkRow(state, orderId, row);
+    if (!isTerminal(row.state)) open += 1;
+  }
+  let accountOpen = 0;
+  for (const [accountId, account] of state.accounts) {
+    assert(account.accountId === accountId, `account ${accountId} is filed under another id`);
+    assert(account.open > 0, `account ${accountId} keeps an empty open list`);
     assert(
-      row.filled >= 0n && row.filled <= row.amount,
-      `order ${orderId} filled ${row.filled} of ${row.amount}`,
+      account.open <= config.accountOpenOrdersMax,
+      `account ${accountId} holds ${account.open} open orders`,
     );
-    const market = state.markets.get(row.marketId);
-    assert(market !== undefined, `order ${orderId} names unknown market ${row.marketId}`);
-    const live = market.live.has(orderId);
-    const inAccount = state.openByAccount.get(row.accountId)?.has(orderId) ?? false;
-    if (isTerminal(row.state)) {
-      assert(!live && !inAccount, `finished order ${orderId} is still indexed as open`);
-      assert(row.pending === null, `finished order ${orderId} keeps a pending match`);
-      const hold = state.notes.get(row.note.commitment);
+    let count = 0;
+    let previous: OrderRow | null = null;
+    for (let row = account.head; row !== null; row = row.accountNext) {
+      assert(row.account === account && row.accountPrev === previous, `account ${accountId}: broken list`);
       assert(
-        !(hold !== undefined && 'orderId' in hold && hold.orderId === orderId),
-        `finished order ${orderId} holds its note`,
+        previous === null || previous.sequence < row.sequence,
+        `account ${accountId}: out of intake order`,
       );
-      continue;
+      previous = row;
+      count += 1;
     }
-    open += 1;
-    assert(live && inAccount, `open order ${orderId} is missing from the market or account index`);
-    assert(row.filled < row.amount, `open order ${orderId} has nothing left to fill`);
-    const hold = state.notes.get(row.note.commitment);
-    assert(
-      hold !== undefined && 'orderId' in hold && hold.orderId === orderId,
-      `order ${orderId} does not hold its note`,
-    );
-    const pending = row.state === 'pending_settlement';
-    assert(
-      pending === (row.pending !== null),
-      `order ${orderId}: state ${row.state} disagrees with its match`,
-    );
-    if (row.pending !== null) {
-      assert(
-        state.pendingMatches.get(matchKey(row.marketId, row.pending.matchId)) === orderId,
-        `order ${orderId}: pending match not indexed`,
-      );
-    }
-    if (row.state !== 'resting' && row.state !== 'pending_settlement')
-      assert(false, `open order ${orderId} in state ${row.state}`);
+    assert(account.tail === previous && count === account.open, `account ${accountId} counts ${count}`);
+    accountOpen += count;
   }
-  let indexedOpen = 0;
-  for (const [accountId, ids] of state.openByAccount) {
-    assert(ids.size > 0, `account ${accountId} keeps an empty open set`);
-    assert(ids.size <= config.accountOpenOrdersMax, `account ${accountId} holds ${ids.size} open orders`);
-    indexedOpen += ids.size;
+  assert(accountOpen === open, `account index counts ${accountOpen} open orders, the book ${open}`);
+  let liveOpen = 0;
+  for (const [marketId, market] of state.markets) {
+    assert(market.config.marketId === marketId, `market ${marketId} is filed under another id`);
+    assert(state.marketsBySymbol.get(market.config.symbol) === market, `market ${marketId}: symbol index`);
+    liveOpen += checkMarket(market);
   }
-  assert(indexedOpen === open, `account index counts ${indexedOpen} open orders, the book ${open}`);
-  for (const market of state.markets.values()) {
-    for (const orderId of market.live)
-      assert(state.orders.has(orderId), `market lists unknown order ${orderId}`);
-  }
+  assert(liveOpen === open, `market lists count ${liveOpen} open orders, the book ${open}`);
   for (const [commitment, hold] of state.notes) {
-    if ('orderId' in hold) {
-      const row = state.orders.get(hold.orderId);
+    if (typeof hold === 'bigint') continue;
+    assert(
+      state.orders.get(hold.orderId) === hold &&
+        !isTerminal(hold.state) &&
+        hold.note.commitment === commitment,
+      `note ${commitment} held by a stale order`,
+    );
+  }
+  for (const [connectionId, rows] of state.byConnection) {
+    assert(rows.size > 0, `connection ${connectionId} keeps an empty set`);
+    for (const row of rows) {
       assert(
-        row !== undefined && !isTerminal(row.state) && row.note.commitment === commitment,
-        `note ${commitment} held by a stale order`,
+        row.connectionId === connectionId && !isTerminal(row.state) && state.orders.get(row.orderId) === row,
+        `connection ${connectionId} lists order ${row.orderId}, which is not its open order`,
       );
     }
   }
-  for (const [key, orderId] of state.pendingMatches) {
+}
+
+function checkRow(state: VenueState, orderId: string, row: OrderRow): void {
+  assert(row.orderId === orderId, `order ${orderId} is filed under another id`);
+  assert(
+    row.filled >= 0n && row.filled <= row.amount,
+    `order ${orderId} filled ${row.filled} of ${row.amount}`,
+  );
+  assert(row.remaining === row.amount - row.filled, `order ${orderId}: remaining is stale`);
+  assert(
+    row.fillOrKill === (row.orderType === 'fok' && !row.arrivalBatchDone),
+    `order ${orderId}: fill-or-kill flag is stale`,
+  );
+  assert(
+    state.markets.get(row.marketId) === row.market,
+    `order ${orderId} names unknown market ${row.marketId}`,
+  );
+  const hold = state.notes.get(row.note.commitment);
+  if (isTerminal(row.state)) {
     assert(
-      state.orders.get(orderId)?.state === 'pending_settlement',
-      `pending match ${key} names a settled order`,
+      row.level === null && row.account === null && row.livePrev === null && row.liveNext === null,
+      `finished order ${orderId} is still indexed as open`,
+    );
+    assert(row.pending === null, `finished order ${orderId} keeps a pending match`);
+    assert(hold !== row, `finished order ${orderId} holds its note`);
+    return;
+  }
+  assert(
+    row.state === 'resting' || row.state === 'pending_settlement',
+    `open order ${orderId} in ${row.state}`,
+  );
+  assert(row.level !== null && row.account !== null, `open order ${orderId} is missing from an index`);
+  assert(row.filled < row.amount, `open order ${orderId} has nothing left to fill`);
+  assert(
+    row.minFill === effectiveMinFill(row.minFillSize, row.remaining),
+    `order ${orderId}: minFill is stale`,
+  );
+  assert(hold === row, `order ${orderId} does not hold its note`);
+  const pending = row.state === 'pending_settlement';
+  assert(pending === (row.pending !== null), `order ${orderId}: state ${row.state} disagrees with its match`);
+  if (row.pending !== null) {
+    assert(
+      row.market.pendingMatches.get(matchKey(row.pending.matchId)) === row,
+      `order ${orderId}: pending match not indexed`,
     );
   }
-  for (const [digest, orderId] of state.bodies) {
-    assert(state.orders.get(orderId)?.bodyDigest === digest, `body ${digest} names another order`);
+}
+
+/** Checks a market's live list, pending matches and both sides; returns its open order count. */
+function checkMarket(market: MarketState): number {
+  const id = market.config.marketId;
+  const live: OrderRow[] = [];
+  let previous: OrderRow | null = null;
+  for (let row = market.live.head; row !== null; row = row.liveNext) {
+    assert(row.market === market && row.livePrev === previous, `market ${id}: broken live list`);
+    assert(
+      previous === null || previous.sequence < row.sequence,
+      `market ${id}: live list out of intake order`,
+    );
+    assert(!isTerminal(row.state), `market ${id} lists finished order ${row.orderId}`);
+    live.push(row);
+    previous = row;
   }
+  assert(market.live.tail === previous && live.length === market.live.size, `market ${id}: live list size`);
+  for (const [key, row] of market.pendingMatches) {
+    assert(
+      row.state === 'pending_settlement' &&
+        row.pending !== null &&
+        matchKey(row.pending.matchId) === key &&
+        row.market === market,
+      `market ${id}: pending match ${key} names a settled order`,
+    );
+  }
+  checkSide(
+    market.bids,
+    market,
+    live.filter((row) => row.side === 'bid'),
+  );
+  checkSide(
+    market.asks,
+    market,
+    live.filter((row) => row.side === 'ask'),
+  );
+  return live.length;
+}
+
+/** The side's levels are well formed and list exactly `open` in priority (a from-scratch sort). */
+function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[]): void {
+  const id = market.config.marketId;
+  assert(
+    side.byPrice.size === side.levels.length,
+    `market ${id}: the level index counts ${side.byPrice.size}`,
+  );
+  for (let index = 0; index < side.levels.length; index += 1) {
+    const level = side.levels[index];
+    const next = side.levels[index + 1];
+    assert(level !== undefined && level.size > 0, `market ${id}: empty price level`);
+    assert(side.byPrice.get(level.price) === level, `market ${id}: level ${level.price} is not indexed`);
+    if (next !== undefined) {
+      const ordered = side.descending ? level.price > next.price : level.price < next.price;
+      assert(ordered, `market ${id}: price levels ${level.price} and ${next.price} out of order`);
+    }
+    let count = 0;
+    let previous: OrderRow | null = null;
+    for (let row = level.head; row !== null; row = row.levelNext) {
+      assert(row.level === level && row.levelPrev === previous, `market ${id}: broken level ${level.price}`);
+      assert(row.priceLimit === level.price, `market ${id}: order ${row.orderId} in the wrong level`);
+      previous = row;
+      count += 1;
+    }
+    assert(level.tail === previous && count === level.size, `market ${id}: level ${level.price} size`);
+  }
+  const expected = [...open].sort((a, b) => comparePriority(side, a, b));
+  const kept = [...ordersByPriority(side)];
+  assert(
+    kept.length === expected.length && kept.every((row, index) => row === expected[index]),
+    `market ${id}: the ${side.descending ? 'bid' : 'ask'} side differs from a sort of its open orders`,
+  );
+}
+
+/** Allocation priority written plainly: the better limit, then the earlier arrival, then sequence. */
+function comparePriority(side: BookSide, a: OrderRow, b: OrderRow): number {
+  if (a.priceLimit !== b.priceLimit) {
+    const better = side.descending ? a.priceLimit > b.priceLimit : a.priceLimit < b.priceLimit;
+    return better ? -1 : 1;
+  }
+  if (a.arrivalSlot !== b.arrivalSlot) return a.arrivalSlot < b.arrivalSlot ? -1 : 1;
+  return a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0;
 }

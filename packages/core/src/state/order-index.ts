@@ -1,30 +1,58 @@
-import { assert, type CancelReason, type SettlementFailureReason } from '@venue/protocol';
+import { AssertionError, type CancelReason, type SettlementFailureReason } from '@venue/protocol';
 import type { CoreConfig } from '../config.ts';
 import type { OrderEvent } from '../events.ts';
-import { isTerminal, matchKey, type OrderRow, type VenueState } from './venue-state.ts';
+import { enterLevel, leaveLevel, sideOf } from './book-side.ts';
+import { appendAccount, appendLive, unlinkAccount, unlinkLive } from './order-lists.ts';
+import { type AccountState, isTerminal, matchKey, type OrderRow, type VenueState } from './venue-state.ts';
 
 /**
  * The indexes an order lives in, kept consistent in one place: booking adds it to all of them,
  * finishing removes it from all of them. validateInternalState() checks the result.
  */
 
-export function book(state: VenueState, row: OrderRow): void {
+/** The account's open-order bookkeeping, created with its first open order. */
+export function accountFor(state: VenueState, accountId: string): AccountState {
+  let account = state.accounts.get(accountId);
+  if (account === undefined) {
+    account = { accountId, open: 0, head: null, tail: null };
+    state.accounts.set(accountId, account);
+  }
+  return account;
+}
+
+/** Adds a new open order to every index and schedules its expiry. */
+export function book(state: VenueState, row: OrderRow, account: AccountState): void {
   state.orders.set(row.orderId, row);
-  state.bodies.set(row.bodyDigest, row.orderId);
-  state.notes.set(row.note.commitment, { orderId: row.orderId });
-  const market = state.markets.get(row.marketId);
-  assert(market !== undefined, `book: unknown market ${row.marketId}`);
-  market.live.add(row.orderId);
-  setOf(state.openByAccount, row.accountId).add(row.orderId);
-  if (row.connectionId !== null) setOf(state.byConnection, row.connectionId).add(row.orderId);
+  state.notes.set(row.note.commitment, row);
+  linkOpen(state, row, account);
   wakeAt(state, row.expirySlot + 1n, row.orderId);
 }
 
-function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
-  let set = map.get(key);
+/** The open-order indexes alone (booking, and rebuilding them on restore). */
+export function linkOpen(state: VenueState, row: OrderRow, account: AccountState): void {
+  if (account.accountId !== row.accountId) {
+    throw new AssertionError(`order ${row.orderId} filed under account ${account.accountId}`);
+  }
+  appendLive(row.market.live, row);
+  enterLevel(sideOf(row.market, row.side), row);
+  appendAccount(account, row);
+  if (row.connectionId !== null) connectionSet(state, row.connectionId).add(row);
+}
+
+/** Takes an open order out of the open-order indexes (it ends, or a reprice replaces it). */
+export function unlinkOpen(state: VenueState, row: OrderRow): void {
+  unlinkLive(row.market.live, row);
+  leaveLevel(sideOf(row.market, row.side), row);
+  const account = unlinkAccount(row);
+  if (account.open === 0) state.accounts.delete(account.accountId);
+  dropConnection(state, row);
+}
+
+function connectionSet(state: VenueState, connectionId: string): Set<OrderRow> {
+  let set = state.byConnection.get(connectionId);
   if (set === undefined) {
     set = new Set();
-    map.set(key, set);
+    state.byConnection.set(connectionId, set);
   }
   return set;
 }
@@ -44,24 +72,20 @@ export type Ending =
   | { kind: 'settlement_failed'; reason: SettlementFailureReason; lockExpirySlot: bigint };
 
 /**
- * Moves an open order to its terminal state: out of the live indexes, its note released (or
+ * Moves an open order to its terminal state: out of the open indexes, its note released (or
  * blocked until the failed lock expires), kept queryable for the retention period. Returns the
  * spec 6.1 event, which is always the order's last.
  */
 export function finish(state: VenueState, config: CoreConfig, row: OrderRow, ending: Ending): OrderEvent {
-  assert(!isTerminal(row.state), `finish: order ${row.orderId} already ended as ${row.state}`);
+  if (isTerminal(row.state)) {
+    throw new AssertionError(`finish: order ${row.orderId} already ended as ${row.state}`);
+  }
   row.state = ending.kind;
   row.lastUpdateSlot = state.slot;
-  state.markets.get(row.marketId)?.live.delete(row.orderId);
-  const open = state.openByAccount.get(row.accountId);
-  open?.delete(row.orderId);
-  if (open?.size === 0) state.openByAccount.delete(row.accountId);
-  dropConnection(state, row);
-  if (row.pending !== null) state.pendingMatches.delete(matchKey(row.marketId, row.pending.matchId));
+  unlinkOpen(state, row);
+  if (row.pending !== null) row.market.pendingMatches.delete(matchKey(row.pending.matchId));
   row.pending = null;
-  const hold = state.notes.get(row.note.commitment);
-  if (hold !== undefined && 'orderId' in hold && hold.orderId === row.orderId)
-    state.notes.delete(row.note.commitment);
+  if (state.notes.get(row.note.commitment) === row) state.notes.delete(row.note.commitment);
   const event: {
     -readonly [K in keyof OrderEvent]: OrderEvent[K];
   } = {
@@ -86,7 +110,7 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
     event.reason = ending.reason;
     event.lockExpirySlot = ending.lockExpirySlot;
     // spec 3.1: a fresh order may reuse the input only after the lock expires.
-    state.notes.set(row.note.commitment, { lockedUntilSlot: ending.lockExpirySlot });
+    state.notes.set(row.note.commitment, ending.lockExpirySlot);
   }
   wakeAt(
     state,
@@ -96,16 +120,20 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
   return event;
 }
 
+/** The order no longer wants its cancel-on-disconnect sweep (it ended, or its socket closed). */
 export function dropConnection(state: VenueState, row: OrderRow): void {
   if (row.connectionId === null) return;
   const set = state.byConnection.get(row.connectionId);
-  set?.delete(row.orderId);
-  if (set?.size === 0) state.byConnection.delete(row.connectionId);
+  if (set === undefined) return;
+  set.delete(row);
+  if (set.size === 0) state.byConnection.delete(row.connectionId);
 }
 
-/** Forgets a finished order after its retention: its id and body may be used again. */
+/**
+ * Forgets a finished order after its retention: its id may be used again, and its body is no longer
+ * recognised as a repeat (repeats are found through the id).
+ */
 export function forget(state: VenueState, row: OrderRow): void {
-  assert(isTerminal(row.state), `forget: order ${row.orderId} is still open`);
+  if (!isTerminal(row.state)) throw new AssertionError(`forget: order ${row.orderId} is still open`);
   state.orders.delete(row.orderId);
-  if (state.bodies.get(row.bodyDigest) === row.orderId) state.bodies.delete(row.bodyDigest);
 }

@@ -1,33 +1,258 @@
-import { assert } from '@venue/protocol';
-import type { VenueState } from './venue-state.ts';
+import { AssertionError, type CancelReason, type SettlementFailureReason } from '@venue/protocol';
+import type { MarketConfig } from '../market.ts';
+import { accountFor, linkOpen } from './order-index.ts';
+import {
+  effectiveMinFill,
+  emptyMarket,
+  emptyState,
+  isTerminal,
+  type KeyNonces,
+  matchKey,
+  type NoteRef,
+  type OrderRow,
+  type PendingMatch,
+  type VenueState,
+} from './venue-state.ts';
 
 /**
- * Snapshot encoding of the core state: JSON where bigints, Maps and Sets are tagged so that
- * restoring gives back the same structure in the same iteration order. Two equal states give
- * byte-identical snapshots, which is what stateHash() compares. (The durability issue seals and
- * stores it; here it is only the bytes.)
+ * Snapshot encoding of the core state: the persisted facts only, as JSON with bigints tagged, in a
+ * fixed order (collections in their iteration order, row fields in declaration order). The indexes
+ * (lists, price levels, accounts, pending matches, derived auction fields) are not written: restore
+ * rebuilds them from the rows, and since every index is in intake order, rebuilding by sequence
+ * gives back the same structure. Two equal states give byte-identical snapshots, which is what
+ * stateHash() compares. (The durability issue seals and stores it; here it is only the bytes.)
  */
 
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+
+type Persisted<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The row fields a snapshot keeps; everything else on a row is derived. */
+type PersistedRow = Persisted<
+  Pick<
+    OrderRow,
+    | 'sequence'
+    | 'orderId'
+    | 'accountId'
+    | 'tradingKey'
+    | 'owner'
+    | 'marketId'
+    | 'symbol'
+    | 'side'
+    | 'orderType'
+    | 'amount'
+    | 'priceLimit'
+    | 'minFillSize'
+    | 'expirySlot'
+    | 'arrivalSlot'
+    | 'viewingPubkey'
+    | 'connectionId'
+    | 'bodyDigest'
+    | 'note'
+    | 'filled'
+    | 'state'
+    | 'arrivalBatchDone'
+    | 'sweepAfterSettlement'
+    | 'pending'
+    | 'lastMatchId'
+    | 'reason'
+    | 'cancelReason'
+    | 'lockExpirySlot'
+    | 'lastUpdateSlot'
+  >
+>;
+
+interface PersistedMarket {
+  config: MarketConfig;
+  oraclePrice: bigint | null;
+  pausedReason: string | null;
+  batchCount: bigint;
+  matchCount: bigint;
+}
+
+interface PersistedState {
+  sessionId: string;
+  slot: bigint;
+  nextSequence: bigint;
+  venuePauseReasons: string[];
+  markets: PersistedMarket[];
+  orders: PersistedRow[];
+  /** commitment -> the holding order's id, or the slot until which a failed lock blocks it. */
+  notes: [string, string | bigint][];
+  nonces: [string, KeyNonces][];
+  byConnection: [string, string[]][];
+  roots: [number, readonly string[]][];
+  wakeups: [bigint, string[]][];
+  wakeupCursor: bigint;
+}
 
 export function snapshotState(state: VenueState): string {
-  return JSON.stringify({ format: FORMAT_VERSION, state }, (_key, value: unknown) => {
-    if (typeof value === 'bigint') return { $big: value.toString() };
-    if (value instanceof Map) return { $map: [...value.entries()] };
-    if (value instanceof Set) return { $set: [...value.values()] };
-    return value;
-  });
+  const persisted: PersistedState = {
+    sessionId: state.sessionId,
+    slot: state.slot,
+    nextSequence: state.nextSequence,
+    venuePauseReasons: state.venuePauseReasons,
+    markets: [...state.markets.values()].map((market) => ({
+      config: market.config,
+      oraclePrice: market.oraclePrice,
+      pausedReason: market.pausedReason,
+      batchCount: market.batchCount,
+      matchCount: market.matchCount,
+    })),
+    orders: [...state.orders.values()].map(persistedRow),
+    notes: [...state.notes].map(([commitment, hold]) => [
+      commitment,
+      typeof hold === 'bigint' ? hold : hold.orderId,
+    ]),
+    nonces: [...state.nonces],
+    byConnection: [...state.byConnection].map(([id, rows]) => [id, [...rows].map((row) => row.orderId)]),
+    roots: [...state.roots],
+    wakeups: [...state.wakeups],
+    wakeupCursor: state.wakeupCursor,
+  };
+  return JSON.stringify({ format: FORMAT_VERSION, state: persisted }, (_key, value: unknown) =>
+    typeof value === 'bigint' ? { $big: value.toString() } : value,
+  );
+}
+
+function persistedRow(row: OrderRow): PersistedRow {
+  return {
+    sequence: row.sequence,
+    orderId: row.orderId,
+    accountId: row.accountId,
+    tradingKey: row.tradingKey,
+    owner: row.owner,
+    marketId: row.marketId,
+    symbol: row.symbol,
+    side: row.side,
+    orderType: row.orderType,
+    amount: row.amount,
+    priceLimit: row.priceLimit,
+    minFillSize: row.minFillSize,
+    expirySlot: row.expirySlot,
+    arrivalSlot: row.arrivalSlot,
+    viewingPubkey: row.viewingPubkey,
+    connectionId: row.connectionId,
+    bodyDigest: row.bodyDigest,
+    note: row.note,
+    filled: row.filled,
+    state: row.state,
+    arrivalBatchDone: row.arrivalBatchDone,
+    sweepAfterSettlement: row.sweepAfterSettlement,
+    pending: row.pending,
+    lastMatchId: row.lastMatchId,
+    reason: row.reason,
+    cancelReason: row.cancelReason,
+    lockExpirySlot: row.lockExpirySlot,
+    lastUpdateSlot: row.lastUpdateSlot,
+  };
 }
 
 export function restoreState(text: string): VenueState {
   const parsed = JSON.parse(text, (_key, value: unknown) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const tagged = value as Record<string, unknown>;
-    if (typeof tagged['$big'] === 'string') return BigInt(tagged['$big']);
-    if (Array.isArray(tagged['$map'])) return new Map(tagged['$map'] as [unknown, unknown][]);
-    if (Array.isArray(tagged['$set'])) return new Set(tagged['$set'] as unknown[]);
-    return value;
-  }) as { format: number; state: VenueState };
-  assert(parsed.format === FORMAT_VERSION, `snapshot format ${parsed.format} is not ${FORMAT_VERSION}`);
-  return parsed.state;
+    return typeof tagged['$big'] === 'string' ? BigInt(tagged['$big']) : value;
+  }) as { format: number; state: PersistedState };
+  if (parsed.format !== FORMAT_VERSION) {
+    throw new AssertionError(`snapshot format ${parsed.format} is not ${FORMAT_VERSION}`);
+  }
+  const saved = parsed.state;
+  const state = emptyState();
+  state.sessionId = saved.sessionId;
+  state.slot = saved.slot;
+  state.nextSequence = saved.nextSequence;
+  state.venuePauseReasons = saved.venuePauseReasons;
+  state.wakeupCursor = saved.wakeupCursor;
+  for (const market of saved.markets) {
+    const restored = emptyMarket(market.config);
+    Object.assign(restored, {
+      oraclePrice: market.oraclePrice,
+      pausedReason: market.pausedReason,
+      batchCount: market.batchCount,
+      matchCount: market.matchCount,
+    });
+    state.markets.set(market.config.marketId, restored);
+    state.marketsBySymbol.set(market.config.symbol, restored);
+  }
+  for (const savedRow of saved.orders) state.orders.set(savedRow.orderId, rowFrom(state, savedRow));
+  relinkOpenOrders(state);
+  const orderNamed = (orderId: string): OrderRow => {
+    const row = state.orders.get(orderId);
+    if (row === undefined) throw new AssertionError(`snapshot names unknown order ${orderId}`);
+    return row;
+  };
+  for (const [commitment, hold] of saved.notes) {
+    state.notes.set(commitment, typeof hold === 'bigint' ? hold : orderNamed(hold));
+  }
+  for (const [key, nonces] of saved.nonces) state.nonces.set(key, nonces);
+  // Connection sets are not derivable: a disconnect empties one while its pending orders remain.
+  state.byConnection.clear();
+  for (const [connectionId, ids] of saved.byConnection) {
+    state.byConnection.set(connectionId, new Set(ids.map(orderNamed)));
+  }
+  for (const [treeId, roots] of saved.roots) state.roots.set(treeId, roots);
+  for (const [slot, ids] of saved.wakeups) state.wakeups.set(slot, ids);
+  return state;
+}
+
+/** A restored row, its fields in the same order as newRow's (place.ts), so all rows share one shape. */
+function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
+  const market = state.markets.get(saved.marketId);
+  if (market === undefined) throw new AssertionError(`snapshot order names unknown market ${saved.marketId}`);
+  const remaining = saved.amount - saved.filled;
+  return {
+    side: saved.side,
+    priceLimit: saved.priceLimit,
+    remaining,
+    minFill: effectiveMinFill(saved.minFillSize, remaining),
+    arrivalSlot: saved.arrivalSlot,
+    sequence: saved.sequence,
+    fillOrKill: saved.orderType === 'fok' && !saved.arrivalBatchDone,
+    ref: -1,
+    tradingKey: saved.tradingKey,
+    owner: saved.owner,
+    state: saved.state,
+    levelNext: null,
+    liveNext: null,
+    orderType: saved.orderType,
+    arrivalBatchDone: saved.arrivalBatchDone,
+    orderId: saved.orderId,
+    accountId: saved.accountId,
+    marketId: saved.marketId,
+    note: saved.note as NoteRef,
+    viewingPubkey: saved.viewingPubkey,
+    pending: saved.pending as PendingMatch | null,
+    lastMatchId: saved.lastMatchId,
+    lockExpirySlot: saved.lockExpirySlot,
+    lastUpdateSlot: saved.lastUpdateSlot,
+    market,
+    levelPrev: null,
+    livePrev: null,
+    level: null,
+    accountNext: null,
+    accountPrev: null,
+    account: null,
+    symbol: saved.symbol,
+    amount: saved.amount,
+    minFillSize: saved.minFillSize,
+    expirySlot: saved.expirySlot,
+    connectionId: saved.connectionId,
+    bodyDigest: saved.bodyDigest,
+    filled: saved.filled,
+    sweepAfterSettlement: saved.sweepAfterSettlement,
+    reason: saved.reason as SettlementFailureReason | null,
+    cancelReason: saved.cancelReason as CancelReason | null,
+  };
+}
+
+/** Rebuilds the open-order indexes in intake order, the order booking built them in. */
+function relinkOpenOrders(state: VenueState): void {
+  const open = [...state.orders.values()]
+    .filter((row) => !isTerminal(row.state))
+    .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
+  for (const row of open) {
+    linkOpen(state, row, accountFor(state, row.accountId));
+    if (row.pending !== null) row.market.pendingMatches.set(matchKey(row.pending.matchId), row);
+  }
 }

@@ -2,9 +2,12 @@ import type { CancelReason, OrderState, OrderType, SettlementFailureReason, Side
 import type { MarketConfig } from '../market.ts';
 
 /**
- * The whole state of the venue core. Plain data: Maps iterate in insertion order, so two cores fed
- * the same commands hold the same state in the same order, which is what stateHash() and snapshots
- * rely on. Every collection has a bound stated in CoreLimits.
+ * The whole state of the venue core. Two kinds of fields live here:
+ * - persisted facts (what snapshot.ts writes): the orders, notes, nonces, roots, schedule;
+ * - indexes derived from them (lists and price levels that hold row references, per-account and
+ *   per-market bookkeeping), rebuilt by restore and checked by validateInternalState().
+ * Indexes hold references to rows, never ids, so the hot paths follow pointers instead of hashing
+ * hex strings. Every collection is bounded by the open orders and the retention window.
  */
 
 export interface NoteRef {
@@ -24,19 +27,26 @@ export interface PendingMatch {
   readonly lockExpirySlot: bigint;
 }
 
+/**
+ * One order. The row is also the order as the auction sees it (it satisfies AuctionOrder), so a
+ * batch hands rows to the auction without building a copy of each.
+ */
 export interface OrderRow {
+  // ---- persisted ----
   /** Intake sequence: unique, increasing, the last tie-break of time priority. */
   readonly sequence: bigint;
   readonly orderId: string;
   readonly accountId: string;
   readonly tradingKey: string;
-  readonly ownerCommitment: string;
+  /** owner_commitment: with the trading key, the self-trade identity. */
+  readonly owner: string;
   readonly marketId: string;
   readonly symbol: string;
   readonly side: Side;
   readonly orderType: OrderType;
   readonly amount: bigint;
-  readonly priceLimit: bigint;
+  /** Set once at booking; its level's price object replaces it then (the same value). */
+  priceLimit: bigint;
   readonly minFillSize: bigint;
   readonly expirySlot: bigint;
   readonly arrivalSlot: bigint;
@@ -59,6 +69,54 @@ export interface OrderRow {
   cancelReason: CancelReason | null;
   lockExpirySlot: bigint | null;
   lastUpdateSlot: bigint;
+
+  // ---- derived: what the auction reads (kept equal to the persisted facts by order-index.ts) ----
+  /** amount - filled. */
+  remaining: bigint;
+  /** The minimum of every fill: min_fill_size (at least 1) capped at what remains. */
+  minFill: bigint;
+  /** A fok order that has not had its arrival batch yet. */
+  fillOrKill: boolean;
+  /** Index among the current batch's participants, or -1 when it takes no part. */
+  ref: number;
+
+  // ---- derived: index links (null when the order is not open) ----
+  readonly market: MarketState;
+  account: AccountState | null;
+  accountPrev: OrderRow | null;
+  accountNext: OrderRow | null;
+  livePrev: OrderRow | null;
+  liveNext: OrderRow | null;
+  level: PriceLevel | null;
+  levelPrev: OrderRow | null;
+  levelNext: OrderRow | null;
+}
+
+/** Open orders of one price on one side, oldest first (time priority within the level). */
+export interface PriceLevel {
+  readonly price: bigint;
+  head: OrderRow | null;
+  tail: OrderRow | null;
+  size: number;
+}
+
+/**
+ * One side of a market's book, best price first: bids by descending limit, asks by ascending limit
+ * (0, "any price", first of all). Maintained on every booking and ending, so a batch reads the
+ * sides in allocation priority without sorting.
+ */
+export interface BookSide {
+  readonly descending: boolean;
+  readonly levels: PriceLevel[];
+  /** The same levels by price, so booking finds an existing level without a binary search. */
+  readonly byPrice: Map<bigint, PriceLevel>;
+}
+
+/** The market's open orders (resting or pending settlement) in intake order. */
+export interface LiveList {
+  head: OrderRow | null;
+  tail: OrderRow | null;
+  size: number;
 }
 
 export interface MarketState {
@@ -69,8 +127,19 @@ export interface MarketState {
   batchCount: bigint;
   /** Match ids issued so far (the next match id). */
   matchCount: bigint;
-  /** Order ids of this market that are resting or pending settlement, in intake order. */
-  readonly live: Set<string>;
+  readonly live: LiveList;
+  readonly bids: BookSide;
+  readonly asks: BookSide;
+  /** Unsettled match id (as a number: see matchKey) -> the order it reserves. */
+  readonly pendingMatches: Map<number, OrderRow>;
+}
+
+/** An account's open orders, in intake order. Dropped when the last one ends. */
+export interface AccountState {
+  readonly accountId: string;
+  open: number;
+  head: OrderRow | null;
+  tail: OrderRow | null;
 }
 
 export interface KeyNonces {
@@ -78,27 +147,28 @@ export interface KeyNonces {
   cancel: bigint;
 }
 
-/** A note is held by a live order, or blocked until a failed settlement's lock expires. */
-export type NoteHold = { readonly orderId: string } | { readonly lockedUntilSlot: bigint };
+/** A note is held by an open order, or blocked until the slot a failed settlement's lock expires. */
+export type NoteHold = OrderRow | bigint;
 
 export interface VenueState {
   sessionId: string;
   slot: bigint;
   nextSequence: bigint;
   venuePauseReasons: string[];
+  /** Markets in listing order. */
   readonly markets: Map<string, MarketState>;
-  readonly marketIdBySymbol: Map<string, string>;
+  readonly marketsBySymbol: Map<string, MarketState>;
+  /**
+   * Every order not yet forgotten, open or finished. Also the repeat index (spec 2.1 exact-body
+   * idempotency): a body names its order id, and the row keeps the digest of the body it was booked from.
+   */
   readonly orders: Map<string, OrderRow>;
   readonly notes: Map<string, NoteHold>;
   readonly nonces: Map<string, KeyNonces>;
-  /** Signed-body digest -> order id, for repeats (spec 2.1: exact-body idempotency). */
-  readonly bodies: Map<string, string>;
-  /** Open (non-terminal) order ids per account. */
-  readonly openByAccount: Map<string, Set<string>>;
-  /** Resting order ids per stream connection that asked for cancel-on-disconnect. */
-  readonly byConnection: Map<string, Set<string>>;
-  /** `${marketId}:${matchId}` -> order id, while the match is unsettled. */
-  readonly pendingMatches: Map<string, string>;
+  /** Accounts holding at least one open order. */
+  readonly accounts: Map<string, AccountState>;
+  /** Resting orders per stream connection that asked for cancel-on-disconnect, in intake order. */
+  readonly byConnection: Map<string, Set<OrderRow>>;
   /** Recent-root window per Merkle shard (spec 2.1 merkle_root), newest last. */
   readonly roots: Map<number, readonly string[]>;
   /** Slot -> order ids to look at then: expiry of resting orders, end of retention of finished ones. */
@@ -114,26 +184,52 @@ export function emptyState(): VenueState {
     nextSequence: 1n,
     venuePauseReasons: [],
     markets: new Map(),
-    marketIdBySymbol: new Map(),
+    marketsBySymbol: new Map(),
     orders: new Map(),
     notes: new Map(),
     nonces: new Map(),
-    bodies: new Map(),
-    openByAccount: new Map(),
+    accounts: new Map(),
     byConnection: new Map(),
-    pendingMatches: new Map(),
     roots: new Map(),
     wakeups: new Map(),
     wakeupCursor: 0n,
   };
 }
 
-export function matchKey(marketId: string, matchId: bigint): string {
-  return `${marketId}:${matchId}`;
+export function emptyMarket(config: MarketConfig): MarketState {
+  return {
+    config,
+    oraclePrice: null,
+    pausedReason: null,
+    batchCount: 0n,
+    matchCount: 0n,
+    live: { head: null, tail: null, size: 0 },
+    bids: { descending: true, levels: [], byPrice: new Map() },
+    asks: { descending: false, levels: [], byPrice: new Map() },
+    pendingMatches: new Map(),
+  };
+}
+
+/**
+ * Match ids count up from 0 per market, one per matched order, so they stay below 2^53 (about 285
+ * years at a million matches a second; run-batch.ts asserts it) and convert to numbers exactly. A
+ * number key hashes without allocating, unlike a bigint. Lookups by a client-supplied id compare the
+ * row's bigint id as well, so an id above 2^53 can never alias an issued one.
+ */
+export const MATCH_IDS_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+export function matchKey(matchId: bigint): number {
+  return Number(matchId);
 }
 
 export function isTerminal(state: OrderState): boolean {
   return (
     state === 'fully_filled' || state === 'settlement_failed' || state === 'cancelled' || state === 'expired'
   );
+}
+
+/** The open remainder's minimum fill as the auction applies it: at least 1, at most what remains. */
+export function effectiveMinFill(minFillSize: bigint, remaining: bigint): bigint {
+  if (minFillSize === 0n) return 1n;
+  return minFillSize < remaining ? minFillSize : remaining;
 }

@@ -1,0 +1,95 @@
+/**
+ * The incrementally kept book sides (state/book-side.ts) against a from-scratch sort. Random runs
+ * of orders joining (always the newest, as booking does) and leaving (any of them) on both sides,
+ * with few price levels so levels fill, empty and come back. After every step each side lists
+ * exactly its orders in allocation priority, its levels are strictly ordered and non-empty, and
+ * every order points back at its level. (The core-model test also compares the sides with a sort
+ * of the open orders after every command, through validateInternalState.)
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { enterLevel, leaveLevel, ordersByPriority } from '../src/state/book-side.ts';
+import type { BookSide, OrderRow } from '../src/state/venue-state.ts';
+
+type Step = { kind: 'enter'; bid: boolean; level: number } | { kind: 'leave'; pick: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('enter' as const), bid: fc.boolean(), level: fc.nat(6) }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }) },
+);
+
+/** The fields book-side.ts reads and writes; the rest of a row plays no part here. */
+function row(sequence: bigint, side: 'bid' | 'ask', priceLimit: bigint): OrderRow {
+  const fields = {
+    sequence,
+    side,
+    priceLimit,
+    orderId: `order-${sequence}`,
+    level: null,
+    levelPrev: null,
+    levelNext: null,
+  };
+  return fields as unknown as OrderRow;
+}
+
+/** Priority written plainly: the better limit first, then the lower sequence. */
+function sortedPlainly(rows: readonly OrderRow[], descending: boolean): OrderRow[] {
+  return [...rows].sort((a, b) => {
+    if (a.priceLimit !== b.priceLimit)
+      return (descending ? a.priceLimit > b.priceLimit : a.priceLimit < b.priceLimit) ? -1 : 1;
+    return a.sequence < b.sequence ? -1 : 1;
+  });
+}
+
+function checkSide(side: BookSide, open: readonly OrderRow[]): void {
+  assert.deepStrictEqual([...ordersByPriority(side)], sortedPlainly(open, side.descending));
+  assert.equal(side.byPrice.size, side.levels.length, 'every level is indexed by price, and only those');
+  side.levels.forEach((level, index) => {
+    assert.ok(level.size > 0, 'no empty level is kept');
+    assert.equal(side.byPrice.get(level.price), level);
+    const next = side.levels[index + 1];
+    if (next !== undefined) assert.ok(side.descending ? level.price > next.price : level.price < next.price);
+    for (let at = level.head; at !== null; at = at.levelNext) {
+      assert.equal(at.level, level, 'each order points back at its level');
+      assert.equal(at.priceLimit, level.price);
+    }
+  });
+}
+
+test('book sides kept incrementally equal a from-scratch sort after any run of joins and leaves', () => {
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
+      const bids: BookSide = { descending: true, levels: [], byPrice: new Map() };
+      const asks: BookSide = { descending: false, levels: [], byPrice: new Map() };
+      const open: OrderRow[] = [];
+      let sequence = 0n;
+      for (const s of steps) {
+        if (s.kind === 'enter') {
+          sequence += 1n;
+          // Asks may rest at 0 ("any price"), which sorts before every other ask.
+          const entered = row(sequence, s.bid ? 'bid' : 'ask', BigInt(s.bid ? s.level + 1 : s.level) * 10n);
+          enterLevel(s.bid ? bids : asks, entered);
+          open.push(entered);
+        } else if (open.length > 0) {
+          const [left] = open.splice(s.pick % open.length, 1);
+          if (left === undefined) continue;
+          leaveLevel(left.side === 'bid' ? bids : asks, left);
+          assert.equal(left.level, null, 'an order that left keeps no level');
+        }
+        checkSide(
+          bids,
+          open.filter((r) => r.side === 'bid'),
+        );
+        checkSide(
+          asks,
+          open.filter((r) => r.side === 'ask'),
+        );
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
