@@ -34,13 +34,9 @@ import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
   createBootIdentity,
-  createVenueServer,
   createWallSlotClock,
-  DEV_TREE_COUNT,
   TRADING_BUCKET,
   TRADING_COST,
-  type VenueClock,
-  type VenueServer,
 } from '@venue/adapters';
 import {
   CancelParamsSchema,
@@ -51,16 +47,10 @@ import {
   tradingKeyFromSeed,
   wireJsonText,
 } from '@venue/protocol';
-import {
-  NON_SETTLING_TEST_PROOFS,
-  orderBody,
-  TEST_CORE_CONFIG,
-  TEST_ROOT,
-  testListing,
-  testMarket,
-} from '@venue/testing';
+import { orderBody } from '@venue/testing';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { collectGarbage, fmt, log, positiveFromEnv, startBenchVenue, traderTokens } from './bench-venue.ts';
 import { type Figure, figure, type Sampled, summarise } from './harness.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
@@ -138,12 +128,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
 
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
-  const venue = await startVenue(identity, clock);
+  const venue = await startBenchVenue(identity, clock);
   const baseline = await startBaseline(identity);
   const generator = startLoadGenerator();
   try {
     log(`rest: creating and logging in ${accounts} accounts (scrypt, ~0.1 s each)...\n`);
-    const tokens = await traderTokens(venue.server, accounts);
+    const tokens = await traderTokens(venue.server, accounts, 'bench');
     const perConnection = Array.from({ length: CONNECTIONS }, (_, c) =>
       tokens.slice(c * ACCOUNTS_PER_CONNECTION, (c + 1) * ACCOUNTS_PER_CONNECTION),
     );
@@ -260,31 +250,6 @@ function reportFailures(label: string, result: LoadResult): void {
   );
 }
 
-async function startVenue(
-  identity: BootIdentity,
-  clock: VenueClock,
-): Promise<{ server: VenueServer; port: number }> {
-  const server = createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
-    },
-    core: TEST_CORE_CONFIG,
-    markets: [testListing(testMarket('SOL-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
-  });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
-  const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
-  return { server, port };
-}
-
 /** The same framework and TLS settings, one trivial JSON POST route. */
 async function startBaseline(identity: BootIdentity): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ https: { ...identity.tlsCredentials(), minVersion: 'TLSv1.3' }, logger: false });
@@ -296,23 +261,6 @@ async function startBaseline(identity: BootIdentity): Promise<{ app: FastifyInst
 }
 
 /** Trader accounts, logged in two at a time (the venue refuses more concurrent credential checks). */
-async function traderTokens(server: VenueServer, count: number): Promise<string[]> {
-  const created = await Promise.all(
-    Array.from({ length: count }, (_, i) => server.provision('trader', `bench-${i}`)),
-  );
-  const tokens: string[] = [];
-  for (let i = 0; i < created.length; i += 2) {
-    const batch = created.slice(i, i + 2).map(async (account) => {
-      const token = await server.auth.login(
-        { api_key: account.api_key, api_secret: account.api_secret, passphrase: account.passphrase },
-        Date.now(),
-      );
-      return token.access_token;
-    });
-    tokens.push(...(await Promise.all(batch)));
-  }
-  return tokens;
-}
 
 interface LoadGenerator {
   run(job: Job): Promise<LoadResult>;
@@ -357,27 +305,6 @@ function startLoadGenerator(): LoadGenerator {
       if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
     },
   };
-}
-
-function positiveFromEnv(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got "${text}"`);
-  return value;
-}
-
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
-function log(text: string): void {
-  process.stderr.write(text);
-}
-
-function fmt(value: number | undefined): string {
-  return value === undefined ? '-' : String(Math.round(value));
 }
 
 // ---- The load generator (child process) ----

@@ -48,16 +48,12 @@ import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
   createBootIdentity,
-  createVenueServer,
   createWallSlotClock,
-  DEV_TREE_COUNT,
   STREAM_FRAME_HARD_BYTES_MAX,
   STREAM_FRAMES_IN_FLIGHT_MAX,
   TRADING_BUCKET,
   TRADING_COST,
   TRADING_RESERVE_UNITS,
-  type VenueClock,
-  type VenueServer,
 } from '@venue/adapters';
 import {
   CancelParamsSchema,
@@ -68,15 +64,9 @@ import {
   tradingKeyFromSeed,
   wireJsonText,
 } from '@venue/protocol';
-import {
-  NON_SETTLING_TEST_PROOFS,
-  orderBody,
-  TEST_CORE_CONFIG,
-  TEST_ROOT,
-  testListing,
-  testMarket,
-} from '@venue/testing';
+import { orderBody } from '@venue/testing';
 import WebSocket, { WebSocketServer } from 'ws';
+import { collectGarbage, fmt, log, positiveFromEnv, startBenchVenue, traderTokens } from './bench-venue.ts';
 import { type Figure, figure, type Sampled, summarise } from './harness.ts';
 
 /** Sockets of the many-socket and paced phases, one trader account each. */
@@ -176,12 +166,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
 
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
-  const venue = await startVenue(identity, clock);
+  const venue = await startBenchVenue(identity, clock);
   const baseline = await startBaseline(identity);
   const generator = startLoadGenerator();
   try {
     log(`stream: creating and logging in ${SOCKETS} accounts (scrypt, ~0.1 s each)...\n`);
-    const tokens = await traderTokens(venue.server, SOCKETS);
+    const tokens = await traderTokens(venue.server, SOCKETS, 'stream-bench');
     await generator.setup({
       venuePort: venue.port,
       baselinePort: baseline.port,
@@ -358,31 +348,6 @@ function cores(...results: PhaseResult[]): string {
   return results.map((r) => r.generatorCores.toFixed(2)).join('/');
 }
 
-async function startVenue(
-  identity: BootIdentity,
-  clock: VenueClock,
-): Promise<{ server: VenueServer; port: number }> {
-  const server = createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
-    },
-    core: TEST_CORE_CONFIG,
-    markets: [testListing(testMarket('SOL-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
-  });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
-  const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
-  return { server, port };
-}
-
 /** A bare `ws` server with the venue's TLS and frame settings: parse each frame, send a small ack. */
 async function startBaseline(identity: BootIdentity): Promise<{ port: number; close: () => Promise<void> }> {
   const https: HttpsServer = createHttpsServer({ ...identity.tlsCredentials(), minVersion: 'TLSv1.3' });
@@ -420,23 +385,6 @@ async function startBaseline(identity: BootIdentity): Promise<{ port: number; cl
 }
 
 /** Trader accounts, logged in two at a time (the venue refuses more concurrent credential checks). */
-async function traderTokens(server: VenueServer, count: number): Promise<string[]> {
-  const created = await Promise.all(
-    Array.from({ length: count }, (_, i) => server.provision('trader', `stream-bench-${i}`)),
-  );
-  const tokens: string[] = [];
-  for (let i = 0; i < created.length; i += 2) {
-    const batch = created.slice(i, i + 2).map(async (account) => {
-      const token = await server.auth.login(
-        { api_key: account.api_key, api_secret: account.api_secret, passphrase: account.passphrase },
-        Date.now(),
-      );
-      return token.access_token;
-    });
-    tokens.push(...(await Promise.all(batch)));
-  }
-  return tokens;
-}
 
 interface LoadGenerator {
   setup(setup: Setup): Promise<void>;
@@ -499,27 +447,6 @@ function startLoadGenerator(): LoadGenerator {
       await exited;
     },
   };
-}
-
-function positiveFromEnv(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got "${text}"`);
-  return value;
-}
-
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
-function log(text: string): void {
-  process.stderr.write(text);
-}
-
-function fmt(value: number | undefined): string {
-  return value === undefined ? '-' : String(Math.round(value));
 }
 
 // ---- The load generator (child process) ----
