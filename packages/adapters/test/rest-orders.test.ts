@@ -264,8 +264,9 @@ describe('a pause that begins while a replacement is verified (spec 4.1 rule 8)'
     const signatures: SignatureChecks = {
       ...inlineSignatureChecks,
       async modify(oldOrderId, request) {
-        await inlineSignatureChecks.modify(oldOrderId, request);
+        const digest = await inlineSignatureChecks.modify(oldOrderId, request);
         pauseDuringVerification?.();
+        return digest;
       },
     };
     const venue = await TestVenue.start({ signatures });

@@ -14,7 +14,7 @@ import {
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
-import { bodyDigestOf, type ProofChecks, type SignatureChecks } from './intake-checks.ts';
+import type { ProofChecks, SignatureChecks } from './intake-checks.ts';
 import { replyOf, type VenueEngine } from './venue-engine.ts';
 
 /**
@@ -69,13 +69,13 @@ export class OrderIntake {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
     checkPlaceOrderFields(order);
     limiter.charge(accountId, 'place', clock.nowMs());
-    await signatures.place(order);
+    const bodyDigest = await signatures.place(order);
     await proofs.check(order);
     return () => {
       const events = engine.submit({
         type: 'place',
         order,
-        bodyDigest: bodyDigestOf(order),
+        bodyDigest,
         accountId,
         connectionId,
       });
@@ -130,14 +130,14 @@ export class OrderIntake {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
     checkPlaceOrderFields(request.replacement, 'replacement.');
     limiter.charge(accountId, 'modify', clock.nowMs());
-    await signatures.modify(oldOrderId, request);
+    const replacementDigest = await signatures.modify(oldOrderId, request);
     await proofs.check(request.replacement);
     return () => {
       const events = engine.submit({
         type: 'modify',
         oldOrderId,
         request,
-        replacementDigest: bodyDigestOf(request.replacement),
+        replacementDigest,
         accountId,
         connectionId,
       });
