@@ -15,6 +15,7 @@ export * from './config/limits.ts';
 export * from './enclave/boot-identity.ts';
 export * from './enclave/code-measurement.ts';
 export * from './enclave/enclave-attestation.ts';
+export * from './enclave/governance-watch.ts';
 export * from './enclave/simulated-platform.ts';
 export * from './http/public-routes.ts';
 export * from './http/request-id.ts';

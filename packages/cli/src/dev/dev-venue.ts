@@ -9,6 +9,7 @@ import {
   createVenueServer,
   createWallSlotClock,
   DEV_TREE_COUNT,
+  GovernanceWatch,
   type LogLevel,
   measureCode,
   OracleMonitor,
@@ -24,6 +25,7 @@ import { createProofVerifier, loadNoteHasher } from '@venue/notes';
 import {
   ACCOUNT_OPEN_ORDERS_MAX,
   type CreateAccountResponse,
+  generateTradingKey,
   ORDER_LIFETIME_SLOTS_MAX,
 } from '@venue/protocol';
 import { DEV_MARKETS } from './dev-markets.ts';
@@ -108,7 +110,16 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   const platform = createSimulatedPlatform();
   const enclave = createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() });
   // The in-process chain simulator: note trees, roots and (later) settlement.
-  const chain = await createChainSimulator({ shards: DEV_TREE_COUNT, clock: 'wall' });
+  // Its genesis governance accepts exactly this boot's measurement and settlement signer.
+  const chain = await createChainSimulator({
+    shards: DEV_TREE_COUNT,
+    clock: 'wall',
+    governance: {
+      authority: generateTradingKey().publicKey,
+      measurement: enclave.measurement,
+      settlement_signer: enclave.settlementSigner.publicKey,
+    },
+  });
   const server = createVenueServer({
     identity,
     clock,
@@ -131,8 +142,17 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   // The venue follows the chain's recent roots, including a reorg's surviving fork.
   const mirror = new RootMirror(server.engine, chain, DEV_TREE_COUNT);
   mirror.refresh();
+  // Shared fate: final governance that stops naming this boot pauses every market.
+  const governance = new GovernanceWatch(server.gates, chain, {
+    measurement: enclave.measurement,
+    settlementSigner: enclave.settlementSigner.publicKey,
+  });
+  governance.check();
   chain.onEvent((event) => {
-    if (event.kind === 'slot' || event.kind === 'reorg') mirror.refresh();
+    if (event.kind === 'slot' || event.kind === 'reorg') {
+      mirror.refresh();
+      governance.check();
+    }
   });
   chain.start();
   const stop = async () => {
