@@ -32,7 +32,7 @@ import {
   TokenRequestSchema,
   wireJsonText,
 } from '@venue/protocol';
-import { type Exchange, TestVenue, type Trader } from '@venue/testing';
+import { type Exchange, httpsCall, TestVenue, type Trader } from '@venue/testing';
 import fc from 'fast-check';
 
 const DEFAULT_SEED = 410_2026;
@@ -733,33 +733,14 @@ describe('REST fuzz', { concurrency: false }, () => {
 
   function send(category: string, probe: Probe): Promise<Exchange> {
     sent.set(category, (sent.get(category) ?? 0) + 1);
-    const headers: Record<string, string> = { ...probe.headers };
-    if (probe.body !== undefined) headers['content-length'] = String(Buffer.byteLength(probe.body));
-    return new Promise((resolve, reject) => {
-      const request = https.request(
-        {
-          host: '127.0.0.1',
-          port: venue.port,
-          path: probe.path,
-          method: probe.method,
-          headers,
-          ca: venue.identity.certPem,
-          agent,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              text: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-        },
-      );
-      request.on('error', (error) => reject(new Error(`${describeProbe(probe)}: ${error.message}`)));
-      request.end(probe.body);
+    return httpsCall(venue.port, venue.identity.certPem, probe.path, {
+      method: probe.method,
+      headers: probe.headers ?? {},
+      ...(probe.body === undefined ? {} : { body: probe.body }),
+      agent,
+      exactHeaders: true,
+    }).catch((error: Error) => {
+      throw new Error(`${describeProbe(probe)}: ${error.message}`);
     });
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type OrderSpec, orderBody, type TestVenue } from '@venue/testing';
+import { type OrderSpec, orderBody, TestVenue } from '@venue/testing';
 import {
   type Clock,
   type Credentials,
@@ -33,6 +33,25 @@ export async function credentials(venue: TestVenue, label = 'sdk'): Promise<Cred
 
 export async function connectedClient(venue: TestVenue, port = venue.port): Promise<VenueClient> {
   return connectVenue({ url: `https://127.0.0.1:${port}`, trust: trustOf(venue), clock: venueClock(venue) });
+}
+
+/** An attested venue with a logged-in trader client, for suites that share one of each. */
+export async function startLoggedIn(): Promise<{
+  venue: TestVenue;
+  client: VenueClient;
+  stop(): Promise<void>;
+}> {
+  const venue = await TestVenue.start({ enclave: true });
+  const client = await connectedClient(venue);
+  await client.login(await credentials(venue));
+  return {
+    venue,
+    client,
+    async stop() {
+      await client.close();
+      await venue.stop();
+    },
+  };
 }
 
 /**

@@ -3,22 +3,19 @@
 // and request id, token renewal ahead of expiry and after revocation, and gap reconciliation reads.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { TestVenue } from '@venue/testing';
+import type { TestVenue } from '@venue/testing';
 import { NonceCounter, TradingKeys, VenueApiError, type VenueClient } from '../src/index.ts';
-import { connectedClient, credentials, draft } from './helpers.ts';
+import { connectedClient, credentials, draft, startLoggedIn } from './helpers.ts';
 
 let venue: TestVenue;
 let client: VenueClient;
 
+let stop: () => Promise<void>;
+
 before(async () => {
-  venue = await TestVenue.start({ enclave: true });
-  client = await connectedClient(venue);
-  await client.login(await credentials(venue));
+  ({ venue, client, stop } = await startLoggedIn());
 });
-after(async () => {
-  await client.close();
-  await venue.stop();
-});
+after(() => stop());
 
 describe('REST client', () => {
   test('public reads decode strictly: time, instruments, info', async () => {

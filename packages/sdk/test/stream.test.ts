@@ -6,23 +6,20 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { createBootIdentity } from '@venue/adapters';
-import { TestVenue } from '@venue/testing';
+import type { TestVenue } from '@venue/testing';
 import { type StreamGap, TradingKeys, VenueApiError, type VenueClient } from '../src/index.ts';
-import { connectedClient, credentials, draft } from './helpers.ts';
+import { connectedClient, credentials, draft, startLoggedIn } from './helpers.ts';
 import { startProxy } from './proxies.ts';
 
 let venue: TestVenue;
 let client: VenueClient;
 
+let stop: () => Promise<void>;
+
 before(async () => {
-  venue = await TestVenue.start({ enclave: true });
-  client = await connectedClient(venue);
-  await client.login(await credentials(venue));
+  ({ venue, client, stop } = await startLoggedIn());
 });
-after(async () => {
-  await client.close();
-  await venue.stop();
-});
+after(() => stop());
 
 describe('stream', () => {
   test('subscribe, place and cancel by frame; the cancelled event arrives; errors reject with the code', async () => {

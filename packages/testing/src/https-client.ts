@@ -17,6 +17,8 @@ export interface CallOptions {
   /** A bearer token to send as `Authorization: Bearer <token>`. */
   token?: string;
   agent?: https.Agent;
+  /** Send exactly the given headers: no default content type (for tests of what a client omits). */
+  exactHeaders?: boolean;
 }
 
 /**
@@ -31,7 +33,11 @@ export function httpsCall(
 ): Promise<Exchange> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
-  if (options.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+  if (
+    options.exactHeaders !== true &&
+    options.body !== undefined &&
+    !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+  ) {
     headers['content-type'] = 'application/json';
   }
   return new Promise((resolve, reject) => {
