@@ -24,7 +24,7 @@ export async function startBenchVenue(
   identity: BootIdentity,
   clock: VenueClock,
 ): Promise<{ server: VenueServer; port: number }> {
-  const server = createVenueServer({
+  const server = await createVenueServer({
     identity,
     clock,
     parameters: {
@@ -39,7 +39,7 @@ export async function startBenchVenue(
     log: { level: 'silent' },
   });
   for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.submit({ type: 'roots', treeId, roots: [TEST_ROOT] });
+    server.engine.record({ type: 'roots', treeId, roots: [TEST_ROOT] });
   }
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return { server, port };

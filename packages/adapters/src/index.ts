@@ -4,6 +4,7 @@
  * follow in later versions.
  */
 
+export * from './accounts/account-file.ts';
 export * from './accounts/account-registry.ts';
 export * from './accounts/credential-hash.ts';
 export * from './auth/auth-service.ts';
@@ -28,6 +29,7 @@ export * from './rate-limit/trading-rate-limiter.ts';
 export * from './stream/stream-server.ts';
 export * from './stream/stream-session.ts';
 export * from './venue/drain-control.ts';
+export * from './venue/engine-boot.ts';
 export * from './venue/intake-checks.ts';
 export * from './venue/market-listing.ts';
 export * from './venue/order-intake.ts';

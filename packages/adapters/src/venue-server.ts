@@ -1,5 +1,6 @@
 import type { CoreConfig } from '@venue/core';
 import type { CreateAccountResponse } from '@venue/protocol';
+import { AccountFile } from './accounts/account-file.ts';
 import { AuthService } from './auth/auth-service.ts';
 import type { VenueClock } from './chain/clock.ts';
 import { AUTH_SWEEP_INTERVAL_MS } from './config/limits.ts';
@@ -10,9 +11,11 @@ import type { VenueParameters } from './http/public-routes.ts';
 import { registerRoutes } from './http/route-registrar.ts';
 import { createHttpServer, type HttpServerOptions, type VenueHttpServer } from './http/server.ts';
 import { venueReadRoutes } from './http/venue-read-routes.ts';
+import type { Recovery } from './journal/recovery.ts';
 import { TradingRateLimiter } from './rate-limit/trading-rate-limiter.ts';
 import { StreamServer } from './stream/stream-server.ts';
 import { DrainControl } from './venue/drain-control.ts';
+import { bootEngine, type StateDirectory } from './venue/engine-boot.ts';
 import { type ProofChecks, pooledSignatureChecks, type SignatureChecks } from './venue/intake-checks.ts';
 import type { MarketListing } from './venue/market-listing.ts';
 import { OrderIntake } from './venue/order-intake.ts';
@@ -23,7 +26,7 @@ import {
   type SettlementTelemetry,
 } from './venue/ports.ts';
 import { TradingGates } from './venue/trading-gates.ts';
-import { VenueEngine } from './venue/venue-engine.ts';
+import type { VenueEngine } from './venue/venue-engine.ts';
 import { SignaturePool } from './workers/signature-pool.ts';
 
 /**
@@ -48,6 +51,11 @@ export interface VenueServerOptions {
   readonly streamAccountBufferBytesMax?: number;
   /** Overrides the stream heartbeat interval (tests find a dead peer quickly). */
   readonly streamHeartbeatIntervalMs?: number;
+  /**
+   * Where the journal, its snapshots and the accounts live, sealed under the enclave's sealing key.
+   * Without it the venue runs from memory and a restart starts empty (tests, benchmarks).
+   */
+  readonly state?: StateDirectory;
 }
 
 export interface VenueServer {
@@ -57,18 +65,37 @@ export interface VenueServer {
   readonly gates: TradingGates;
   readonly intake: OrderIntake;
   readonly stream: StreamServer;
+  readonly drain: DrainControl;
+  /** What recovery found at boot; null without a state directory. */
+  readonly recovery: Recovery | null;
   /** Creates an account without an admin token: the operator's first admin, dev-mode accounts. */
   provision(role: 'admin' | 'trader', label?: string): Promise<CreateAccountResponse>;
   close(): Promise<void>;
 }
 
-export function createVenueServer(options: VenueServerOptions): VenueServer {
+/**
+ * Boots the venue: with a state directory the accounts are loaded and the core is recovered from the
+ * journal (snapshot + replay) before anything listens; then this boot's session starts.
+ */
+export async function createVenueServer(options: VenueServerOptions): Promise<VenueServer> {
   const { clock } = options;
-  const engine = new VenueEngine(options.core, clock, options.identity.sessionId);
-  for (const listing of options.markets ?? []) engine.addMarket(listing);
+  const state = options.state ?? null;
+  const auth = new AuthService(
+    state === null ? {} : { file: new AccountFile(state.directory, state.sealingKey, state.files) },
+  );
+  await auth.restore();
+  let log: ((error: unknown) => void) | null = null;
+  const { engine, recovery } = await bootEngine({
+    config: options.core,
+    clock,
+    sessionId: options.identity.sessionId,
+    markets: options.markets ?? [],
+    state,
+    // A failed snapshot fails the journal too; intake then reports JOURNAL_UNAVAILABLE.
+    onSnapshotError: (error) => log?.(error),
+  });
   const gates = new TradingGates(engine);
-  const drain = new DrainControl(gates);
-  const auth = new AuthService();
+  const drain = new DrainControl(gates, () => engine.inFlight);
   const limiter = new TradingRateLimiter();
   // Signatures are checked on worker threads unless the caller supplies its own checks.
   let pool: SignaturePool | null = null;
@@ -96,7 +123,7 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
         registerRoutes(
           app,
           [
-            ...orderRoutes(intake),
+            ...orderRoutes(intake, auth),
             ...authRoutes(auth, clock),
             ...venueReadRoutes({
               engine,
@@ -128,6 +155,11 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
       : { heartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
   });
   stream.attach(http.app.server);
+  log = (error) =>
+    http.app.log.error(
+      { type: 'journal_snapshot_failed', message: error instanceof Error ? error.message : String(error) },
+      'a snapshot could not be written; the journal refuses writes until a restart',
+    );
 
   // Batches clear and orders expire on the slot even when no request arrives; sessions near their
   // token's expiry are warned on the same beat.
@@ -149,12 +181,15 @@ export function createVenueServer(options: VenueServerOptions): VenueServer {
     gates,
     intake,
     stream,
+    drain,
+    recovery,
     provision: (role, label) => auth.createAccount({ role, ...(label === undefined ? {} : { label }) }),
     async close() {
       clearInterval(ticker);
       clearInterval(sweeper);
       await stream.close();
       await http.close();
+      await engine.close();
       await pool?.close();
     },
   };

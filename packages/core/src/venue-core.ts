@@ -143,6 +143,11 @@ export class VenueCore {
     return isPendingMatch(this.#state, marketId, matchId);
   }
 
+  /** The configuration a market was listed with, or undefined when it is not listed. */
+  marketConfig(marketId: string): MarketConfig | undefined {
+    return this.#state.markets.get(marketId)?.config;
+  }
+
   /** Trading gates as /instruments and /system/status report them. */
   marketGate(marketId: string): { tradingEnabled: boolean; pausedReason: string | null; batchCount: bigint } {
     const market = this.#market(marketId);

@@ -11,6 +11,7 @@ import {
   measureCode,
   type ProofChecks,
   type SignatureChecks,
+  type StateDirectory,
   type VenueServer,
 } from '@venue/adapters';
 import type { CoreConfig, MarketConfig } from '@venue/core';
@@ -69,6 +70,8 @@ export interface TestVenueOptions {
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
   clock?: ManualClock;
+  /** A state directory: the venue journals, snapshots and stores accounts there (restart tests). */
+  state?: StateDirectory;
 }
 
 export interface Trader {
@@ -103,7 +106,7 @@ export class TestVenue {
       options.enclave === true
         ? createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() })
         : undefined;
-    const server = createVenueServer({
+    const server = await createVenueServer({
       identity,
       clock,
       parameters: {
@@ -124,10 +127,11 @@ export class TestVenue {
       ...(options.streamHeartbeatIntervalMs === undefined
         ? {}
         : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
+      ...(options.state === undefined ? {} : { state: options.state }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-      server.engine.submit({ type: 'roots', treeId, roots: options.roots ?? [TEST_ROOT] });
+      server.engine.record({ type: 'roots', treeId, roots: options.roots ?? [TEST_ROOT] });
     }
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const venue = new TestVenue(server, identity, clock, port);

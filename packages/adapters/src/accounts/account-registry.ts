@@ -7,6 +7,7 @@ import {
   VenueError,
 } from '@venue/protocol';
 import { ACCOUNTS_MAX } from '../config/limits.ts';
+import type { StoredAccount } from './account-file.ts';
 import type { CredentialHash } from './credential-hash.ts';
 
 /**
@@ -58,6 +59,28 @@ export class AccountRegistry {
     this.#byApiKey.set(account.apiKey, account);
     this.#byId.set(account.accountId, account);
     return account;
+  }
+
+  /** Puts back an account as it was stored (at boot, before any request). */
+  restore(stored: StoredAccount): Account {
+    const account = this.add({
+      accountId: stored.accountId,
+      apiKey: stored.apiKey,
+      role: stored.role,
+      ...(stored.label === undefined ? {} : { label: stored.label }),
+      credential: stored.credential,
+    });
+    account.status = stored.status;
+    account.tokenGeneration = stored.tokenGeneration;
+    if (stored.tokensInvalidBeforeMs !== undefined)
+      account.tokensInvalidBeforeMs = stored.tokensInvalidBeforeMs;
+    account.settings = { ...stored.settings };
+    return account;
+  }
+
+  /** Every account, in creation order. */
+  all(): Account[] {
+    return [...this.#byId.values()];
   }
 
   byApiKey(apiKey: string): Account | undefined {

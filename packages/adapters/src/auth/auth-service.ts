@@ -1,12 +1,14 @@
 import {
   ACCESS_TOKEN_LENGTH_MAX,
   type AccountRole,
+  type AccountSettings,
   type CreateAccountRequest,
   type CreateAccountResponse,
   type TokenRequest,
   type TokenResponse,
   VenueError,
 } from '@venue/protocol';
+import type { AccountFile } from '../accounts/account-file.ts';
 import { type Account, AccountRegistry } from '../accounts/account-registry.ts';
 import { generateCredentials } from '../accounts/credential-generator.ts';
 import { hashCredential, verifyCredential } from '../accounts/credential-hash.ts';
@@ -38,12 +40,27 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
 export class AuthService {
   readonly accounts = new AccountRegistry();
   readonly #tokens: TokenService;
+  readonly #file: AccountFile | null;
   readonly #gate = new VerificationGate(AUTH_VERIFICATIONS_MAX);
   readonly #allowances = new Map<string, TokenBucket>();
   readonly #accountListeners: ((account: Account) => void)[] = [];
 
-  constructor(tokens: TokenService = new TokenService()) {
-    this.#tokens = tokens;
+  /**
+   * With `file`, every account change is stored durably before the request that made it is answered,
+   * and `restore` puts the stored accounts back at boot. Tokens are not stored: they are signed with
+   * a key that lives only as long as the boot, so every client logs in again after a restart.
+   */
+  constructor(options: { tokens?: TokenService; file?: AccountFile } = {}) {
+    this.#tokens = options.tokens ?? new TokenService();
+    this.#file = options.file ?? null;
+  }
+
+  /** Loads the stored accounts (a boot with a state directory, before the server listens). */
+  async restore(): Promise<number> {
+    if (this.#file === null) return 0;
+    const stored = await this.#file.load();
+    for (const account of stored) this.accounts.restore(account);
+    return stored.length;
   }
 
   /** POST /admin/accounts (and the bootstrap admin): credentials are generated, returned once. */
@@ -57,6 +74,7 @@ export class AuthService {
       ...(request.label === undefined ? {} : { label: request.label }),
       credential,
     });
+    await this.#store();
     return {
       account_id: credentials.accountId,
       api_key: credentials.apiKey,
@@ -138,21 +156,51 @@ export class AuthService {
     this.#accountListeners.push(listener);
   }
 
-  disable(apiKey: string): Account {
-    return this.#changed(this.accounts.disable(apiKey));
+  disable(apiKey: string): Promise<Account> {
+    return this.#changedDurably(this.accounts.disable(apiKey));
   }
 
-  enable(apiKey: string): Account {
-    return this.#changed(this.accounts.enable(apiKey));
+  enable(apiKey: string): Promise<Account> {
+    return this.#changedDurably(this.accounts.enable(apiKey));
   }
 
-  revokeTokens(apiKey: string, nowMs: number): Account {
-    return this.#changed(this.accounts.revokeTokens(apiKey, nowMs));
+  revokeTokens(apiKey: string, nowMs: number): Promise<Account> {
+    return this.#changedDurably(this.accounts.revokeTokens(apiKey, nowMs));
+  }
+
+  /** spec 2.9: PUT /account/settings replaces the whole object. */
+  async updateSettings(account: Account, settings: AccountSettings): Promise<AccountSettings> {
+    account.settings = { ...settings };
+    await this.#store();
+    return { ...account.settings };
   }
 
   #changed(account: Account): Account {
     for (const listener of this.#accountListeners) listener(account);
     return account;
+  }
+
+  /**
+   * The change takes effect at once (a suspension must not wait for the disk); the reply waits until
+   * it is stored, so an acknowledged change survives a crash.
+   */
+  async #changedDurably(account: Account): Promise<Account> {
+    this.#changed(account);
+    await this.#store();
+    return account;
+  }
+
+  async #store(): Promise<void> {
+    if (this.#file === null) return;
+    try {
+      await this.#file.save(() => this.accounts.all());
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new VenueError(
+        'JOURNAL_UNAVAILABLE',
+        `the account change is in effect but could not be stored durably (${detail}); an operator must check the state directory`,
+      );
+    }
   }
 
   /** spec 4.6: the token of this request is refused from now until it would have expired. */

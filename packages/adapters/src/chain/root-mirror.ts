@@ -30,7 +30,7 @@ export class RootMirror {
       const key = roots.join(',');
       if (this.#mirrored.get(treeId) === key) continue;
       this.#mirrored.set(treeId, key);
-      this.#engine.submit({ type: 'roots', treeId, roots });
+      this.#engine.record({ type: 'roots', treeId, roots });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hkdfSync } from 'node:crypto';
 import {
   ATTESTATION_REPORT_VERSION,
   type AttestationReport,
@@ -30,6 +30,8 @@ export interface Enclave extends AttestationSource {
   /** Signs settlement batches (the chain checks it against governance). */
   readonly settlementSigner: TradingKey;
   readonly report: AttestationReport;
+  /** The sealing key (stable for this measurement on this platform); the state directory's key. */
+  sealingKey(): Uint8Array;
 }
 
 export interface EnclaveOptions {
@@ -44,11 +46,8 @@ export interface EnclaveOptions {
 export function createEnclave(options: EnclaveOptions): Enclave {
   const { identity, platform, measurement, nowMs } = options;
   const settlementSigner = generateTradingKey();
-  const sealing = generateKeyPairSync('x25519');
-  const sealingPubkey = sealing.publicKey
-    .export({ format: 'der', type: 'spki' })
-    .subarray(-32)
-    .toString('hex');
+  const sealingKey = platform.sealingKey(measurement);
+  const sealingPubkey = sealingPublicKeyOf(sealingKey);
   const report: AttestationReport = {
     version: ATTESTATION_REPORT_VERSION,
     platform: platform.platform,
@@ -80,6 +79,7 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     measurement,
     settlementSigner,
     report,
+    sealingKey: () => sealingKey,
     attestation: () => attestation,
     transportAttestation: () => transport,
     transparency: (from, limit) => log.page(from, limit),
@@ -125,4 +125,22 @@ export class TransparencyLog {
       ...(next < this.#entries.length ? { next_from: BigInt(next) } : {}),
     };
   }
+}
+
+/** PKCS#8 DER prefix of a raw X25519 private key (RFC 8410). */
+const X25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+
+/**
+ * The public part the report publishes for the sealing key: an X25519 key derived from it, so a
+ * verifier can tell two boots sealed under the same key (same code, same platform) apart from a
+ * rebuilt one, without the report revealing anything about the key itself.
+ */
+function sealingPublicKeyOf(sealingKey: Uint8Array): string {
+  const scalar = Buffer.from(hkdfSync('sha256', sealingKey, Buffer.alloc(0), 'venue sealing x25519 v1', 32));
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([X25519_PKCS8_PREFIX, scalar]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  return createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
 }

@@ -35,18 +35,18 @@ export function authRoutes(auth: AuthService, clock: VenueClock): RouteHandler[]
     {
       method: 'POST',
       path: '/admin/accounts/:api_key/disable',
-      handle: (context: ApiKeyContext) => accountStatusOf(auth.disable(context.params.api_key)),
+      handle: async (context: ApiKeyContext) => accountStatusOf(await auth.disable(context.params.api_key)),
     },
     {
       method: 'POST',
       path: '/admin/accounts/:api_key/enable',
-      handle: (context: ApiKeyContext) => accountStatusOf(auth.enable(context.params.api_key)),
+      handle: async (context: ApiKeyContext) => accountStatusOf(await auth.enable(context.params.api_key)),
     },
     {
       method: 'POST',
       path: '/admin/accounts/:api_key/revoke-tokens',
-      handle: (context: ApiKeyContext) =>
-        accountStatusOf(auth.revokeTokens(context.params.api_key, clock.nowMs())),
+      handle: async (context: ApiKeyContext) =>
+        accountStatusOf(await auth.revokeTokens(context.params.api_key, clock.nowMs())),
     },
   ];
 }

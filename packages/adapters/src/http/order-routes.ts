@@ -1,4 +1,5 @@
 import type { AccountResponse, AccountSettings } from '@venue/protocol';
+import type { AuthService } from '../auth/auth-service.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import { principalOf, type RouteContext, type RouteHandler } from './route-registrar.ts';
 
@@ -8,7 +9,7 @@ import { principalOf, type RouteContext, type RouteHandler } from './route-regis
  */
 type OrderIdContext = RouteContext<{ order_id: string }>;
 
-export function orderRoutes(intake: OrderIntake): RouteHandler[] {
+export function orderRoutes(intake: OrderIntake, auth: AuthService): RouteHandler[] {
   return [
     {
       method: 'POST',
@@ -40,11 +41,11 @@ export function orderRoutes(intake: OrderIntake): RouteHandler[] {
     {
       method: 'GET',
       path: '/account',
-      handle: (context: RouteContext) => {
+      handle: async (context: RouteContext) => {
         const { account } = principalOf(context);
         const body: AccountResponse = {
           account_id: account.accountId,
-          open_orders: intake.openOrders(account.accountId),
+          open_orders: await intake.openOrders(account.accountId),
           settings: { ...account.settings },
         };
         return body;
@@ -59,11 +60,8 @@ export function orderRoutes(intake: OrderIntake): RouteHandler[] {
       method: 'PUT',
       path: '/account/settings',
       // spec 2.9: PUT replaces the whole object; the schema requires every field.
-      handle: (context: RouteContext<unknown, unknown, AccountSettings>) => {
-        const { account } = principalOf(context);
-        account.settings = { ...context.body };
-        return { ...account.settings };
-      },
+      handle: (context: RouteContext<unknown, unknown, AccountSettings>) =>
+        auth.updateSettings(principalOf(context).account, context.body),
     },
   ];
 }

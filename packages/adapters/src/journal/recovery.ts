@@ -41,6 +41,8 @@ export class JournalRecoveryError extends Error {
 export interface RecoveryOptions {
   readonly directory: string;
   readonly sealingKey: Uint8Array;
+  /** Receives the snapshot recovery starts from (before any command), if there is one. */
+  readonly onSnapshot?: (text: string, seq: bigint) => void;
   /** Receives every command after the snapshot, in sequence order. */
   readonly onCommand: (command: Command, seq: bigint) => void;
   readonly files?: JournalFiles;
@@ -94,6 +96,7 @@ export async function recoverJournal(options: RecoveryOptions): Promise<Recovery
   snapshotSeqs.sort(ascending);
 
   const snapshot = await newestSnapshot(files, directory, options.sealingKey, snapshotSeqs, notes);
+  if (snapshot !== null) options.onSnapshot?.(snapshot.text, snapshot.seq);
   const replay = await replaySegments(files, options, segmentSeqs, snapshot);
   return {
     snapshot: snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text },

@@ -14,7 +14,7 @@ export const TAG_BYTES = 16;
 const NONCE_BYTES = 12;
 const CIPHER = 'aes-256-gcm';
 
-export type FilePurpose = 'segment' | 'snapshot';
+export type FilePurpose = 'segment' | 'snapshot' | 'accounts';
 
 /** The key that seals one file's contents. */
 export function fileKey(sealingKey: Uint8Array, salt: Uint8Array, purpose: FilePurpose): Buffer {

@@ -76,7 +76,7 @@ export class OracleMonitor {
       const { reason, price } = this.#judge(market, slot);
       if (reason !== market.reason) {
         market.reason = reason;
-        this.#engine.submit({
+        this.#engine.record({
           type: 'market_gate',
           marketId: market.listing.config.marketId,
           pausedReason: reason,
@@ -84,7 +84,7 @@ export class OracleMonitor {
       }
       if (price !== market.price) {
         market.price = price;
-        this.#engine.submit({ type: 'oracle_price', marketId: market.listing.config.marketId, price });
+        this.#engine.record({ type: 'oracle_price', marketId: market.listing.config.marketId, price });
       }
     }
   }

@@ -183,7 +183,7 @@ export class StreamServer {
     sessions?.delete(session);
     if (sessions?.size === 0) this.#byAccount.delete(accountId);
     if (session.cancelOnDisconnect && !this.#closing) {
-      this.#options.engine.submit({ type: 'disconnect', connectionId: session.connectionId });
+      this.#options.engine.record({ type: 'disconnect', connectionId: session.connectionId });
     }
   }
 

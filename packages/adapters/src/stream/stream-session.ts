@@ -44,6 +44,12 @@ export const CLOSE = {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/** A frame's reply, or null when the step sends its own (logout). */
+type StepReply = Record<string, unknown> | null;
+
+/** The part of a frame's work that runs in frame order, once its checks have passed. */
+type FrameStep = () => StepReply | Promise<StepReply>;
+
 /**
  * One WebSocket connection of spec 4.8. Frames are handled in arrival order: each frame's checks
  * (token, signatures, proof) start at once, but replies and order sequencing follow the order the
@@ -62,6 +68,8 @@ export class StreamSession {
   #cancelOnDisconnect = false;
   #warnedForTokenId: string | null = null;
   #tail: Promise<void> = Promise.resolve();
+  /** Replies in frame order; a reply may wait for its command to be durable. */
+  #replies: Promise<void> = Promise.resolve();
   #loginPending: Promise<void> | null = null;
   #inFlight = 0;
   #closed = false;
@@ -131,10 +139,7 @@ export class StreamSession {
    * Starts a frame's work now and queues its completion behind the frames before it. `prepared`
    * resolves to the step that must run in order (sequencing an order, changing subscriptions).
    */
-  #enqueue(
-    prepared: Promise<() => Record<string, unknown> | null>,
-    requestId: string | undefined,
-  ): Promise<void> {
+  #enqueue(prepared: Promise<FrameStep>, requestId: string | undefined): Promise<void> {
     // Attach a handler at once so a failure is never reported as unhandled while it waits its turn.
     const settled = prepared.then(
       (run) => ({ run, error: null }),
@@ -143,20 +148,38 @@ export class StreamSession {
     this.#inFlight += 1;
     this.#tail = this.#tail.then(async () => {
       const { run, error } = await settled;
-      this.#inFlight -= 1;
-      if (this.#closed) return;
+      if (this.#closed) {
+        this.#inFlight -= 1;
+        return;
+      }
+      // The step runs now, in frame order (an order is sequenced here); its reply may wait for the
+      // journal. Replies leave in frame order through their own chain, so a frame whose record is
+      // being made durable does not hold back the sequencing of the frames behind it.
+      let outcome: Promise<StepReply>;
       try {
         if (error !== null) throw error;
-        const reply = run?.();
-        if (reply !== null && reply !== undefined) this.send({ ...reply, ...withRequestId(requestId) });
+        outcome = Promise.resolve(run?.() ?? null);
       } catch (failure) {
-        this.#sendError(failure, requestId);
+        outcome = Promise.reject(failure);
       }
+      this.#replies = this.#replies
+        .then(() => outcome)
+        .then(
+          (reply) => {
+            if (!this.#closed && reply !== null) this.send({ ...reply, ...withRequestId(requestId) });
+          },
+          (failure: unknown) => {
+            if (!this.#closed) this.#sendError(failure, requestId);
+          },
+        )
+        .finally(() => {
+          this.#inFlight -= 1;
+        });
     });
     return this.#tail;
   }
 
-  async #prepare(frame: ClientFrame): Promise<() => Record<string, unknown> | null> {
+  async #prepare(frame: ClientFrame): Promise<FrameStep> {
     const { intake } = this.#host;
     if (frame.op !== 'login' && this.#loginPending !== null) await this.#loginPending;
     switch (frame.op) {
@@ -186,11 +209,11 @@ export class StreamSession {
       }
       case 'order.place': {
         const run = await intake.preparePlace(frame.params, this.#requireLogin(), this.connectionId);
-        return () => ({ op: 'order.place', result: run() });
+        return async () => ({ op: 'order.place', result: await run() });
       }
       case 'order.cancel': {
         const run = await intake.prepareCancel(frame.order_id, frame.params, this.#requireLogin());
-        return () => ({ op: 'order.cancel', result: run() });
+        return async () => ({ op: 'order.cancel', result: await run() });
       }
       case 'order.modify': {
         const run = await intake.prepareModify(
@@ -199,7 +222,7 @@ export class StreamSession {
           this.#requireLogin(),
           this.connectionId,
         );
-        return () => ({ op: 'order.modify', result: run() });
+        return async () => ({ op: 'order.modify', result: await run() });
       }
     }
   }

@@ -24,7 +24,8 @@ import { replyOf, type VenueEngine } from './venue-engine.ts';
  *   2. charge the account's trading rate limit (429 1401);
  *   3. verify signatures, then the proof (403 1102, 400 1033), off the sequencer;
  *   4. sequence the command: the core checks every stateful rule and the trading gates at that
- *      moment, atomically, so a pause that began during step 3 refuses it (spec 4.1 rule 8).
+ *      moment, atomically, so a pause that began during step 3 refuses it (spec 4.1 rule 8);
+ *   5. wait for the command's journal record to be durable, then reply (nothing acknowledged is lost).
  * A refusal at any step throws a VenueError and nothing has changed.
  */
 export interface IntakeDeps {
@@ -65,14 +66,14 @@ export class OrderIntake {
     order: PlaceOrder,
     accountId: string,
     connectionId: string | null,
-  ): Promise<() => PlaceResponse> {
+  ): Promise<() => Promise<PlaceResponse>> {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
     checkPlaceOrderFields(order);
     limiter.charge(accountId, 'place', clock.nowMs());
     const bodyDigest = await signatures.place(order);
     await proofs.check(order);
-    return () => {
-      const events = engine.submit({
+    return async () => {
+      const events = await engine.submit({
         type: 'place',
         order,
         bodyDigest,
@@ -95,12 +96,13 @@ export class OrderIntake {
     orderId: string,
     params: CancelParams,
     accountId: string,
-  ): Promise<() => CancelResponse> {
+  ): Promise<() => Promise<CancelResponse>> {
     const { engine, limiter, signatures, clock } = this.#deps;
     limiter.charge(accountId, 'cancel', clock.nowMs());
     await signatures.cancel(orderId, params);
-    return () =>
-      replyOf(engine.submit({ type: 'cancel', orderId, params, accountId }), 'cancelled_reply').response;
+    return async () =>
+      replyOf(await engine.submit({ type: 'cancel', orderId, params, accountId }), 'cancelled_reply')
+        .response;
   }
 
   async modify(
@@ -126,14 +128,14 @@ export class OrderIntake {
     request: ModifyRequest,
     accountId: string,
     connectionId: string | null,
-  ): Promise<() => ModifyResponse> {
+  ): Promise<() => Promise<ModifyResponse>> {
     const { engine, limiter, signatures, proofs, clock } = this.#deps;
     checkPlaceOrderFields(request.replacement, 'replacement.');
     limiter.charge(accountId, 'modify', clock.nowMs());
     const replacementDigest = await signatures.modify(oldOrderId, request);
     await proofs.check(request.replacement);
-    return () => {
-      const events = engine.submit({
+    return async () => {
+      const events = await engine.submit({
         type: 'modify',
         oldOrderId,
         request,
@@ -145,16 +147,22 @@ export class OrderIntake {
     };
   }
 
-  /** GET /orders/{id}: one unit of the trading limit, above the cancel reserve. */
-  order(orderId: string, accountId: string): OrderRecord {
+  /**
+   * GET /orders/{id}: one unit of the trading limit, above the cancel reserve. Reads wait until what
+   * was applied before them is durable, so a read never shows a state a crash could still take back.
+   */
+  async order(orderId: string, accountId: string): Promise<OrderRecord> {
     const { engine, limiter, clock } = this.#deps;
     limiter.charge(accountId, 'read', clock.nowMs());
     engine.catchUp();
+    await engine.settled();
     return engine.core.orderRecord(orderId, accountId);
   }
 
-  openOrders(accountId: string): OrderRecord[] {
-    this.#deps.engine.catchUp();
-    return this.#deps.engine.core.openOrders(accountId);
+  async openOrders(accountId: string): Promise<OrderRecord[]> {
+    const { engine } = this.#deps;
+    engine.catchUp();
+    await engine.settled();
+    return engine.core.openOrders(accountId);
   }
 }

@@ -21,7 +21,7 @@ export class TradingGates {
     if (had === paused) return;
     if (paused) this.#reasons.add(reason);
     else this.#reasons.delete(reason);
-    this.#engine.submit({ type: 'venue_gate', pauseReasons: this.reasons() });
+    this.#engine.record({ type: 'venue_gate', pauseReasons: this.reasons() });
   }
 
   reasons(): VenuePauseReason[] {

@@ -8,6 +8,8 @@ import {
 } from '@venue/core';
 import { assert, type Instrument, VenueError } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import type { Journal } from '../journal/journal.ts';
+import { JOURNAL_IN_FLIGHT_RECORDS_MAX } from '../journal/limits.ts';
 import { instrumentOf, type MarketListing } from './market-listing.ts';
 
 /** A command as callers build it: the sequencer adds the slot. */
@@ -17,66 +19,225 @@ export type UnstampedCommand = Command extends infer C
     : C
   : never;
 
-/** Receives every event the core emits, in order, after the command that caused it was applied. */
+/** Receives every event the core emits, in order, once the command that caused it is durable. */
 export type EventListener = (events: readonly CoreEvent[]) => void;
 
 /**
- * The sequencer: the only code that calls the core. It stamps each command with the current chain
- * slot, catching the core up with `tick` commands first so that expiry and batch clearing happen
- * at the slot they belong to, applies it, and hands the events to listeners (the stream, the
- * settlement pipeline). One thread, one command at a time: a modify's cancel and its replacement
- * are one command, so no batch can clear between them (spec 4.1 rule 2).
+ * Intake (orders, cancels, modifies, disconnects) may fill the journal's in-flight window only up to
+ * here; the rest is kept for the venue's own commands (ticks, roots, oracle prices, gates, settlement
+ * outcomes), which cannot be refused and come in bursts (one outcome per match of a batch).
+ */
+export const INTAKE_IN_FLIGHT_RECORDS_MAX = JOURNAL_IN_FLIGHT_RECORDS_MAX / 2;
+
+/** System commands waiting for room in the journal; more means the disk has stopped keeping up. */
+export const DEFERRED_COMMANDS_MAX = 1_000_000;
+
+/**
+ * The sequencer: the only code that calls the core. Each command is stamped with the current chain
+ * slot (after `tick` commands have caught the core up, so expiries and batch clears happen at the slot
+ * they belong to), applied, and appended to the journal in the same synchronous step, so the journal's
+ * order is the order of application. Nothing a command caused leaves the process before its record is
+ * durable: `submit` resolves, and listeners (the stream, the settlement pipeline) hear its events, only
+ * after the journal's fsync. Durability is reached in journal order, so events leave in that order too.
  *
- * The journal (issue 9) will sit between stamping and applying; commands are already plain data
- * for that reason.
+ * One thread, one command at a time: a modify's cancel and its replacement are one command, so no batch
+ * can clear between them (spec 4.1 rule 2).
+ *
+ * Without a journal (tests, benchmarks, a venue run without a state directory) commands are released at
+ * once. After a journal failure the engine applies nothing more: intake gets JOURNAL_UNAVAILABLE and the
+ * venue's own commands are dropped, so memory never runs further ahead of the disk than the failed batch.
  */
 export class VenueEngine {
   readonly #core: VenueCore;
   readonly #clock: VenueClock;
+  readonly #journal: Journal | null;
   readonly #listings = new Map<string, MarketListing>();
   readonly #listeners: EventListener[] = [];
+  /** The last release promise handed out: resolves once everything applied so far is out. */
+  #released: Promise<void> = Promise.resolve();
+  /** The venue's own commands that found the journal's window full, in arrival order. */
+  readonly #deferred: UnstampedCommand[] = [];
+  readonly #onSnapshotError: (error: unknown) => void;
 
-  constructor(config: CoreConfig, clock: VenueClock, sessionId: string) {
-    this.#core = new VenueCore(config);
+  constructor(
+    core: VenueCore,
+    clock: VenueClock,
+    journal: Journal | null = null,
+    onSnapshotError: (error: unknown) => void = () => {},
+  ) {
+    this.#core = core;
     this.#clock = clock;
-    this.#core.apply({ type: 'boot', sessionId, slot: clock.slot() });
+    this.#journal = journal;
+    this.#onSnapshotError = onSnapshotError;
+  }
+
+  /** A fresh venue without a journal, booted for `sessionId` (tests and benchmarks). */
+  static fresh(config: CoreConfig, clock: VenueClock, sessionId: string): VenueEngine {
+    const engine = new VenueEngine(new VenueCore(config), clock);
+    void engine.boot(sessionId);
+    return engine;
   }
 
   get core(): VenueCore {
     return this.#core;
   }
 
+  get journal(): Journal | null {
+    return this.#journal;
+  }
+
   onEvents(listener: EventListener): void {
     this.#listeners.push(listener);
   }
 
-  /** Lists a market (operator action at start-up). */
-  addMarket(listing: MarketListing): void {
-    this.#listings.set(listing.config.symbol, listing);
-    this.submit({ type: 'add_market', market: listing.config });
+  /**
+   * Starts this boot's session: signatures made for any earlier session are refused from now on
+   * (spec 2.1 session_id). After a recovery the core may be ahead of a clock that restarted behind it.
+   */
+  boot(sessionId: string): Promise<void> {
+    const slot = this.#clock.slot() > this.#core.slot ? this.#clock.slot() : this.#core.slot;
+    return this.#sequence({ type: 'boot', sessionId, slot });
   }
 
   /**
-   * Stamps one command with the current slot and applies it. Throws the core's VenueError when an
-   * intake rule refuses it (nothing changed). Callers never choose the slot: the clock may cross a
-   * slot boundary between building a command and applying it.
+   * Lists a market (operator action at start-up). A market the recovered state already holds keeps
+   * its book; its configuration must be the one it was listed with, since resting orders were accepted
+   * under those rules.
    */
-  submit(command: UnstampedCommand): CoreEvent[] {
+  addMarket(listing: MarketListing): Promise<void> {
+    const { config } = listing;
+    const existing = this.#core.marketConfig(config.marketId);
+    this.#listings.set(config.symbol, listing);
+    if (existing !== undefined) {
+      if (!sameConfig(existing, config)) {
+        // An operator error at start-up, not a request's: the boot stops with this message.
+        throw new Error(
+          `market ${config.symbol} (${config.marketId}) is listed with a configuration that differs from the one its journaled orders were accepted under; list it unchanged, or under a new market id`,
+        );
+      }
+      return this.#released;
+    }
+    return this.#sequence({ type: 'add_market', market: config });
+  }
+
+  /**
+   * Intake: stamps one command with the current slot and applies it. Rejects with the core's
+   * VenueError when an intake rule refuses it (nothing changed), with VENUE_BUSY when the journal's
+   * window for intake is full, and with JOURNAL_UNAVAILABLE after a journal failure. Resolves with the
+   * command's events once they are durable and have been handed to listeners. Callers never choose the
+   * slot: the clock may cross a slot boundary between building a command and applying it.
+   */
+  async submit(command: UnstampedCommand): Promise<CoreEvent[]> {
     this.catchUp();
-    const stamped = (
-      command.type === 'add_market' ? command : { ...command, slot: this.#core.slot }
-    ) as Command;
+    const journal = this.#journal;
+    if (journal !== null) {
+      if (journal.failure !== null) throw journal.failure;
+      if (journal.inFlight >= INTAKE_IN_FLIGHT_RECORDS_MAX) {
+        throw new VenueError(
+          'VENUE_BUSY',
+          'the journal is still making earlier commands durable; retry after a short delay',
+        );
+      }
+    }
+    const stamped = this.#stamp(command);
     const events = this.#core.apply(stamped);
-    if (events.length > 0) for (const listener of this.#listeners) listener(events);
+    await this.#commit(stamped, events);
     return events;
+  }
+
+  /**
+   * The venue's own commands (roots, oracle prices, gates, settlement outcomes): applied now, or as
+   * soon as the journal has room, never refused. A refusal by the core is a programmer error here.
+   */
+  record(command: UnstampedCommand): void {
+    this.catchUp();
+    if (this.#journal?.failure != null) return;
+    if (this.#deferred.length > 0 || !this.#hasRoom()) {
+      assert(
+        this.#deferred.length < DEFERRED_COMMANDS_MAX,
+        'DEFERRED_COMMANDS_MAX reached: the disk stopped',
+      );
+      this.#deferred.push(command);
+      return;
+    }
+    void this.#sequence(this.#stamp(command));
   }
 
   /** Applies `tick` until the core is at the clock's slot: expiries and due batches run. */
   catchUp(): void {
     const slot = this.#clock.slot();
     if (slot <= this.#core.slot) return;
-    const events = this.#core.apply({ type: 'tick', slot });
+    // A full or failed journal holds time still; the next beat tries again.
+    if (this.#journal?.failure != null || !this.#hasRoom()) return;
+    void this.#sequence({ type: 'tick', slot });
+  }
+
+  /** Resolves once every command applied so far is durable and its events are out. */
+  settled(): Promise<void> {
+    return this.#released;
+  }
+
+  /** Records waiting for durability: the drain's `journal_records_in_flight`. */
+  get inFlight(): number {
+    return (this.#journal?.inFlight ?? 0) + this.#deferred.length;
+  }
+
+  /** Waits for in-flight records and closes the journal. */
+  async close(): Promise<void> {
+    await this.#released.catch(() => undefined);
+    await this.#journal?.close();
+  }
+
+  // ---- Sequencing ----
+
+  #stamp(command: UnstampedCommand): Command {
+    return (command.type === 'add_market' ? command : { ...command, slot: this.#core.slot }) as Command;
+  }
+
+  #hasRoom(): boolean {
+    return this.#journal === null || this.#journal.inFlight < JOURNAL_IN_FLIGHT_RECORDS_MAX;
+  }
+
+  /** Applies a system command; a refusal would mean the venue built an invalid command. */
+  #sequence(command: Command): Promise<void> {
+    const events = this.#core.apply(command);
+    const released = this.#commit(command, events);
+    // Failures reach intake callers through their own promise; system commands have no caller.
+    released.catch(() => undefined);
+    return released;
+  }
+
+  /**
+   * Journals an applied command and releases its events once durable. Appends resolve in journal
+   * order, and each release is chained directly on its append, so events leave in journal order.
+   */
+  #commit(command: Command, events: CoreEvent[]): Promise<void> {
+    const journal = this.#journal;
+    if (journal === null) {
+      this.#fanOut(events);
+      return Promise.resolve();
+    }
+    const released = journal.append(command).then(() => {
+      this.#fanOut(events);
+      this.#drainDeferred();
+    });
+    this.#released = released;
+    const nowMs = this.#clock.nowMs();
+    if (journal.snapshotDue(nowMs)) {
+      journal.writeSnapshot(this.#core.snapshot(), nowMs).catch(this.#onSnapshotError);
+    }
+    return released;
+  }
+
+  #fanOut(events: readonly CoreEvent[]): void {
     if (events.length > 0) for (const listener of this.#listeners) listener(events);
+  }
+
+  #drainDeferred(): void {
+    while (this.#deferred.length > 0 && this.#hasRoom() && this.#journal?.failure == null) {
+      const command = this.#deferred.shift() as UnstampedCommand;
+      void this.#sequence(this.#stamp(command));
+    }
   }
 
   // ---- Reads for the REST routes ----
@@ -110,6 +271,13 @@ export class VenueEngine {
     }
     return count;
   }
+}
+
+/** Market configurations compare as data (they hold bigints, so JSON needs a replacer). */
+function sameConfig(a: MarketConfig, b: MarketConfig): boolean {
+  const text = (config: MarketConfig) =>
+    JSON.stringify(config, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value));
+  return text(a) === text(b);
 }
 
 /** The reply a request's command produced; every accepted intake command produces exactly one. */

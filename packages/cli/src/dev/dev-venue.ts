@@ -120,7 +120,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       settlement_signer: enclave.settlementSigner.publicKey,
     },
   });
-  const server = createVenueServer({
+  const server = await createVenueServer({
     identity,
     clock,
     attestation: enclave,

@@ -1,0 +1,140 @@
+/**
+ * The accounts, kept durably beside the journal: one sealed file rewritten whole on every change
+ * (accounts change rarely: an operator's action or a settings update). The file is replaced
+ * atomically (temp file, fdatasync, rename, fsync of the directory), so a crash leaves either the old
+ * or the new version, never a mix. It is sealed like the journal (AES-256-GCM under a key derived from
+ * the enclave's sealing key and a fresh salt), so the disk holds no api_key, label or credential hash
+ * in clear.
+ */
+import { join } from 'node:path';
+import { type AccountRole, type AccountSettings, type AccountStatus, assert } from '@venue/protocol';
+import { type JournalFiles, NODE_JOURNAL_FILES } from '../journal/files.ts';
+import { fileKey, newSalt, open, SALT_BYTES, sealInto, TAG_BYTES } from '../journal/sealing.ts';
+import type { Account } from './account-registry.ts';
+import type { CredentialHash } from './credential-hash.ts';
+
+export const ACCOUNTS_FILE_NAME = 'accounts.sealed';
+const MAGIC = 'VACC';
+const VERSION = 1;
+/** magic (4) + version u32 LE (4) + salt (32). */
+const HEADER_BYTES = 8 + SALT_BYTES;
+/** Far above ACCOUNTS_MAX accounts of a few hundred bytes each. */
+export const ACCOUNTS_FILE_BYTES_MAX = 64 * 1024 * 1024;
+
+/** The stored fields of one account (everything but derived indexes). */
+export interface StoredAccount {
+  readonly accountId: string;
+  readonly apiKey: string;
+  readonly role: AccountRole;
+  readonly label?: string;
+  readonly credential: CredentialHash;
+  readonly status: AccountStatus;
+  readonly tokenGeneration: number;
+  readonly tokensInvalidBeforeMs?: number;
+  readonly settings: AccountSettings;
+}
+
+export class AccountFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccountFileError';
+  }
+}
+
+export class AccountFile {
+  readonly #directory: string;
+  readonly #sealingKey: Uint8Array;
+  readonly #files: JournalFiles;
+  /** Saves run one at a time; a save asked for while one runs writes the state as of its turn. */
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(directory: string, sealingKey: Uint8Array, files: JournalFiles = NODE_JOURNAL_FILES) {
+    this.#directory = directory;
+    this.#sealingKey = sealingKey;
+    this.#files = files;
+  }
+
+  /** The stored accounts, or an empty list when the file does not exist yet (a first boot). */
+  async load(): Promise<StoredAccount[]> {
+    await this.#files.makeDirectory(this.#directory);
+    const names = await this.#files.list(this.#directory);
+    for (const name of names) {
+      if (name === `${ACCOUNTS_FILE_NAME}.tmp`) await this.#files.remove(join(this.#directory, name));
+    }
+    if (!names.includes(ACCOUNTS_FILE_NAME)) return [];
+    const path = join(this.#directory, ACCOUNTS_FILE_NAME);
+    const bytes = await this.#files.read(path);
+    if (bytes.length < HEADER_BYTES + TAG_BYTES || bytes.length > ACCOUNTS_FILE_BYTES_MAX) {
+      throw new AccountFileError(`${path} has an impossible size (${bytes.length} bytes)`);
+    }
+    if (bytes.toString('latin1', 0, 4) !== MAGIC || bytes.readUInt32LE(4) !== VERSION) {
+      throw new AccountFileError(`${path} is not an accounts file of version ${VERSION}`);
+    }
+    const header = bytes.subarray(0, HEADER_BYTES);
+    const plain = open(this.#key(header.subarray(8)), 0n, header, bytes.subarray(HEADER_BYTES));
+    if (plain === null) {
+      throw new AccountFileError(
+        `${path} does not open under this enclave's sealing key (another measurement or platform, or the file was altered)`,
+      );
+    }
+    return JSON.parse(plain.toString('utf8')) as StoredAccount[];
+  }
+
+  /** Stores `snapshot()`'s accounts durably; resolves once the new file is in place. */
+  save(snapshot: () => readonly Account[]): Promise<void> {
+    const next = this.#chain.then(() => this.#write(snapshot().map(storedOf)));
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #write(accounts: readonly StoredAccount[]): Promise<void> {
+    const plain = Buffer.from(JSON.stringify(accounts), 'utf8');
+    const salt = newSalt();
+    const bytes = Buffer.allocUnsafe(HEADER_BYTES + plain.length + TAG_BYTES);
+    bytes.write(MAGIC, 0, 'latin1');
+    bytes.writeUInt32LE(VERSION, 4);
+    salt.copy(bytes, 8);
+    const written = sealInto(
+      this.#key(salt),
+      0n,
+      bytes.subarray(0, HEADER_BYTES),
+      plain,
+      bytes,
+      HEADER_BYTES,
+    );
+    assert(written === plain.length + TAG_BYTES, 'sealed accounts fill the buffer exactly');
+    const path = join(this.#directory, ACCOUNTS_FILE_NAME);
+    const temp = `${path}.tmp`;
+    // A write that failed earlier may have left its temp file; this write replaces it.
+    await this.#files.remove(temp).catch(() => undefined);
+    const file = await this.#files.create(temp);
+    try {
+      await file.write(bytes);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await this.#files.rename(temp, path);
+    await this.#files.syncDirectory(this.#directory);
+  }
+
+  #key(salt: Uint8Array): Buffer {
+    return fileKey(this.#sealingKey, salt, 'accounts');
+  }
+}
+
+function storedOf(account: Account): StoredAccount {
+  return {
+    accountId: account.accountId,
+    apiKey: account.apiKey,
+    role: account.role,
+    ...(account.label === undefined ? {} : { label: account.label }),
+    credential: account.credential,
+    status: account.status,
+    tokenGeneration: account.tokenGeneration,
+    ...(account.tokensInvalidBeforeMs === undefined
+      ? {}
+      : { tokensInvalidBeforeMs: account.tokensInvalidBeforeMs }),
+    settings: { ...account.settings },
+  };
+}

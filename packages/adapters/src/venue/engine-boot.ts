@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { type CoreConfig, VenueCore } from '@venue/core';
+import type { VenueClock } from '../chain/clock.ts';
+import { FileJournal } from '../journal/file-journal.ts';
+import type { JournalFiles } from '../journal/files.ts';
+import { JournalRecoveryError, type Recovery, recoverJournal } from '../journal/recovery.ts';
+import type { MarketListing } from './market-listing.ts';
+import { VenueEngine } from './venue-engine.ts';
+
+/** Where the venue keeps its state, and the key that seals it (the enclave's, stable across boots). */
+export interface StateDirectory {
+  readonly directory: string;
+  readonly sealingKey: Uint8Array;
+  readonly files?: JournalFiles;
+  readonly snapshotIntervalRecords?: number;
+  readonly snapshotIntervalMs?: number;
+}
+
+export interface EngineBootOptions {
+  readonly config: CoreConfig;
+  readonly clock: VenueClock;
+  readonly sessionId: string;
+  readonly markets: readonly MarketListing[];
+  /** Null runs the venue from memory only: nothing survives the process. */
+  readonly state: StateDirectory | null;
+  readonly onSnapshotError?: (error: unknown) => void;
+}
+
+export interface EngineBoot {
+  readonly engine: VenueEngine;
+  /** What recovery found and did; null without a state directory. */
+  readonly recovery: Recovery | null;
+}
+
+/** The journal lives in `<state>/journal`; other durable files (accounts) sit beside it. */
+export function journalDirectoryOf(state: StateDirectory): string {
+  return join(state.directory, 'journal');
+}
+
+/**
+ * Boots the sequencer. With a state directory: the newest readable snapshot is restored, every
+ * journaled command after it is applied again in order (the core is deterministic, so this rebuilds
+ * exactly the state that was acknowledged), the journal reopens after the last record, and then this
+ * boot's session starts, journaled like any command, so every earlier session's signatures are stale
+ * from here on. Markets already in the recovered state keep their books.
+ */
+export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot> {
+  const { config, clock, state } = options;
+  if (state === null) {
+    const engine = new VenueEngine(new VenueCore(config), clock);
+    await engine.boot(options.sessionId);
+    for (const listing of options.markets) await engine.addMarket(listing);
+    return { engine, recovery: null };
+  }
+  const directory = journalDirectoryOf(state);
+  let core = new VenueCore(config);
+  const recovery = await recoverJournal({
+    directory,
+    sealingKey: state.sealingKey,
+    ...(state.files === undefined ? {} : { files: state.files }),
+    onSnapshot: (text) => {
+      core = VenueCore.restore(config, text);
+    },
+    onCommand: (command, seq) => {
+      try {
+        core.apply(command);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new JournalRecoveryError(
+          `record ${seq} (a ${command.type} command) no longer applies to the recovered state (${detail}); the core's rules changed since it was written, or the journal belongs to another configuration`,
+        );
+      }
+    },
+  });
+  const journal = await FileJournal.open({
+    directory,
+    sealingKey: state.sealingKey,
+    recovery,
+    nowMs: clock.nowMs(),
+    ...(state.files === undefined ? {} : { files: state.files }),
+    ...(state.snapshotIntervalRecords === undefined
+      ? {}
+      : { snapshotIntervalRecords: state.snapshotIntervalRecords }),
+    ...(state.snapshotIntervalMs === undefined ? {} : { snapshotIntervalMs: state.snapshotIntervalMs }),
+  });
+  const engine = new VenueEngine(core, clock, journal, options.onSnapshotError);
+  await engine.boot(options.sessionId);
+  for (const listing of options.markets) await engine.addMarket(listing);
+  return { engine, recovery };
+}
