@@ -15,6 +15,12 @@ export interface WallSlotClockOptions {
   wallMs?: () => number;
   /** Monotonic clock, milliseconds from an arbitrary origin. */
   monotonicMs?: () => number;
+  /**
+   * Wall time at which slot 0 began. Without it slot 0 is this boot; a venue that keeps state across
+   * restarts passes its first boot's time, so slots carry on where the journal left them instead of
+   * starting over (orders' expiry slots would otherwise lie far in the future of a restarted clock).
+   */
+  genesisMs?: number;
 }
 
 export function createWallSlotClock(options: WallSlotClockOptions = {}): VenueClock {
@@ -24,7 +30,8 @@ export function createWallSlotClock(options: WallSlotClockOptions = {}): VenueCl
   const monotonicMs = options.monotonicMs ?? (() => performance.now());
   assert(Number.isInteger(slotDurationMs) && slotDurationMs > 0, 'slotDurationMs must be a positive integer');
   assert(finalityDepthSlots >= 0n, 'finalityDepthSlots must not be negative');
-  const originMs = monotonicMs();
+  const originMs =
+    options.genesisMs === undefined ? monotonicMs() : monotonicMs() - Math.max(0, wallMs() - options.genesisMs);
 
   const slot = (): bigint => {
     const elapsedMs = Math.max(0, monotonicMs() - originMs);

@@ -49,6 +49,11 @@ export interface JournalOptions {
   readonly snapshotIntervalMs?: number;
   /** Wall time of opening, for the time-based snapshot policy. */
   readonly nowMs?: number;
+  /**
+   * Whether segments older than the oldest kept snapshot are deleted (the default). An operator who
+   * archives the whole history for audit, or a test that replays from the first record, keeps them.
+   */
+  readonly pruneSegments?: boolean;
 }
 
 /** One segment file: its key exists from the first record sealed for it, its file from its first write. */
@@ -80,6 +85,7 @@ export class FileJournal implements Journal {
   readonly #encoder = new CommandEncoder();
   readonly #snapshotIntervalRecords: number;
   readonly #snapshotIntervalMs: number;
+  readonly #pruneSegments: boolean;
   /** First sequence numbers of the segment files on disk, ascending. */
   readonly #segmentSeqs: bigint[];
   /** Sequence numbers of the snapshot files on disk, ascending. */
@@ -104,6 +110,7 @@ export class FileJournal implements Journal {
     this.#files = options.files ?? NODE_JOURNAL_FILES;
     this.#snapshotIntervalRecords = options.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS;
     this.#snapshotIntervalMs = options.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
+    this.#pruneSegments = options.pruneSegments ?? true;
     this.#segmentSeqs = [...options.recovery.segmentSeqs];
     this.#snapshotSeqs = [...options.recovery.snapshotSeqs];
     this.#lastSeq = position.seq;
@@ -339,7 +346,7 @@ export class FileJournal implements Journal {
       removed.push(snapshotFileName(seq));
     }
     const oldestKept = this.#snapshotSeqs[0] ?? 0n;
-    while (this.#segmentSeqs.length > 1) {
+    while (this.#pruneSegments && this.#segmentSeqs.length > 1) {
       const next = this.#segmentSeqs[1] as bigint;
       if (next - 1n > oldestKept || this.#segmentSeqs[0] === this.#writingSegment?.firstSeq) break;
       removed.push(segmentFileName(this.#segmentSeqs.shift() as bigint));

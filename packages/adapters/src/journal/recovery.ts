@@ -46,6 +46,11 @@ export interface RecoveryOptions {
   /** Receives every command after the snapshot, in sequence order. */
   readonly onCommand: (command: Command, seq: bigint) => void;
   readonly files?: JournalFiles;
+  /**
+   * Rebuild from the first record, ignoring snapshots (an audit, or a check that a snapshot equals
+   * the replay it stands for). Needs every segment, see JournalOptions.pruneSegments.
+   */
+  readonly ignoreSnapshots?: boolean;
 }
 
 export interface Recovery {
@@ -95,7 +100,10 @@ export async function recoverJournal(options: RecoveryOptions): Promise<Recovery
   segmentSeqs.sort(ascending);
   snapshotSeqs.sort(ascending);
 
-  const snapshot = await newestSnapshot(files, directory, options.sealingKey, snapshotSeqs, notes);
+  const snapshot =
+    options.ignoreSnapshots === true
+      ? null
+      : await newestSnapshot(files, directory, options.sealingKey, snapshotSeqs, notes);
   if (snapshot !== null) options.onSnapshot?.(snapshot.text, snapshot.seq);
   const replay = await replaySegments(files, options, segmentSeqs, snapshot);
   return {

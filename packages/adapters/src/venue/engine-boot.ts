@@ -14,6 +14,8 @@ export interface StateDirectory {
   readonly files?: JournalFiles;
   readonly snapshotIntervalRecords?: number;
   readonly snapshotIntervalMs?: number;
+  /** Keep every journal segment (audit archives, replay-from-scratch checks); see FileJournal. */
+  readonly pruneSegments?: boolean;
 }
 
 export interface EngineBootOptions {
@@ -82,6 +84,7 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
       ? {}
       : { snapshotIntervalRecords: state.snapshotIntervalRecords }),
     ...(state.snapshotIntervalMs === undefined ? {} : { snapshotIntervalMs: state.snapshotIntervalMs }),
+    ...(state.pruneSegments === undefined ? {} : { pruneSegments: state.pruneSegments }),
   });
   const engine = new VenueEngine(core, clock, journal, options.onSnapshotError);
   await engine.boot(options.sessionId);
