@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   journal: () => import('../bench/journal.ts'),
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
+  settlement: () => import('../bench/settlement.ts'),
   stream: () => import('../bench/stream.ts'),
 };
 

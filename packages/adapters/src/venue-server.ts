@@ -5,7 +5,9 @@ import { AuthService } from './auth/auth-service.ts';
 import type { VenueClock } from './chain/clock.ts';
 import { AUTH_SWEEP_INTERVAL_MS } from './config/limits.ts';
 import type { BootIdentity } from './enclave/boot-identity.ts';
+import type { CodeSnapshot } from './enclave/code-measurement.ts';
 import { authRoutes } from './http/auth-routes.ts';
+import { evidenceRoutes } from './http/evidence-routes.ts';
 import { orderRoutes } from './http/order-routes.ts';
 import type { VenueParameters } from './http/public-routes.ts';
 import { registerRoutes } from './http/route-registrar.ts';
@@ -46,6 +48,8 @@ export interface VenueServerOptions {
   readonly chain?: ChainReads;
   readonly attestation?: AttestationSource;
   readonly settlement?: SettlementTelemetry;
+  /** The code snapshot behind the attested measurement, served under /evidences (spec 4.4). */
+  readonly evidences?: CodeSnapshot;
   readonly log?: HttpServerOptions['log'];
   /** Overrides the per-account stream send buffer (tests make a slow consumer cheaply). */
   readonly streamAccountBufferBytesMax?: number;
@@ -138,6 +142,7 @@ export async function createVenueServer(options: VenueServerOptions): Promise<Ve
           ],
           { auth, clock },
         ),
+      evidenceRoutes(options.evidences ?? null),
     ],
   });
 

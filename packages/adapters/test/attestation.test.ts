@@ -157,15 +157,34 @@ test('the transparency log records this boot and chains from zero; pages continu
   assert.throws(() => verifyTransparencyChain(forged, TRANSPARENCY_ZERO_HASH));
 });
 
-test('the code measurement is stable and changes with any source byte', () => {
+test('the code measurement is stable and changes with any measured byte, name or file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'venue-measure-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
   try {
-    mkdirSync(join(dir, 'core', 'src'), { recursive: true });
-    writeFileSync(join(dir, 'core', 'src', 'a.ts'), 'export const a = 1;\n');
+    write('package-lock.json', '{"lockfileVersion":3}\n');
+    write('packages/core/package.json', '{"name":"@venue/core"}\n');
+    write('packages/core/src/a.ts', 'export const a = 1;\n');
+    write('packages/core/README.md', 'not code: not measured\n');
     const before = measureCode(dir);
     assert.equal(measureCode(dir), before);
-    writeFileSync(join(dir, 'core', 'src', 'a.ts'), 'export const a = 2;\n');
-    assert.notEqual(measureCode(dir), before);
+    write('packages/core/README.md', 'edited\n');
+    assert.equal(measureCode(dir), before, 'files outside the measured set do not count');
+    const changes: [string, () => void][] = [
+      ['a source byte', () => write('packages/core/src/a.ts', 'export const a = 2;\n')],
+      ['a new source file', () => write('packages/core/src/b.ts', '')],
+      ['a dependency pin', () => write('package-lock.json', '{"lockfileVersion":3,"x":1}\n')],
+      ['a package manifest', () => write('packages/core/package.json', '{"name":"@venue/kore"}\n')],
+    ];
+    const seen = new Set([before]);
+    for (const [what, change] of changes) {
+      change();
+      const after = measureCode(dir);
+      assert.ok(!seen.has(after), `${what} changes the measurement`);
+      seen.add(after);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 // Oracle feeds pause only their own markets (spec 1 item 8): missing, stale, unauthenticated,
-// replayed and over-wide updates each close the bound market with their reason, a fast move trips
-// the circuit breaker for its cooldown, a good update reopens; the other market keeps trading, and
-// cancels keep working on the paused one.
+// replayed, out-of-order, future-slot and over-wide updates each close the bound market with their
+// reason, a fast move trips the circuit breaker for its cooldown, a good update reopens; the other
+// market keeps trading, and cancels keep working on the paused one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { OracleMonitor } from '@venue/adapters';
@@ -70,6 +70,8 @@ test('with no update yet both markets are paused as missing; a good update opens
 });
 
 test('an unauthenticated or replayed update pauses only its market, over REST too; a good one reopens', async () => {
+  const resting = venue.order({ id: 9, nonce: 1n }, trader.key);
+  assert.equal((await venue.place(trader, resting)).status, 200);
   const forged = {
     ...update(SOL.config.oracleFeed, 151_000n),
     signature: update(ETH.config.oracleFeed, 1n).signature,
@@ -81,10 +83,17 @@ test('an unauthenticated or replayed update pauses only its market, over REST to
   const sol = instruments.find((i) => i['symbol'] === 'SOL-USDC');
   assert.equal(sol?.['trading_enabled'], false);
   assert.equal(sol?.['paused_reason'], 'oracle_invalid');
-  const refused = await venue.place(trader, venue.order({ id: 1, nonce: 1n }, trader.key));
+  const refused = await venue.place(trader, venue.order({ id: 1, nonce: 2n }, trader.key));
   assert.equal(refused.status, 503);
   assert.equal(envelopeOf(refused).code, 5002);
-  const eth = venue.order({ id: 2, nonce: 2n, symbol: 'ETH-USDC' }, trader.key);
+  // The paused market still takes cancels (spec 1 item 7: cancels keep working during a pause).
+  const cancelled = await venue.cancel(
+    trader,
+    resting.order_id,
+    venue.cancelParams(resting.order_id, 1n, trader.key),
+  );
+  assert.equal(cancelled.status, 200, cancelled.text);
+  const eth = venue.order({ id: 2, nonce: 3n, symbol: 'ETH-USDC' }, trader.key);
   assert.equal((await venue.place(trader, eth)).status, 200);
 
   assert.equal(monitor.receive(update(SOL.config.oracleFeed, 150_500n), venue.clock.slot()), 'accepted');
@@ -123,4 +132,39 @@ test('a move beyond the band within the window trips the breaker for exactly its
   assert.equal(gates()['SOL-USDC'], null);
   // ETH's feed was not updated during SOL's cooldown: judged alone, it went stale meanwhile.
   assert.equal(gates()['ETH-USDC'], 'oracle_stale');
+});
+
+test('a resent, out-of-order or future-slot update is refused and closes only its market until a good one', () => {
+  const feed = SOL.config.oracleFeed;
+  const price = 150_000n + (150_000n * (BigInt(SOL.circuitBreaker.band_bps) + 10n)) / 10_000n;
+  venue.clock.advanceSlots(5n);
+  const slot = venue.clock.slot();
+  monitor.receive(update(ETH.config.oracleFeed, 3_000_000n), slot);
+  const good = update(feed, price);
+  assert.equal(monitor.receive(good, slot), 'accepted');
+  assert.deepEqual(gates(), { 'SOL-USDC': null, 'ETH-USDC': null });
+  // Built one at a time: each needs a sequence above the recovery update before it.
+  const refusals: [() => OracleUpdate, string][] = [
+    [() => good, 'replayed'],
+    [() => update(feed, price, { slot: slot - 1n }), 'out_of_order'],
+    [() => update(feed, price, { slot: slot + 1n }), 'future_slot'],
+  ];
+  for (const [refused, verdict] of refusals) {
+    assert.equal(monitor.receive(refused(), slot), verdict);
+    assert.deepEqual(gates(), { 'SOL-USDC': 'oracle_invalid', 'ETH-USDC': null }, verdict);
+    assert.equal(monitor.receive(update(feed, price), slot), 'accepted', `recovers after ${verdict}`);
+    assert.equal(gates()['SOL-USDC'], null);
+  }
+  const stranger = signOracleUpdate(
+    {
+      feed: 'UnknownFeed1111111111111111111111111111111',
+      price,
+      confidence: 1n,
+      publish_slot: slot,
+      sequence: 1n,
+    },
+    solPublisher,
+  );
+  assert.equal(monitor.receive(stranger, slot), 'unknown_feed');
+  assert.deepEqual(gates(), { 'SOL-USDC': null, 'ETH-USDC': null }, 'an unknown feed closes nothing');
 });

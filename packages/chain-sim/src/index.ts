@@ -13,3 +13,4 @@ export * from './rpc-client.ts';
 export * from './rpc-server.ts';
 export * from './spend-authority.ts';
 export * from './types.ts';
+export * from './venue-port.ts';

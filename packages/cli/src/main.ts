@@ -1,16 +1,9 @@
-import { buildProgram } from './program.ts';
+import { runCli } from './program.ts';
 
 /**
  * Entry point of the `venue` command (bin/venue.mjs and `npm start` run this file). Failures print
- * one line saying what went wrong and exit 1; a stack trace is no help to someone starting a venue.
+ * one line saying what went wrong (a venue refusal with its code) and exit non-zero; a stack trace
+ * is no help to someone at a terminal. A command that serves (dev) keeps the process alive.
  */
-try {
-  await buildProgram().parseAsync(process.argv);
-} catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const hint =
-    code === 'EADDRINUSE' ? ' (another process holds the port; pass --port 0 to pick a free one)' : '';
-  process.stderr.write(`venue: ${message}${hint}\n`);
-  process.exit(1);
-}
+const status = await runCli(process.argv.slice(2));
+if (status !== 0) process.exit(status);

@@ -1,21 +1,59 @@
 import { LOG_LEVELS, SHUTDOWN_GRACE_MS } from '@venue/adapters';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import cliPackage from '../package.json' with { type: 'json' };
+import { registerAdminCommands } from './commands/admin.ts';
+import { DEFAULT_CREDENTIALS_FILE, DEFAULT_KEY_FILE, DEFAULT_VENUE_URL } from './commands/context.ts';
+import { registerKeyCommands } from './commands/keys.ts';
+import { registerNoteCommands } from './commands/notes.ts';
+import { registerOrderCommands } from './commands/orders.ts';
+import { type CliIo, describeFailure, PROCESS_IO } from './commands/output.ts';
+import { registerWatchCommand } from './commands/watch.ts';
+import { registerDemoCommand } from './demo/demo-command.ts';
 import { formatBanner } from './dev/banner.ts';
-import { startDevVenue } from './dev/dev-venue.ts';
+import { DEFAULT_CHAIN_PORT, startDevVenue } from './dev/dev-venue.ts';
 
 /** The `venue` command line. Commands are added here as the SDK and server grow. */
-export function buildProgram(): Command {
+export function buildProgram(io: CliIo = PROCESS_IO): Command {
   const program = new Command('venue')
     .description('Confidential spot trading venue (interface 4.1.0): development server and tools.')
     .version(cliPackage.version)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--venue <url>', 'venue origin, https://host:port', process.env['VENUE_URL'] ?? DEFAULT_VENUE_URL)
+    .option(
+      '--credentials <file>',
+      'account credentials (the dev venue writes dev-accounts.json)',
+      DEFAULT_CREDENTIALS_FILE,
+    )
+    .option('--account <name>', 'account in the credentials file (default: alice; admin for admin commands)')
+    .option(
+      '--trust <file>',
+      'platform root and measurement to trust (default: platform-root.json beside --credentials)',
+    )
+    .option('--key-file <file>', 'your key file (venue keys generate)', DEFAULT_KEY_FILE)
+    .option(
+      '--wallet-dir <dir>',
+      'where your order, note and nonce state is kept (default: beside the key file)',
+    )
+    .option('--json', 'print results as JSON for scripts', false)
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+
+  registerKeyCommands(program, io);
+  registerOrderCommands(program, io);
+  registerWatchCommand(program, io);
+  registerNoteCommands(program, io);
+  registerAdminCommands(program, io);
+  registerDemoCommand(program, io);
 
   program
     .command('dev')
     .description('Run the all-in-one development venue over HTTPS with a fresh per-boot certificate.')
     .addOption(new Option('--port <port>', 'TCP port; 0 picks a free one').default(8443).argParser(parsePort))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .addOption(
+      new Option('--chain-port <port>', 'chain simulator JSON-RPC port on loopback; 0 picks a free one')
+        .default(DEFAULT_CHAIN_PORT)
+        .argParser(parsePort),
+    )
     .option('--state-dir <dir>', "where this boot's public certificate is written", '.state/dev')
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)').choices(LOG_LEVELS).default('warn'),
@@ -25,9 +63,35 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * Runs the command line on `argv` (user arguments only, without node and the script) and returns
+ * the exit status: 0 on success, 1 on a failure (the venue's code and message printed on stderr),
+ * 2 on a usage error. Commands that serve (dev) keep running after it returns.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = PROCESS_IO): Promise<number> {
+  const program = buildProgram(io).exitOverride();
+  for (const command of program.commands) exitOverrideAll(command);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    io.stderr(describeFailure(error, argv.includes('--json')));
+    return 1;
+  }
+}
+
+function exitOverrideAll(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideAll(sub);
+}
+
 interface DevFlags {
   port: number;
   host: string;
+  chainPort: number;
   stateDir: string;
   logLevel: (typeof LOG_LEVELS)[number];
 }

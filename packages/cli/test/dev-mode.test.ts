@@ -45,6 +45,7 @@ interface Ready {
   stream_url: string;
   session_id: string;
   cert_sha256: string;
+  chain_rpc_url: string;
   cert_file: string;
   accounts_file: string;
   platform_file: string;
@@ -70,10 +71,14 @@ function startDev(extraArgs: string[]): Promise<Running> {
   const stateDir = mkdtempSync(join(tmpdir(), 'venue-dev-test-'));
   stateDirs.push(stateDir);
   const { command, args } = startCommand();
-  const child = spawn(command, [...args, '--port', '0', '--state-dir', stateDir, ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    command,
+    [...args, '--port', '0', '--chain-port', '0', '--state-dir', stateDir, ...extraArgs],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   let err = '';
@@ -171,8 +176,9 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
   assert.equal(health.peerSha256, ready.cert_sha256);
   const info = decodeJsonText(InfoResponseSchema, (await get(`${ready.rest_url}/info`, certPem)).text);
   assert.equal(info.session_id, ready.session_id);
-  assert.equal(info.proof_mode, 'stub');
-  assert.equal(info.settlement_enabled, false);
+  // The dev venue settles on its chain simulator, so it takes real proofs only.
+  assert.equal(info.proof_mode, 'groth16');
+  assert.equal(info.settlement_enabled, true);
 
   // Before any credential: the attestation verifies against the published root and measurement
   // and binds the certificate this boot serves.
@@ -213,9 +219,21 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
     instruments.instruments.map((i: { symbol: string }) => i.symbol),
     ['ETH-USDC', 'SOL-USDC'],
   );
+  // The evidence files reproduce the attested measurement (spec 4.4).
+  const manifest = JSON.parse((await get(`${ready.rest_url}/evidences/manifest.json`, certPem)).text);
+  assert.equal(manifest.measurement, ready.measurement);
   // The in-process chain simulator serves the note trees, one root per shard.
   const trees = JSON.parse((await get(`${ready.rest_url}/tree/root`, certPem)).text);
   assert.equal(trees.trees.length, info.tree_count);
+  // The markets the venue lists exist on its chain, so their matches can settle.
+  const chainMarkets = await fetch(ready.chain_rpc_url, {
+    method: 'POST',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'listMarkets' }),
+  }).then((r) => r.json() as Promise<{ result: { markets: { market_id: string }[] } }>);
+  assert.deepEqual(
+    chainMarkets.result.markets.map((m) => m.market_id).sort(),
+    instruments.instruments.map((i: { market_id: string }) => i.market_id).sort(),
+  );
   // The dev oracle simulator's signed updates keep both markets open.
   assert.ok(instruments.instruments.every((i: { trading_enabled: boolean }) => i.trading_enabled));
 

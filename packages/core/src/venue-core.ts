@@ -143,6 +143,37 @@ export class VenueCore {
     return isPendingMatch(this.#state, marketId, matchId);
   }
 
+  /**
+   * Every match still waiting for its settlement outcome, by market in listing order and match id.
+   * The settlement pipeline rebuilds its queue from this at boot (docs/settlement.md, reconcile).
+   */
+  pendingMatches(): PendingMatchView[] {
+    const views: PendingMatchView[] = [];
+    for (const market of this.#state.markets.values()) {
+      const rows = [...market.pendingMatches.values()].sort((a, b) =>
+        (a.pending?.matchId ?? 0n) < (b.pending?.matchId ?? 0n) ? -1 : 1,
+      );
+      for (const row of rows) {
+        const pending = row.pending;
+        if (pending === null) continue;
+        views.push({
+          marketId: row.marketId,
+          matchId: pending.matchId,
+          orderId: row.orderId,
+          accountId: row.accountId,
+          side: row.side,
+          baseQuantity: pending.baseQuantity,
+          quoteAmount: pending.quoteAmount,
+          lockExpirySlot: pending.lockExpirySlot,
+          ownerCommitment: row.owner,
+          viewingPubkey: row.viewingPubkey,
+          note: { ...row.note },
+        });
+      }
+    }
+    return views;
+  }
+
   /** The configuration a market was listed with, or undefined when it is not listed. */
   marketConfig(marketId: string): MarketConfig | undefined {
     return this.#state.markets.get(marketId)?.config;
@@ -179,6 +210,26 @@ export class VenueCore {
   stateHash(): string {
     return createHash('sha256').update(this.snapshot()).digest('hex');
   }
+}
+
+/** One unsettled match as the settlement pipeline needs it (VenueCore.pendingMatches). */
+export interface PendingMatchView {
+  readonly marketId: string;
+  readonly matchId: bigint;
+  readonly orderId: string;
+  readonly accountId: string;
+  readonly side: 'bid' | 'ask';
+  readonly baseQuantity: bigint;
+  readonly quoteAmount: bigint;
+  readonly lockExpirySlot: bigint;
+  readonly ownerCommitment: string;
+  readonly viewingPubkey: string;
+  readonly note: {
+    readonly commitment: string;
+    readonly value: bigint;
+    readonly treeId: number;
+    readonly merkleRoot: string;
+  };
 }
 
 function recordOf(row: OrderRow): OrderRecord {

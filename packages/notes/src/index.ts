@@ -1,6 +1,7 @@
 export * from './artifacts.ts';
 export * from './claims.ts';
 export * from './field.ts';
+export * from './fill-memo.ts';
 export * from './hash.ts';
 export * from './merkle.ts';
 export * from './note.ts';

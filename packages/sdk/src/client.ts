@@ -3,16 +3,29 @@ import {
   AccountResponseSchema,
   type AccountSettings,
   AccountSettingsSchema,
+  type AccountStatusResponse,
+  AccountStatusResponseSchema,
   type AttestationReport,
   type CancelParams,
   CancelParamsSchema,
   type CancelResponse,
   CancelResponseSchema,
+  type CreateAccountRequest,
+  CreateAccountRequestSchema,
+  type CreateAccountResponse,
+  CreateAccountResponseSchema,
+  type DrainResponse,
+  DrainResponseSchema,
+  type InclusionProofResponse,
+  InclusionProofResponseSchema,
   type InfoResponse,
   InfoResponseSchema,
   type Instrument,
   InstrumentListResponseSchema,
   InstrumentSchema,
+  LEAVES_PAGE_MAX,
+  type LeavesResponse,
+  LeavesResponseSchema,
   type ModifyRequest,
   ModifyRequestSchema,
   type ModifyResponse,
@@ -24,11 +37,18 @@ import {
   type PlaceResponse,
   PlaceResponseSchema,
   RevokeTokenResponseSchema,
+  type SettlementLookup,
+  type SettlementMetricsResponse,
+  SettlementMetricsResponseSchema,
+  type SettlementStatusResponse,
+  SettlementStatusResponseSchema,
   type TimeResponse,
   TimeResponseSchema,
   TokenRequestSchema,
   type TokenResponse,
   TokenResponseSchema,
+  type TreeRoot,
+  TreeRootsResponseSchema,
   wireJsonText,
 } from '@venue/protocol';
 import { type AttestedVenue, attestVenue, type TrustAnchors } from './attestation.ts';
@@ -68,6 +88,10 @@ export interface ConnectOptions {
   readonly requestTimeoutMs?: number;
   /** Most concurrent HTTPS connections to the venue (default 8). */
   readonly socketsMax?: number;
+  /** A request refused by a rate limit (429) is resent after the named delay at most this often (default 3). */
+  readonly rateLimitRetriesMax?: number;
+  /** A 429 naming a longer delay than this is handed to the caller instead of waited out (default 10 s). */
+  readonly rateLimitWaitMsMax?: number;
 }
 
 /** The account login of spec 4.2, as provisioned by an admin. Kept in memory to renew tokens. */
@@ -80,9 +104,14 @@ export interface Credentials {
 /** Most concurrent HTTPS connections, by default. The venue's trading limit binds long before. */
 export const HTTP_SOCKETS_MAX_DEFAULT = 8;
 
-/** A login refused at capacity (503, code 1402) is retried this many times, after a jittered pause. */
-export const LOGIN_CAPACITY_RETRIES_MAX = 3;
-const LOGIN_CAPACITY_PAUSE_MS = 150;
+/**
+ * Rate-limit retries (spec 4.2, 7): a 429 (codes 1400, 1401) says the venue did nothing and names a
+ * delay, so the same request is sent again after that delay, a bounded number of times. A 503 with
+ * 1402 (credential verification at capacity) is a refusal, never a queue: it goes straight back to
+ * the caller, who decides when to try again.
+ */
+export const RATE_LIMIT_RETRIES_MAX_DEFAULT = 3;
+export const RATE_LIMIT_WAIT_MS_MAX_DEFAULT = 10_000;
 
 /** Token errors after which a fresh login is worth one retry (spec 5 items 5 and 6). */
 const RENEWABLE_TOKEN_CODES: ReadonlySet<number> = new Set([1101, 1103, 1104]);
@@ -116,6 +145,8 @@ export class VenueClient {
   readonly #agent: SpkiAgent;
   readonly #timeoutMs: number;
   readonly #marginMs: number;
+  readonly #rateLimitRetriesMax: number;
+  readonly #rateLimitWaitMsMax: number;
   readonly #streams = new Set<VenueStream>();
   #tokens: TokenKeeper | null = null;
 
@@ -128,6 +159,8 @@ export class VenueClient {
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.#timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
     this.#marginMs = options.tokenRefreshMarginMs ?? TOKEN_REFRESH_MARGIN_MS_DEFAULT;
+    this.#rateLimitRetriesMax = options.rateLimitRetriesMax ?? RATE_LIMIT_RETRIES_MAX_DEFAULT;
+    this.#rateLimitWaitMsMax = options.rateLimitWaitMsMax ?? RATE_LIMIT_WAIT_MS_MAX_DEFAULT;
     this.#agent = new SpkiAgent({
       pin: attested.spkiSha256,
       keepAlive: true,
@@ -282,6 +315,72 @@ export class VenueClient {
     return records;
   }
 
+  // ---- Note trees and settlement (spec 4.4, 4.5) ----
+
+  /** GET /tree/root: the current root and size of every shard. */
+  async treeRoots(): Promise<TreeRoot[]> {
+    return decodeResponse(TreeRootsResponseSchema, await this.#public('GET', '/tree/root')).trees;
+  }
+
+  /** GET /tree/leaves: a page of raw leaves of one shard from index `from` (at most 1000). */
+  async treeLeaves(treeId: number, from: bigint, limit: number = LEAVES_PAGE_MAX): Promise<LeavesResponse> {
+    const query = new URLSearchParams({ tree_id: String(treeId), from: String(from), limit: String(limit) });
+    return decodeResponse(LeavesResponseSchema, await this.#authed('GET', `/tree/leaves?${query}`));
+  }
+
+  /** GET /tree/inclusion: the Merkle path of one note commitment in its shard. */
+  async treeInclusion(treeId: number, commitment: string): Promise<InclusionProofResponse> {
+    const query = new URLSearchParams({ tree_id: String(treeId), commitment });
+    return decodeResponse(
+      InclusionProofResponseSchema,
+      await this.#authed('GET', `/tree/inclusion?${query}`),
+    );
+  }
+
+  /** GET /settlement/status: one settlement batch, by transaction id or by market and batch number. */
+  async settlementStatus(lookup: SettlementLookup): Promise<SettlementStatusResponse> {
+    const query = new URLSearchParams(
+      lookup.by === 'tx'
+        ? { tx_id: lookup.tx_id }
+        : { market_id: lookup.market_id, batch_seq: String(lookup.batch_seq) },
+    );
+    return decodeResponse(
+      SettlementStatusResponseSchema,
+      await this.#authed('GET', `/settlement/status?${query}`),
+    );
+  }
+
+  // ---- Operator routes (spec 4.7; the client must be logged in with an admin account) ----
+
+  /** POST /admin/accounts: the answer carries the new account's secret once; hand it over securely. */
+  async createAccount(request: CreateAccountRequest): Promise<CreateAccountResponse> {
+    const body = wireJsonText(CreateAccountRequestSchema, request);
+    return decodeResponse(CreateAccountResponseSchema, await this.#authed('POST', '/admin/accounts', body));
+  }
+
+  /** POST /admin/accounts/{api_key}/disable, /enable or /revoke-tokens (spec 3.3). */
+  async changeAccount(
+    apiKey: string,
+    change: 'disable' | 'enable' | 'revoke-tokens',
+  ): Promise<AccountStatusResponse> {
+    const path = `/admin/accounts/${encodeURIComponent(apiKey)}/${change}`;
+    return decodeResponse(AccountStatusResponseSchema, await this.#authed('POST', path));
+  }
+
+  /** GET (inspect), POST (begin) or DELETE (cancel) /admin/drain. */
+  async drain(action: 'inspect' | 'begin' | 'cancel' = 'inspect'): Promise<DrainResponse> {
+    const method = action === 'inspect' ? 'GET' : action === 'begin' ? 'POST' : 'DELETE';
+    return decodeResponse(DrainResponseSchema, await this.#authed(method, '/admin/drain'));
+  }
+
+  /** GET /admin/metrics/settlement: per-market aggregates, nothing per order. */
+  async settlementMetrics(): Promise<SettlementMetricsResponse> {
+    return decodeResponse(
+      SettlementMetricsResponseSchema,
+      await this.#authed('GET', '/admin/metrics/settlement'),
+    );
+  }
+
   // ---- The stream (spec 4.8) ----
 
   /** Opens the session stream over a pinned connection and logs it in with this client's token. */
@@ -332,25 +431,45 @@ export class VenueClient {
    */
   async #authed(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string): Promise<string> {
     const keeper = this.#keeper();
-    const held = await keeper.current();
     const withBody = body === undefined ? {} : { body };
-    let exchange = await this.#send({ method, path, token: held.token, ...withBody });
-    if (exchange.status === 401 && RENEWABLE_TOKEN_CODES.has(apiErrorOf(exchange).code)) {
-      const renewed = await keeper.renew(held.token);
-      exchange = await this.#send({ method, path, token: renewed.token, ...withBody });
-    }
-    if (exchange.status < 200 || exchange.status > 299) throw apiErrorOf(exchange);
-    return exchange.text;
+    return this.#withRateLimitRetries(async () => {
+      const held = await keeper.current();
+      let exchange = await this.#send({ method, path, token: held.token, ...withBody });
+      if (exchange.status === 401 && RENEWABLE_TOKEN_CODES.has(apiErrorOf(exchange).code)) {
+        const renewed = await keeper.renew(held.token);
+        exchange = await this.#send({ method, path, token: renewed.token, ...withBody });
+      }
+      return exchange;
+    });
   }
 
+  /** spec 4.2: a 1402 refusal is thrown at once (see RATE_LIMIT_RETRIES_MAX_DEFAULT); a 429 waits. */
   async #issueToken(body: string): Promise<TokenResponse> {
+    const text = await this.#withRateLimitRetries(() =>
+      this.#send({ method: 'POST', path: '/auth/token', body }),
+    );
+    return decodeResponse(TokenResponseSchema, text);
+  }
+
+  /**
+   * Sends, and on a 429 that names a delay within the cap, sleeps that delay and sends the same
+   * request again. A 429 means the venue did nothing with the request, so resending cannot double it.
+   */
+  async #withRateLimitRetries(send: () => Promise<HttpExchange>): Promise<string> {
     for (let attempt = 0; ; attempt += 1) {
-      const exchange = await this.#send({ method: 'POST', path: '/auth/token', body });
-      if (exchange.status === 200) return decodeResponse(TokenResponseSchema, exchange.text);
+      const exchange = await send();
+      if (exchange.status >= 200 && exchange.status <= 299) return exchange.text;
       const error = apiErrorOf(exchange);
-      // spec 4.2: at capacity the venue refuses instead of queueing; back off briefly and retry.
-      if (error.code !== 1402 || attempt >= LOGIN_CAPACITY_RETRIES_MAX) throw error;
-      await new Promise((resolve) => setTimeout(resolve, LOGIN_CAPACITY_PAUSE_MS * (1 + Math.random())));
+      const delayMs = error.retryAfterMs;
+      if (
+        exchange.status !== 429 ||
+        delayMs === undefined ||
+        delayMs > this.#rateLimitWaitMsMax ||
+        attempt >= this.#rateLimitRetriesMax
+      ) {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
 }

@@ -47,6 +47,11 @@ export class VenueApiError extends Error {
   readonly status: number;
   readonly code: number;
   readonly requestId: string | undefined;
+  /**
+   * For a rate-limit refusal (codes 1400 and 1401): how long the venue asked the client to wait,
+   * read from its message ("retry in 250 ms", "retry in about 6 s"). Undefined otherwise.
+   */
+  readonly retryAfterMs: number | undefined;
 
   /** `message` is the venue's own text, unchanged, so a bot can log or match it. */
   constructor(fields: { status: number; code: number; message: string; requestId?: string | undefined }) {
@@ -55,12 +60,27 @@ export class VenueApiError extends Error {
     this.status = fields.status;
     this.code = fields.code;
     this.requestId = fields.requestId;
+    this.retryAfterMs = RATE_LIMIT_CODES.has(fields.code) ? retryDelayMsOf(fields.message) : undefined;
   }
 
   override toString(): string {
     const where = this.requestId === undefined ? '' : ` (request ${this.requestId})`;
     return `VenueApiError ${this.code} (HTTP ${this.status}): ${this.message}${where}`;
   }
+}
+
+/** spec 7: 1400 (token allowance) and 1401 (trading allowance) name a delay; 1402 is a refusal. */
+const RATE_LIMIT_CODES: ReadonlySet<number> = new Set([1400, 1401]);
+
+/**
+ * The delay a rate-limit message names. The venue writes it into the message (spec 4.2: "message
+ * includes an approximate retry delay") as `retry in N ms` or `retry in about N s`.
+ */
+export function retryDelayMsOf(message: string): number | undefined {
+  const match = /retry in (?:about )?(\d{1,9}) ?(ms|s)\b/.exec(message);
+  if (match === null) return undefined;
+  const amount = Number(match[1]);
+  return match[2] === 's' ? amount * 1000 : amount;
 }
 
 /** The HTTP status the catalogue gives a code; 0 for a code this SDK version does not know. */

@@ -30,7 +30,27 @@ export interface HttpRequest {
   readonly timeoutMs: number;
 }
 
-export function httpExchange(agent: SpkiAgent, origin: URL, request: HttpRequest): Promise<HttpExchange> {
+/**
+ * One exchange; if it failed because the venue had just closed an idle keep-alive socket (the
+ * request went out on a reused socket and met ECONNRESET), it is sent once more on a fresh one, as
+ * Node's documentation advises. The venue did not read the first copy.
+ */
+export async function httpExchange(
+  agent: SpkiAgent,
+  origin: URL,
+  request: HttpRequest,
+): Promise<HttpExchange> {
+  try {
+    return await exchangeOnce(agent, origin, request);
+  } catch (error) {
+    if (!(error instanceof StaleSocketError)) throw error;
+    return exchangeOnce(agent, origin, request);
+  }
+}
+
+class StaleSocketError extends Error {}
+
+function exchangeOnce(agent: SpkiAgent, origin: URL, request: HttpRequest): Promise<HttpExchange> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (request.token !== undefined) headers['authorization'] = `Bearer ${request.token}`;
   if (request.body !== undefined) {
@@ -78,7 +98,11 @@ export function httpExchange(agent: SpkiAgent, origin: URL, request: HttpRequest
         new Error(`${request.method} ${request.path}: no answer within ${request.timeoutMs} ms`),
       ),
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleSocketError(error.message) : error,
+      ),
+    );
     outgoing.end(request.body);
   });
 }

@@ -9,19 +9,38 @@ export {
   type Credentials,
   connectVenue,
   HTTP_SOCKETS_MAX_DEFAULT,
-  LOGIN_CAPACITY_RETRIES_MAX,
+  RATE_LIMIT_RETRIES_MAX_DEFAULT,
+  RATE_LIMIT_WAIT_MS_MAX_DEFAULT,
   RECONCILE_ORDERS_MAX,
   VenueClient,
 } from './client.ts';
+export { DurableNonceCounter, NONCE_RESERVE_BLOCK, NonceFile } from './durable-nonces.ts';
 export {
   ATTESTATION_FAILURES,
   AttestationError,
   type AttestationFailure,
+  retryDelayMsOf,
   StreamClosedError,
   VenueApiError,
 } from './errors.ts';
 export { REQUEST_TIMEOUT_MS_DEFAULT, RESPONSE_BYTES_MAX } from './http.ts';
+export { KEY_FILE_FORMAT, KeyFile, type KeyFilePublicParts } from './key-file.ts';
+export {
+  type Balance,
+  type DepositFields,
+  type FillMemoDecryptor,
+  type NoteStatus,
+  NoteWallet,
+  nominalCost,
+  type ScanProgress,
+  STUB_PROOF,
+  spentMintOf,
+  type TreeReader,
+  type WalletNote,
+} from './note-wallet.ts';
+export { isTerminal, type LocalOrder, type LocalOrderState, OrderStore } from './order-store.ts';
 export { peerSpkiSha256 } from './pinning.ts';
+export { SEALED_RECORD_BYTES_MAX, SealedLog } from './sealed-log.ts';
 export {
   NONCES_PER_MS,
   NonceCounter,
@@ -43,3 +62,13 @@ export {
   VenueStream,
 } from './stream.ts';
 export { type Clock, type HeldToken, SYSTEM_CLOCK, TOKEN_REFRESH_MARGIN_MS_DEFAULT } from './tokens.ts';
+export {
+  EXPIRY_SLACK_SLOTS,
+  type ModifyChanges,
+  type NoteInput,
+  ORDER_LIFETIME_SLOTS_DEFAULT,
+  type OrderRequest,
+  TIME_READ_REUSE_MS,
+  Trader,
+  type TraderOptions,
+} from './trader.ts';

@@ -79,6 +79,9 @@ export interface TradingKeysOptions {
   /** Floors of the counters, e.g. the `last` values persisted by a previous run. */
   readonly arrivalNonceFloor?: bigint;
   readonly cancelNonceFloor?: bigint;
+  /** Counters to use instead of fresh ones, e.g. the durable ones of a NonceFile. */
+  readonly arrivalNonces?: NonceCounter;
+  readonly cancelNonces?: NonceCounter;
 }
 
 /**
@@ -94,8 +97,8 @@ export class TradingKeys {
 
   private constructor(key: TradingKey, options: TradingKeysOptions) {
     this.#key = key;
-    this.arrivalNonces = new NonceCounter(options.clock, options.arrivalNonceFloor);
-    this.cancelNonces = new NonceCounter(options.clock, options.cancelNonceFloor);
+    this.arrivalNonces = options.arrivalNonces ?? new NonceCounter(options.clock, options.arrivalNonceFloor);
+    this.cancelNonces = options.cancelNonces ?? new NonceCounter(options.clock, options.cancelNonceFloor);
   }
 
   static generate(options: TradingKeysOptions = {}): TradingKeys {

@@ -3,18 +3,33 @@ import {
   type BootIdentity,
   createBootIdentity,
   createEnclave,
+  createSettlementPipeline,
   createSimulatedPlatform,
   createVenueServer,
   DEV_TREE_COUNT,
   type Enclave,
   type MarketListing,
-  measureCode,
+  NoteOpenings,
   type ProofChecks,
+  RootMirror,
+  rememberingProofChecks,
+  type Settlement,
+  SettlementMetrics,
   type SignatureChecks,
   type StateDirectory,
+  snapshotCode,
   type VenueServer,
 } from '@venue/adapters';
+import {
+  accountAddress,
+  type ChainSimulator,
+  chainReadsOf,
+  createChainSimulator,
+  settlementChainOf,
+  treeReads,
+} from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
+import { loadNoteHasher } from '@venue/notes';
 import {
   type CancelParams,
   CancelParamsSchema,
@@ -72,6 +87,14 @@ export interface TestVenueOptions {
   clock?: ManualClock;
   /** A state directory: the venue journals, snapshots and stores accounts there (restart tests). */
   state?: StateDirectory;
+  /**
+   * Settle on an in-process chain simulator (docs/settlement.md): an enclave signs settlements, the
+   * chain's slots follow the manual clock (advance both with `advanceSlots`), its roots feed the
+   * core, and `/tree/*` reads come from it. Needs Poseidon note commitments in `core`.
+   */
+  settlement?: boolean;
+  /** Finality depth of the settling chain (default 4, so tests reach finality in a few slots). */
+  finalityDepth?: number;
 }
 
 export interface Trader {
@@ -90,6 +113,9 @@ export class TestVenue {
   platform: AttestationPlatform | undefined;
   enclave: Enclave | undefined;
   adminApiKey = '';
+  /** The settling chain and its pipeline, with `settlement: true`. */
+  chain: ChainSimulator | undefined;
+  settlement: Settlement | undefined;
 
   private constructor(server: VenueServer, identity: BootIdentity, clock: ManualClock, port: number) {
     this.server = server;
@@ -102,23 +128,32 @@ export class TestVenue {
     const identity = await createBootIdentity();
     const clock = options.clock ?? new ManualClock();
     const platform = createSimulatedPlatform();
+    const settles = options.settlement === true;
+    // The code measured once; the enclave attests it and /evidences serves the same bytes.
+    const code = options.enclave === true || settles ? snapshotCode() : undefined;
     const enclave =
-      options.enclave === true
-        ? createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() })
+      code !== undefined
+        ? createEnclave({ identity, platform, measurement: code.measurement, nowMs: clock.nowMs() })
         : undefined;
+    const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
+    const openings = new NoteOpenings();
+    const metrics = new SettlementMetrics();
+    const proofs = options.proofs ?? NON_SETTLING_TEST_PROOFS;
     const server = await createVenueServer({
       identity,
       clock,
       parameters: {
-        settlementEnabled: false,
+        settlementEnabled: settles,
         proofMode: options.proofMode ?? 'stub',
         settlementBufferSlots: (options.core ?? TEST_CORE_CONFIG).settlementBufferSlots,
         treeCount: DEV_TREE_COUNT,
       },
       core: options.core ?? TEST_CORE_CONFIG,
       markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-      proofs: options.proofs ?? NON_SETTLING_TEST_PROOFS,
+      proofs: settles ? rememberingProofChecks(proofs, openings) : proofs,
       ...(enclave === undefined ? {} : { attestation: enclave }),
+      ...(code === undefined ? {} : { evidences: code }),
+      ...(chain === undefined ? {} : { chain: chainReadsOf(chain), settlement: metrics }),
       ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
       log: { level: 'silent' },
       ...(options.streamAccountBufferBytesMax === undefined
@@ -131,12 +166,34 @@ export class TestVenue {
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
+      if (chain !== undefined) break;
       server.engine.record({ type: 'roots', treeId, roots: options.roots ?? [TEST_ROOT] });
+    }
+    let settlement: Settlement | undefined;
+    if (chain !== undefined && enclave !== undefined) {
+      const mirror = new RootMirror(server.engine, chain, TEST_CORE_CONFIG.treeCount);
+      mirror.refresh();
+      chain.onEvent((event) => {
+        if (event.kind !== 'settlement') mirror.refresh();
+      });
+      settlement = createSettlementPipeline({
+        engine: server.engine,
+        chain: settlementChainOf(chain, enclave.settlementSigner),
+        hasher: await loadNoteHasher(),
+        openings,
+        clock,
+        metrics,
+        publisher: server.stream,
+        trees: treeReads(chain),
+      });
+      settlement.reconcile();
     }
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const venue = new TestVenue(server, identity, clock, port);
     venue.platform = platform;
     venue.enclave = enclave;
+    venue.chain = chain;
+    venue.settlement = settlement;
     const admin = await server.provision('admin', 'test operator');
     venue.adminApiKey = admin.api_key;
     venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;
@@ -236,7 +293,48 @@ export class TestVenue {
     return StreamClient.connect(this.port, this.identity.certPem, path);
   }
 
+  /** Moves the manual clock and, on a settling venue, the chain one slot at a time. */
+  advanceSlots(slots: number): void {
+    for (let i = 0; i < slots; i += 1) {
+      this.clock.advanceSlots(1n);
+      this.chain?.advance(1);
+    }
+  }
+
   stop(): Promise<void> {
+    this.settlement?.stop();
     return this.server.close();
   }
+}
+
+/**
+ * The chain a settling test venue settles on: genesis governance accepts this boot's enclave, the
+ * test markets exist at the core's market ids, and the chain starts at the clock's slot.
+ */
+async function settlingChain(enclave: Enclave, clock: ManualClock, options: TestVenueOptions) {
+  const chain = await createChainSimulator({
+    shards: TEST_CORE_CONFIG.treeCount,
+    finalityDepth: options.finalityDepth ?? 4,
+    governance: {
+      authority: generateTradingKey().publicKey,
+      measurement: enclave.measurement,
+      settlement_signer: enclave.settlementSigner.publicKey,
+    },
+  });
+  for (const market of [testMarket('SOL-USDC'), testMarket('ETH-USDC')]) {
+    const oracle = accountAddress('oracle', market.symbol);
+    chain.updateOracle({ address: oracle, price: 1n, confidence: 0n });
+    chain.createMarket({
+      market_id: market.marketId,
+      symbol: market.symbol,
+      base_mint: market.baseMint,
+      quote_mint: market.quoteMint,
+      tick_size: market.tickSize,
+      min_size: market.minSize,
+      price_scale: market.priceScale,
+      oracle,
+    });
+  }
+  chain.advance(Number(clock.slot()));
+  return chain;
 }

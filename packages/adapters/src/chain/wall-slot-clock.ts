@@ -31,7 +31,9 @@ export function createWallSlotClock(options: WallSlotClockOptions = {}): VenueCl
   assert(Number.isInteger(slotDurationMs) && slotDurationMs > 0, 'slotDurationMs must be a positive integer');
   assert(finalityDepthSlots >= 0n, 'finalityDepthSlots must not be negative');
   const originMs =
-    options.genesisMs === undefined ? monotonicMs() : monotonicMs() - Math.max(0, wallMs() - options.genesisMs);
+    options.genesisMs === undefined
+      ? monotonicMs()
+      : monotonicMs() - Math.max(0, wallMs() - options.genesisMs);
 
   const slot = (): bigint => {
     const elapsedMs = Math.max(0, monotonicMs() - originMs);

@@ -3,6 +3,7 @@ import {
   ATTESTATION_REPORT_VERSION,
   type AttestationReport,
   type AttestationResponse,
+  checkTransportAttestation,
   encodeAttestationReport,
   generateTradingKey,
   sha256,
@@ -13,9 +14,11 @@ import {
   type TransportAttestationResponse,
   transparencyEntryHash,
   transparencyPayloadDigest,
+  verifyAttestation,
 } from '@venue/protocol';
 import type { AttestationSource } from '../venue/ports.ts';
 import type { BootIdentity } from './boot-identity.ts';
+import type { GovernanceRecorder } from './governance-watch.ts';
 import type { AttestationPlatform } from './simulated-platform.ts';
 
 /**
@@ -25,13 +28,15 @@ import type { AttestationPlatform } from './simulated-platform.ts';
  * measurement and signer, hash-chained, so a client can tell whether the history it saw before
  * was extended or rewritten.
  */
-export interface Enclave extends AttestationSource {
+export interface Enclave extends AttestationSource, GovernanceRecorder {
   readonly measurement: string;
   /** Signs settlement batches (the chain checks it against governance). */
   readonly settlementSigner: TradingKey;
   readonly report: AttestationReport;
   /** The sealing key (stable for this measurement on this platform); the state directory's key. */
   sealingKey(): Uint8Array;
+  /** The client's checks, run by the venue on what it serves (GovernanceWatch re-runs it). */
+  attestationHolds(): boolean;
 }
 
 export interface EnclaveOptions {
@@ -75,6 +80,7 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     session_id: identity.sessionId,
     report_signature: signature,
   };
+  const expected = { measurement, sessionId: identity.sessionId, tlsSpkiSha256: identity.spkiSha256 };
   return {
     measurement,
     settlementSigner,
@@ -83,7 +89,45 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     attestation: () => attestation,
     transportAttestation: () => transport,
     transparency: (from, limit) => log.page(from, limit),
+    attestationHolds: () => attestationHolds(attestation, transport, platform, expected),
+    recordGovernance: (entry) => {
+      const last = log.lastOfKind('governance');
+      // A restart sees the same governance again: the log records changes, not observations.
+      if (last?.measurement === entry.measurement && last.settlement_signer === entry.settlement_signer) {
+        return;
+      }
+      log.append({ kind: 'governance', ...entry });
+    },
   };
+}
+
+/**
+ * Whether a served attestation would pass a client's checks (spec 1 item 9): the platform root's
+ * signature, the attested measurement, this boot's session and TLS key, and a transport attestation
+ * that points at the same report. The simulated platform's root never changes, so for it this fails
+ * only if what is served was altered; a real provider re-fetches its hardware report here and fails
+ * when the platform no longer vouches for this enclave (a revoked key, a changed measurement).
+ */
+export function attestationHolds(
+  response: AttestationResponse,
+  transport: TransportAttestationResponse,
+  platform: Pick<AttestationPlatform, 'rootKeyId' | 'rootPublicKey'>,
+  expected: { readonly measurement: string; readonly sessionId: string; readonly tlsSpkiSha256: string },
+): boolean {
+  try {
+    verifyAttestation(
+      response,
+      {
+        trustedRoots: new Map([[platform.rootKeyId, platform.rootPublicKey]]),
+        allowedMeasurements: new Set([expected.measurement]),
+      },
+      expected,
+    );
+    checkTransportAttestation(transport, response);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 type EntryFields = Pick<
@@ -112,6 +156,10 @@ export class TransparencyLog {
     };
     this.#entries.push(entry);
     return entry;
+  }
+
+  lastOfKind(kind: TransparencyEntry['kind']): TransparencyEntry | undefined {
+    return this.#entries.findLast((entry) => entry.kind === kind);
   }
 
   page(from: bigint, limit: number): TransparencyResponse {

@@ -61,7 +61,7 @@ export function toVenueError(error: unknown): { venueError: VenueError; fault?: 
 
 /** Sends the envelope of `error`, logging faults. Never throws: it is the last line. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { venueError, fault } = toVenueError(error);
+  const { venueError, fault } = toVenueError(withRouteBodyLimit(error, request));
   if (fault !== undefined) {
     request.log.error({ fault, method: request.method, route: request.routeOptions.url }, 'request failed');
   }
@@ -74,6 +74,16 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     .type('application/json; charset=utf-8')
     .code(venueError.http)
     .send(stringifyJson(venueError.toEnvelope()));
+}
+
+/**
+ * A route may take a smaller body than BODY_BYTES_MAX (POST /orders: 4096): the message must name
+ * the limit that applied, or the client is told to fit under a size that still fails.
+ */
+function withRouteBodyLimit(error: unknown, request: FastifyRequest): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return error;
+  const limit = request.routeOptions.bodyLimit ?? BODY_BYTES_MAX;
+  return new VenueError('BODY_TOO_LARGE', `the body is larger than the limit of ${limit} bytes`);
 }
 
 /** HTTP methods the 405 check probes; HEAD is served wherever GET is. */

@@ -1,4 +1,10 @@
-import type { AccountResponse, AccountSettings } from '@venue/protocol';
+import {
+  type AccountResponse,
+  AccountResponseSchema,
+  type AccountSettings,
+  OrderRecordSchema,
+  toWire,
+} from '@venue/protocol';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import { principalOf, type RouteContext, type RouteHandler } from './route-registrar.ts';
@@ -35,8 +41,12 @@ export function orderRoutes(intake: OrderIntake, auth: AuthService): RouteHandle
     {
       method: 'GET',
       path: '/orders/:order_id',
-      handle: (context: OrderIdContext) =>
-        intake.order(context.params.order_id, principalOf(context).account.accountId),
+      // Through the schema, so u64 fields such as match_id go out as decimal strings.
+      handle: async (context: OrderIdContext) =>
+        toWire(
+          OrderRecordSchema,
+          await intake.order(context.params.order_id, principalOf(context).account.accountId),
+        ),
     },
     {
       method: 'GET',
@@ -48,7 +58,7 @@ export function orderRoutes(intake: OrderIntake, auth: AuthService): RouteHandle
           open_orders: await intake.openOrders(account.accountId),
           settings: { ...account.settings },
         };
-        return body;
+        return toWire(AccountResponseSchema, body);
       },
     },
     {

@@ -2,12 +2,17 @@ import { type MarketPauseReason, type OracleUpdate, verifyOracleUpdate } from '@
 import type { MarketListing } from '../venue/market-listing.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 
+// The simulator and its replay files travel with the monitor they feed (the package entry exports
+// this module).
+export * from './oracle-simulator.ts';
+export * from './price-series.ts';
+
 /**
  * Watches every market's oracle feed and keeps the core's oracle price and market gate in step
  * (spec 1 item 8, design decisions section 2). A market pauses, alone, when its feed is:
  * - missing: no authenticated update yet (`oracle_missing`);
  * - stale: the newest update is older than the market's `oracle_max_age_slots` (`oracle_stale`);
- * - invalid: an update failed authentication or was a replay, or its confidence interval is wider
+ * - invalid: an update was refused (see OracleVerdict), or its confidence interval is wider
  *   than `max_confidence_bps` of the price (`oracle_invalid`), until a good update arrives;
  * - moving too fast: within `window_slots` the price moved more than `band_bps` from the lowest or
  *   highest price of the window: the circuit breaker pauses it for `cooldown_slots`.
@@ -29,7 +34,30 @@ interface MarketState {
   price: bigint | null;
 }
 
-export type OracleVerdict = 'accepted' | 'unauthenticated' | 'replayed' | 'unknown_feed';
+/**
+ * What became of one update. Every refusal but `unknown_feed` closes the feed's markets until the
+ * next accepted update: a feed that sends something wrong cannot be trusted until it sends right.
+ * - `unauthenticated`: the signature is not the feed publisher's;
+ * - `replayed`: its sequence is not above the last accepted one (a resend or a stale copy);
+ * - `out_of_order`: a newer sequence observed at an older slot than the last accepted update;
+ * - `future_slot`: observed at a slot the chain has not reached (it would look fresh for too long).
+ */
+export type OracleVerdict =
+  | 'accepted'
+  | 'unauthenticated'
+  | 'replayed'
+  | 'out_of_order'
+  | 'future_slot'
+  | 'unknown_feed';
+
+function judgeUpdate(update: OracleUpdate, feed: FeedState, slot: bigint): OracleVerdict {
+  if (!verifyOracleUpdate(update, feed.publisherKey)) return 'unauthenticated';
+  const latest = feed.latest;
+  if (latest !== null && update.sequence <= latest.sequence) return 'replayed';
+  if (latest !== null && update.publish_slot < latest.publish_slot) return 'out_of_order';
+  if (update.publish_slot > slot) return 'future_slot';
+  return 'accepted';
+}
 
 export class OracleMonitor {
   readonly #engine: VenueEngine;
@@ -56,9 +84,7 @@ export class OracleMonitor {
   receive(update: OracleUpdate, slot: bigint): OracleVerdict {
     const feed = this.#feeds.get(update.feed);
     if (feed === undefined) return 'unknown_feed';
-    let verdict: OracleVerdict = 'accepted';
-    if (!verifyOracleUpdate(update, feed.publisherKey)) verdict = 'unauthenticated';
-    else if (feed.latest !== null && update.sequence <= feed.latest.sequence) verdict = 'replayed';
+    const verdict = judgeUpdate(update, feed, slot);
     if (verdict === 'accepted') {
       feed.latest = update;
       feed.invalid = false;

@@ -96,6 +96,19 @@ export class StreamServer {
     for (const session of this.#sessions) session.checkExpiry(nowMs);
   }
 
+  /**
+   * Pushes a fills or tree message (spec 6.2): fills go to the sessions of the owning account only,
+   * tree messages (public data) to every session. Sessions not subscribed to the channel skip it;
+   * the per-account send bound applies as for order events. Called by the settlement pipeline.
+   */
+  publish(channel: 'fills' | 'tree', message: Record<string, unknown>, accountId?: string): void {
+    const accounts = accountId === undefined ? [...this.#byAccount.keys()] : [accountId];
+    for (const id of accounts) {
+      for (const session of this.#byAccount.get(id) ?? []) session.deliver(channel, message);
+      this.#enforceBuffer(id);
+    }
+  }
+
   /** Closes every socket with 1001 (going away); the caller then closes the HTTPS server. */
   async close(): Promise<void> {
     this.#closing = true;

@@ -12,6 +12,7 @@ export const READY_PREFIX = 'VENUE_READY ';
 export interface ReadyRecord {
   rest_url: string;
   stream_url: string;
+  chain_rpc_url: string;
   session_id: string;
   cert_sha256: string;
   cert_file: string;
@@ -24,6 +25,7 @@ export function readyRecord(venue: DevVenue): ReadyRecord {
   return {
     rest_url: venue.restUrl,
     stream_url: venue.streamUrl,
+    chain_rpc_url: venue.chainRpcUrl,
     session_id: venue.sessionId,
     cert_sha256: venue.certSha256,
     cert_file: venue.certFile,
@@ -40,6 +42,7 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     '',
     `  REST API      ${venue.restUrl}`,
     `  stream        ${venue.streamUrl}`,
+    `  chain RPC     ${venue.chainRpcUrl}  (chain simulator JSON-RPC, loopback only: deposits, withdrawals)`,
     `  session id    ${venue.sessionId}`,
     `  certificate   sha256 ${venue.certSha256}`,
     `  public key    spki sha256 ${venue.spkiSha256}`,
@@ -58,8 +61,11 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     `    ${venue.restUrl}/auth/token`,
     '',
     `Markets: GET ${venue.restUrl}/instruments. API: GET ${venue.restUrl}/openapi.json, docs/api.md.`,
-    'An in-process chain simulator holds the note trees (GET /tree/root). Orders spend notes',
-    'deposited there; proofs run in stub mode, since this venue does not settle. Ctrl-C stops it.',
+    'This venue settles: orders spend notes deposited on the in-process chain simulator, each with a',
+    `real Groth16 proof, and a match becomes a fill once its batch is final (${venue.finalityDepthSlots} slots).`,
+    'Watch two traders deposit, trade and settle, in another terminal:',
+    `  npx venue demo --venue ${venue.restUrl} --chain-rpc ${venue.chainRpcUrl} --credentials ${displayPath(venue.accountsFile, cwd)}`,
+    'Ctrl-C stops the venue.',
     `${READY_PREFIX}${JSON.stringify(readyRecord(venue))}`,
     '',
   ].join('\n');

@@ -2,8 +2,9 @@ import type { MarketListing } from '@venue/adapters';
 
 /**
  * The demo markets of the development venue. Mints are well-known base58 addresses so wallets and
- * explorers recognise them; the market and oracle addresses are fixed dev values. Prices are in
- * quote base units per base unit times price_scale.
+ * explorers recognise them; the market and oracle addresses are fixed dev values, readable but
+ * valid base58 (no 0, O, I or l), since the chain simulator holds an account at each of them.
+ * Prices are in quote base units per base unit times price_scale.
  */
 const SOL_MINT = 'So11111111111111111111111111111111111111112';
 const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -28,7 +29,7 @@ export const DEV_MARKETS: readonly DevMarket[] = [
         tickSize: 1_000n,
         minSize: 1_000_000n,
         priceScale: 1_000_000n,
-        oracleFeed: 'DevSoLUsdcOracLe111111111111111111111111111',
+        oracleFeed: 'DevSoLUsdcFeed11111111111111111111111111111',
         bandBps: 500n,
         batchIntervalSlots: 1n,
       },
@@ -47,7 +48,7 @@ export const DEV_MARKETS: readonly DevMarket[] = [
         tickSize: 10_000n,
         minSize: 100_000n,
         priceScale: 1_000_000n,
-        oracleFeed: 'DevEthUsdcOracLe111111111111111111111111111',
+        oracleFeed: 'DevEthUsdcFeed11111111111111111111111111111',
         bandBps: 500n,
         batchIntervalSlots: 1n,
       },

@@ -5,21 +5,31 @@ import {
   assetOfOrder,
   createBootIdentity,
   createEnclave,
+  createSettlementPipeline,
   createSimulatedPlatform,
   createVenueServer,
-  createWallSlotClock,
   DEV_TREE_COUNT,
   GovernanceWatch,
   type LogLevel,
-  measureCode,
+  NoteOpenings,
   OracleMonitor,
   proofChecksOf,
   RootMirror,
+  rememberingProofChecks,
   SETTLEMENT_BUFFER_SLOTS,
+  SettlementMetrics,
+  snapshotCode,
   type VenueParameters,
   type VenueServer,
 } from '@venue/adapters';
-import { chainReadsOf, createChainSimulator } from '@venue/chain-sim';
+import {
+  type ChainSimulator,
+  chainReadsOf,
+  createChainSimulator,
+  settlementChainOf,
+  startRpcServer,
+  treeReads,
+} from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
 import { createProofVerifier, loadNoteHasher } from '@venue/notes';
 import {
@@ -28,14 +38,16 @@ import {
   generateTradingKey,
   ORDER_LIFETIME_SLOTS_MAX,
 } from '@venue/protocol';
-import { DEV_MARKETS } from './dev-markets.ts';
+import { chainSlotClock } from './chain-clock.ts';
+import { DEV_MARKETS, type DevMarket } from './dev-markets.ts';
 import { createDevOracle } from './dev-oracle.ts';
 
 /**
- * The all-in-one development venue: one process, a fresh boot identity, the whole REST API and the
- * session stream, demo markets with a fixed oracle price, an admin and two demo trading accounts,
- * Poseidon note commitments and a proof verifier in stub mode (this venue never settles). The chain
- * and oracle simulators join it as those parts land.
+ * The all-in-one development venue, a settling one: one process with a fresh boot identity, the
+ * whole REST API and the session stream, an in-process chain simulator (note trees, market and
+ * oracle accounts, locks and settlement, its JSON-RPC on loopback for deposits), the oracle
+ * simulator, real Groth16 VALID_INPUT proofs, the settlement pipeline with fill memos, and an
+ * admin and two demo trading accounts. The venue's clock is the chain's slot.
  */
 
 export interface DevVenueOptions {
@@ -44,11 +56,18 @@ export interface DevVenueOptions {
   /** Where the per-boot PUBLIC certificate is written for clients to trust. Never the key. */
   stateDir: string;
   logLevel: LogLevel;
+  /**
+   * Port of the chain simulator's JSON-RPC (deposit, withdraw, ...): 0 or absent picks a free one.
+   * It always listens on loopback: its calls are unsigned administrator actions of a simulator.
+   */
+  chainPort?: number;
 }
 
 export interface DevVenue {
   readonly restUrl: string;
   readonly streamUrl: string;
+  /** The chain simulator's JSON-RPC URL (http, loopback only). */
+  readonly chainRpcUrl: string;
   readonly sessionId: string;
   readonly certSha256: string;
   readonly spkiSha256: string;
@@ -59,6 +78,8 @@ export interface DevVenue {
   readonly measurement: string;
   /** Absolute path of the dev-only file holding the demo accounts' credentials (mode 0600). */
   readonly accountsFile: string;
+  /** Slots until a settlement is final, so how long a match takes to become a fill. */
+  readonly finalityDepthSlots: number;
   stop(): Promise<void>;
 }
 
@@ -67,16 +88,19 @@ export const PLATFORM_FILE_NAME = 'platform-root.json';
 
 export const CERT_FILE_NAME = 'venue-cert.pem';
 
-/** The dev venue does not settle, so it runs stub proofs (InfoResponse: stub only then). */
+/** The dev venue settles on its chain simulator, so only real proofs pass (GET /info). */
 const DEV_PARAMETERS: VenueParameters = {
-  settlementEnabled: false,
-  proofMode: 'stub',
+  settlementEnabled: true,
+  proofMode: 'groth16',
   settlementBufferSlots: SETTLEMENT_BUFFER_SLOTS,
   treeCount: DEV_TREE_COUNT,
 };
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '::1', 'localhost']);
+const CHAIN_RPC_HOST = '127.0.0.1';
+/** `venue dev`'s chain RPC port by default: the port a Solana-style local validator answers on. */
+export const DEFAULT_CHAIN_PORT = 8899;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
   const extraName =
@@ -90,8 +114,8 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   const hasher = await loadNoteHasher();
   const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
   const verifier = createProofVerifier({
-    mode: 'stub',
-    settles: false,
+    mode: 'groth16',
+    settles: true,
     assetOf: assetOfOrder(() => markets),
   });
   await verifier.ready();
@@ -105,12 +129,13 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     rootWindowMax: 64,
     noteCommitment: hasher.noteCommitment,
   };
-  const clock = createWallSlotClock();
-  // The simulated TEE platform of this dev boot; clients trust its root from platform-root.json.
+  // The code is read and measured once: the enclave attests that measurement and /evidences serves
+  // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
+  const code = snapshotCode();
   const platform = createSimulatedPlatform();
-  const enclave = createEnclave({ identity, platform, measurement: measureCode(), nowMs: clock.nowMs() });
-  // The in-process chain simulator: note trees, roots and (later) settlement.
-  // Its genesis governance accepts exactly this boot's measurement and settlement signer.
+  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  // The in-process chain: genesis governance accepts exactly this boot's measurement and settlement
+  // signer; the demo markets and their oracle accounts exist on it, as settlement requires.
   const chain = await createChainSimulator({
     shards: DEV_TREE_COUNT,
     clock: 'wall',
@@ -120,32 +145,45 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       settlement_signer: enclave.settlementSigner.publicKey,
     },
   });
+  createChainAccounts(chain, DEV_MARKETS);
+  const clock = chainSlotClock(chain);
+  const openings = new NoteOpenings();
+  const metrics = new SettlementMetrics();
   const server = await createVenueServer({
     identity,
     clock,
     attestation: enclave,
+    evidences: code,
     chain: chainReadsOf(chain),
+    settlement: metrics,
     parameters: DEV_PARAMETERS,
     core,
     markets: DEV_MARKETS.map((m) => m.listing),
-    proofs: proofChecksOf(verifier),
+    // The pipeline needs each order's note opening, which the core does not keep.
+    proofs: rememberingProofChecks(proofChecksOf(verifier), openings),
     log: { level: options.logLevel },
   });
-  // The oracle simulator publishes signed updates every slot; the monitor gates the markets.
+  // The oracle simulator publishes signed updates every slot; the monitor gates the markets, and the
+  // chain's oracle accounts follow the same prices.
   const oracle = createDevOracle(DEV_MARKETS);
   const monitor = new OracleMonitor(
     server.engine,
     DEV_MARKETS.map((m) => m.listing),
     oracle.publisherKeys,
   );
-  oracle.start(monitor, clock);
+  oracle.start(monitor, clock, (update) =>
+    chain.updateOracle({ address: update.feed, price: update.price, confidence: update.confidence }),
+  );
   // The venue follows the chain's recent roots, including a reorg's surviving fork.
   const mirror = new RootMirror(server.engine, chain, DEV_TREE_COUNT);
   mirror.refresh();
-  // Shared fate: final governance that stops naming this boot pauses every market.
-  const governance = new GovernanceWatch(server.gates, chain, {
-    measurement: enclave.measurement,
-    settlementSigner: enclave.settlementSigner.publicKey,
+  // Shared fate: final governance that stops naming this boot, or an attestation that no longer
+  // holds, pauses every market; each governance change goes to the transparency log.
+  const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
+  const governance = new GovernanceWatch(server.gates, chain, attested, {
+    attestationHolds: () => enclave.attestationHolds(),
+    transparency: enclave,
+    nowMs: () => clock.nowMs(),
   });
   governance.check();
   chain.onEvent((event) => {
@@ -154,10 +192,25 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       governance.check();
     }
   });
+  // Matches lock their notes, batch per market each slot, and are reported at finality with memos.
+  const settlement = createSettlementPipeline({
+    engine: server.engine,
+    chain: settlementChainOf(chain, enclave.settlementSigner),
+    hasher,
+    openings,
+    clock,
+    metrics,
+    publisher: server.stream,
+    trees: treeReads(chain),
+  });
+  settlement.reconcile();
   chain.start();
+  let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;
   const stop = async () => {
+    settlement.stop();
     oracle.stop();
     chain.stop();
+    await rpc?.close();
     await server.close();
     await verifier.close();
   };
@@ -166,6 +219,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   let accountsFile: string;
   let port: number;
   try {
+    rpc = await startRpcServer(chain, { host: CHAIN_RPC_HOST, port: options.chainPort ?? 0 });
     ({ port } = await server.http.listen({ host: options.host, port: options.port }));
     certFile = await writePublicCertificate(options.stateDir, identity.certPem);
     platformFile = await writePlatformRoot(options.stateDir, {
@@ -183,6 +237,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   return {
     restUrl: `https://${origin}`,
     streamUrl: `wss://${origin}/v1/stream`,
+    chainRpcUrl: rpc.url,
     sessionId: identity.sessionId,
     certSha256: identity.certSha256,
     spkiSha256: identity.spkiSha256,
@@ -190,12 +245,34 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     platformFile,
     measurement: enclave.measurement,
     accountsFile,
+    finalityDepthSlots: chain.config.finalityDepth,
     async stop() {
       await stop();
       // The demo secrets live exactly as long as the boot that honours them.
       await rm(accountsFile, { force: true });
     },
   };
+}
+
+/**
+ * The accounts settlement checks against: each market's oracle account (at its feed address, with
+ * the start price) and its market configuration account, at the market id the venue lists.
+ */
+function createChainAccounts(chain: ChainSimulator, markets: readonly DevMarket[]): void {
+  for (const { listing, oraclePrice } of markets) {
+    const market = listing.config;
+    chain.updateOracle({ address: market.oracleFeed, price: oraclePrice, confidence: 0n });
+    chain.createMarket({
+      market_id: market.marketId,
+      symbol: market.symbol,
+      base_mint: market.baseMint,
+      quote_mint: market.quoteMint,
+      tick_size: market.tickSize,
+      min_size: market.minSize,
+      price_scale: market.priceScale,
+      oracle: market.oracleFeed,
+    });
+  }
 }
 
 async function demoAccounts(server: VenueServer): Promise<Record<string, CreateAccountResponse>> {

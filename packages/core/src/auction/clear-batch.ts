@@ -132,13 +132,18 @@ function batchResult(outcome: RoundOutcome, killed: SkipLog, orderCount: number)
 function assertBatchResult(result: AuctionResult, orderCount: number): void {
   const winner = result.shortlist[0];
   const executable = result.clearingPrice === null ? 0n : (winner?.executable ?? 0n);
-  let filled = 0n;
+  // Summed as numbers while exact (each addend and the total below 2^53), else as bigints.
+  let filledUnits = 0;
   for (const fill of result.fills) {
     if (fill.quantity <= 0n || fill.quoteAmount <= 0n) {
       throw new AssertionError(`auction fill ${fill.bidRef}/${fill.askRef} moves nothing: ${fill.quantity}`);
     }
-    filled += fill.quantity;
+    filledUnits += Number(fill.quantity);
   }
+  const filled =
+    filledUnits <= Number.MAX_SAFE_INTEGER
+      ? BigInt(filledUnits)
+      : result.fills.reduce((sum, fill) => sum + fill.quantity, 0n);
   if (filled > executable) {
     throw new AssertionError(`auction filled ${filled} base, more than the executable ${executable}`);
   }

@@ -8,3 +8,25 @@
 export function quoteAmount(baseAmount: bigint, price: bigint, priceScale: bigint): bigint {
   return (baseAmount * price) / priceScale;
 }
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The same floor for a walk counting in numbers: `quantity` is a safe integer, and `price` and
+ * `priceScale` are given both as bigints and as numbers (NaN when beyond 2^53). While the product
+ * stays a safe integer, remainder and division of doubles are exact, so no bigint is built but the
+ * result; otherwise the bigints decide.
+ */
+export function quoteOfUnits(
+  quantity: number,
+  price: bigint,
+  priceUnits: number,
+  priceScale: bigint,
+  scaleUnits: number,
+): bigint {
+  const product = quantity * priceUnits;
+  if (product <= SAFE && scaleUnits <= SAFE) {
+    return BigInt((product - (product % scaleUnits)) / scaleUnits);
+  }
+  return quoteAmount(BigInt(quantity), price, priceScale);
+}

@@ -15,7 +15,7 @@ import {
 } from './allocation-round.ts';
 import { IDENTITIES_AFTER_PASSES, RoundIdentities } from './identities.ts';
 import { compareTime } from './priority.ts';
-import { quoteAmount } from './quote.ts';
+import { quoteOfUnits } from './quote.ts';
 import type { SkipLog } from './skip-log.ts';
 import type { AuctionOrder, Fill } from './types.ts';
 import { type BookUnits, SAFE_UNITS } from './units.ts';
@@ -48,6 +48,9 @@ export function walkNumbers(
   if (!(clearingPrice > 0n)) throw new AssertionError('allocation needs a positive clearing price');
   checkedUnits(round, units);
   const quoted = smallestQuoted(clearingPrice, priceScale);
+  // NaN when beyond 2^53: quoteOfUnits then multiplies the bigints.
+  const priceUnits = clearingPrice <= SAFE ? Number(clearingPrice) : Number.NaN;
+  const scaleUnits = priceScale <= SAFE ? Number(priceScale) : Number.NaN;
   const end = asks.length;
   const askLeft = units.asks.remaining.slice(0, end);
   const askMin = units.asks.minFill;
@@ -103,12 +106,11 @@ export function walkNumbers(
           const dust = (bidLeft < quoted ? BLAME_BID : 0) | (left < quoted ? BLAME_ASK : 0);
           blamed = dust === 0 ? BLAME_BID | BLAME_ASK : dust;
         } else {
-          const base = BigInt(quantity);
           fills.push({
             bidRef: bid.ref,
             askRef: ask.ref,
-            quantity: base,
-            quoteAmount: quoteAmount(base, clearingPrice, priceScale),
+            quantity: BigInt(quantity),
+            quoteAmount: quoteOfUnits(quantity, clearingPrice, priceUnits, priceScale, scaleUnits),
           });
           bidLeft -= quantity;
           volumeLeft -= quantity;

@@ -129,6 +129,11 @@ function checkMarket(market: MarketState): number {
       previous === null || previous.sequence < row.sequence,
       `market ${id}: live list out of intake order`,
     );
+    // run-batch.ts finds this slot's arrivals as a run at the tail.
+    assert(
+      previous === null || previous.arrivalSlot <= row.arrivalSlot,
+      `market ${id}: arrival slots decrease along the live list`,
+    );
     assert(!isTerminal(row.state), `market ${id} lists finished order ${row.orderId}`);
     live.push(row);
     previous = row;

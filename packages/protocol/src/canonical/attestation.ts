@@ -1,5 +1,9 @@
+import { createHash } from 'node:crypto';
+import Type, { type Static } from 'typebox';
+import { assert } from '../assert.ts';
 import { verifyDigest } from '../crypto/ed25519.ts';
 import { VenueError } from '../errors/venue-error.ts';
+import { BYTES } from '../limits.ts';
 import {
   ATTESTATION_PLATFORMS,
   ATTESTATION_REPORT_VERSION,
@@ -8,6 +12,7 @@ import {
   type TransparencyEntry,
   type TransportAttestationResponse,
 } from '../schema/attestation.ts';
+import { Count, Hex, Strict } from '../schema/primitives.ts';
 import { sha256 } from './bodies.ts';
 import { encodeLayout, place } from './layout.ts';
 
@@ -146,4 +151,126 @@ export function verifyTransparencyChain(entries: readonly TransparencyEntry[], p
     previous = hash;
   }
   return previous;
+}
+
+/**
+ * The code measurement and the evidence that reproduces it (docs/enclave.md). The measurement is
+ * sha256 over the measured files in ascending path order (plain code-unit order; paths are ASCII),
+ * each contributing `path`, a zero byte, its length in decimal ASCII, a zero byte, then its bytes.
+ * The length prefix keeps two different file sets from ever producing the same byte stream.
+ * GET /evidences/manifest.json lists the files with their sizes and hashes; GET
+ * /evidences/files/{path} serves each one, so anyone can recompute the value the report attests.
+ */
+export const CODE_MEASUREMENT_FORMAT = 'venue-code-measurement-v1';
+
+/** One sentence a human reading the manifest needs to recompute the measurement by hand. */
+export const CODE_MEASUREMENT_RECIPE =
+  'sha256 over the files in ascending path order, each as: path, 0x00, decimal byte length, 0x00, bytes';
+
+/** Most files one measurement covers, and the largest one (the lockfile is the biggest today). */
+export const MEASURED_FILES_MAX = 4_096;
+export const MEASURED_FILE_BYTES_MAX = 4 * 1024 * 1024;
+export const MEASURED_PATH_LENGTH_MAX = 256;
+
+/** Workspace-relative, `/`-separated, no empty, `.` or `..` segment: safe to serve and to join. */
+const MEASURED_PATH_PATTERN = '^(?!.*(^|/)\\.{1,2}(/|$))[A-Za-z0-9._@+-]+(/[A-Za-z0-9._@+-]+)*$';
+const MEASURED_PATH = new RegExp(MEASURED_PATH_PATTERN);
+
+export interface MeasuredFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+export function isMeasuredPath(path: string): boolean {
+  return path.length <= MEASURED_PATH_LENGTH_MAX && MEASURED_PATH.test(path);
+}
+
+export function codeMeasurementOf(files: readonly MeasuredFile[]): string {
+  assert(files.length <= MEASURED_FILES_MAX, `at most ${MEASURED_FILES_MAX} measured files`);
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const hash = createHash('sha256');
+  let previous: string | null = null;
+  for (const file of sorted) {
+    assert(
+      isMeasuredPath(file.path),
+      `measured path ${JSON.stringify(file.path)} is not a plain relative path`,
+    );
+    assert(file.path !== previous, `measured path ${file.path} appears twice`);
+    assert(
+      file.bytes.length <= MEASURED_FILE_BYTES_MAX,
+      `${file.path} exceeds ${MEASURED_FILE_BYTES_MAX} bytes`,
+    );
+    hash.update(`${file.path}\u0000${file.bytes.length}\u0000`, 'utf8').update(file.bytes);
+    previous = file.path;
+  }
+  return hash.digest('hex');
+}
+
+/** GET /evidences/manifest.json: what was measured, and how, for a verifier to fetch and recompute. */
+export const CodeEvidenceManifestSchema = Strict(
+  {
+    format: Type.Literal(CODE_MEASUREMENT_FORMAT),
+    recipe: Type.Literal(CODE_MEASUREMENT_RECIPE),
+    measurement: Hex(BYTES.hash, { description: 'Equals `measurement` of the attestation report.' }),
+    files: Type.Array(
+      Strict({
+        path: Type.String({
+          maxLength: MEASURED_PATH_LENGTH_MAX,
+          pattern: MEASURED_PATH_PATTERN,
+          'x-expected': 'a workspace-relative path with / separators',
+          description: 'Served at /evidences/files/{path}.',
+        }),
+        bytes: Count(MEASURED_FILE_BYTES_MAX),
+        sha256: Hex(BYTES.hash),
+      }),
+      { maxItems: MEASURED_FILES_MAX, description: 'In ascending path order, the order they are hashed.' },
+    ),
+  },
+  { title: 'CodeEvidenceManifest' },
+);
+export type CodeEvidenceManifest = Static<typeof CodeEvidenceManifestSchema>;
+
+export function codeEvidenceManifestOf(files: readonly MeasuredFile[]): CodeEvidenceManifest {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    format: CODE_MEASUREMENT_FORMAT,
+    recipe: CODE_MEASUREMENT_RECIPE,
+    measurement: codeMeasurementOf(sorted),
+    files: sorted.map((file) => ({
+      path: file.path,
+      bytes: file.bytes.length,
+      sha256: createHash('sha256').update(file.bytes).digest('hex'),
+    })),
+  };
+}
+
+/**
+ * What a verifier runs on evidence it fetched: every listed file must be present with the listed
+ * size and hash, and the files must hash to the attested measurement. Returns the measurement.
+ */
+export function verifyCodeEvidence(
+  manifest: CodeEvidenceManifest,
+  files: ReadonlyMap<string, Uint8Array>,
+  attestedMeasurement: string,
+): string {
+  const refuse = (why: string): never => {
+    throw new VenueError('ATTESTATION_UNAVAILABLE', `code evidence refused: ${why}`);
+  };
+  for (const entry of manifest.files) {
+    const bytes = files.get(entry.path) ?? refuse(`${entry.path} is listed but was not supplied`);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    if (bytes.length !== entry.bytes || digest !== entry.sha256) {
+      refuse(`${entry.path} does not match its manifest entry (${bytes.length} bytes, sha256 ${digest})`);
+    }
+  }
+  if (files.size !== manifest.files.length) refuse('files were supplied that the manifest does not list');
+  const measurement = codeMeasurementOf(
+    manifest.files.map((e) => ({ path: e.path, bytes: files.get(e.path) as Uint8Array })),
+  );
+  if (measurement !== manifest.measurement)
+    refuse(`the files hash to ${measurement}, not to the manifest's value`);
+  if (measurement !== attestedMeasurement) {
+    refuse(`the files hash to ${measurement}, but the report attests ${attestedMeasurement}`);
+  }
+  return measurement;
 }

@@ -1,4 +1,5 @@
 import { signDigest, type TradingKey, verifyDigest } from '../crypto/ed25519.ts';
+import { U64_MAX } from '../limits.ts';
 import { sha256 } from './bodies.ts';
 import { encodeLayout, place } from './layout.ts';
 
@@ -50,8 +51,21 @@ export function signOracleUpdate(
   return { ...update, signature: signDigest(publisher, digestOf(update)) };
 }
 
+/**
+ * False for anything but an untouched update signed by `publisherKey`; never throws, since updates
+ * arrive from outside. The feed must be printable ASCII: the digest zero-pads it, so "F" and "F\0"
+ * (or a character whose low byte is "F") would otherwise share a signature. Out-of-range numbers
+ * cannot have been signed.
+ */
 export function verifyOracleUpdate(update: OracleUpdate, publisherKey: string): boolean {
-  return (
-    update.feed.length <= FEED_SLOT_BYTES && verifyDigest(publisherKey, digestOf(update), update.signature)
-  );
+  const { price, confidence, publish_slot, sequence } = update;
+  if (![price, confidence, publish_slot, sequence].every(isU64)) return false;
+  if (typeof update.feed !== 'string' || !FEED_TEXT.test(update.feed)) return false;
+  return verifyDigest(publisherKey, digestOf(update), update.signature);
+}
+
+const FEED_TEXT = new RegExp(`^[\\x21-\\x7e]{1,${FEED_SLOT_BYTES}}$`);
+
+function isU64(value: unknown): boolean {
+  return typeof value === 'bigint' && value >= 0n && value <= U64_MAX;
 }

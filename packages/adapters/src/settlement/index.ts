@@ -1,0 +1,12 @@
+/**
+ * The venue's settlement pipeline (docs/settlement.md): matches to locks, batches, chain outcomes,
+ * fill memos, the tree channel and settlement telemetry.
+ */
+export * from './create-settlement.ts';
+export * from './limits.ts';
+export * from './note-openings.ts';
+export * from './settlement-chain.ts';
+export * from './settlement-metrics.ts';
+export * from './settlement-pipeline.ts';
+export * from './settling-match.ts';
+export * from './tree-feed.ts';

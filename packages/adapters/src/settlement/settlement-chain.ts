@@ -1,0 +1,93 @@
+import type { SettlementFailureReason } from '@venue/protocol';
+
+/**
+ * The chain as the settlement pipeline sees it. The adapters do not depend on the chain simulator
+ * (the architecture test forbids it), so the pipeline names what it needs here and the simulator
+ * provides it (`settlementChainOf` in @venue/chain-sim, which signs with the enclave's settlement
+ * key and uses the simulator's own canonical bytes). Wire conventions are the chain's: 32-byte
+ * values as 64 hex characters, amounts, slots and batch numbers as bigint.
+ */
+
+export interface ChainSettlementOutput {
+  readonly tree_id: number;
+  readonly commitment: string;
+  readonly owner_commitment: string;
+  readonly asset_id: string;
+  readonly blinding: string;
+  readonly value: bigint;
+}
+
+/** One input note of a batch and the notes it turns into (docs/chain-sim.md section 5). */
+export interface ChainSettlementLeg {
+  readonly input: {
+    readonly tree_id: number;
+    readonly note_commitment: string;
+    readonly note_use_tag: string;
+    readonly merkle_root: string;
+    readonly value: bigint;
+  };
+  readonly outputs: readonly ChainSettlementOutput[];
+}
+
+export interface UnsignedChainBatch {
+  readonly market_id: string;
+  readonly batch_seq: bigint;
+  readonly deadline_slot: bigint;
+  readonly match_count: number;
+  readonly legs: readonly ChainSettlementLeg[];
+  /** Empty until the VALID_MATCH_BATCH circuit exists. */
+  readonly proof: string;
+}
+
+/** A batch signed by the settlement signer, with its transaction id (same bytes, same id). */
+export interface SignedChainBatch extends UnsignedChainBatch {
+  readonly signer: string;
+  readonly signature: string;
+  readonly tx_id: string;
+}
+
+export interface ChainSettlementRecord {
+  readonly tx_id: string;
+  readonly market_id: string;
+  readonly batch_seq: bigint;
+  readonly state: 'pending' | 'landed' | 'failed';
+  readonly included_slot?: bigint;
+  readonly reason?: SettlementFailureReason;
+  readonly appended?: readonly {
+    readonly tree_id: number;
+    readonly leaf_index: bigint;
+    readonly commitment: string;
+  }[];
+}
+
+export interface ChainLock {
+  readonly market_id: string;
+  readonly expiry_slot: bigint;
+  readonly reverted: boolean;
+}
+
+/** A refusal by the chain, as a settlement failure reason, or a request it could not judge. */
+export type LockOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+export interface SettlementChain {
+  /** The chain's current slot. */
+  readonly slot: bigint;
+  confirmationOf(slot: bigint): 'processed' | 'confirmed' | 'finalized';
+  /** The batch number the market's next settlement must carry (gapless over landed batches). */
+  nextBatchSeq(marketId: string): bigint;
+  /** Locks notes for the market until their expiry slots, all or none, signed by the settlement signer. */
+  lockNotes(marketId: string, locks: readonly { note_use_tag: string; expiry_slot: bigint }[]): LockOutcome;
+  lock(noteUseTag: string): ChainLock | undefined;
+  /** Slot at which the note-use tag was consumed, if it was. */
+  consumedSlot(noteUseTag: string): bigint | undefined;
+  /** Signs with the settlement signer; Ed25519 is deterministic, so re-signing gives the same tx_id. */
+  sign(batch: UnsignedChainBatch): SignedChainBatch;
+  /** Submits a signed batch. Throws only when the request did not reach the chain (retry it). */
+  submit(batch: SignedChainBatch): void;
+  settlement(txId: string): ChainSettlementRecord | undefined;
+  /** The current root of a shard. */
+  currentRoot(treeId: number): string;
+  leafIndex(commitment: string): bigint | undefined;
+  /** Slot ticks and reorgs: the pipeline's beat. Returns an unsubscribe function. */
+  onBeat(listener: () => void): () => void;
+}

@@ -1,0 +1,505 @@
+import type { CoreEvent, MarketConfig } from '@venue/core';
+import { type NoteHasher, sealFillMemo } from '@venue/notes';
+import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
+import type { VenueClock } from '../chain/clock.ts';
+import type { VenueEngine } from '../venue/venue-engine.ts';
+import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
+import type { NoteOpenings } from './note-openings.ts';
+import type { ChainSettlementRecord, SettlementChain, SignedChainBatch } from './settlement-chain.ts';
+import type { SettlementMetrics } from './settlement-metrics.ts';
+import {
+  fromMatchEvent,
+  fromPendingMatch,
+  memoOf,
+  type PlannedLeg,
+  planLeg,
+  type SettlingMatch,
+} from './settling-match.ts';
+
+/** Where fills and tree messages go (the stream server's `publish`). */
+export interface SettlementPublisher {
+  publish(channel: 'fills' | 'tree', message: Record<string, unknown>, accountId?: string): void;
+}
+
+export interface SettlementPipelineOptions {
+  readonly engine: VenueEngine;
+  /** The chain, signing with the enclave's settlement signer (the key final governance accepts). */
+  readonly chain: SettlementChain;
+  readonly hasher: NoteHasher;
+  readonly openings: NoteOpenings;
+  readonly clock: VenueClock;
+  readonly metrics?: SettlementMetrics;
+  readonly publisher?: SettlementPublisher;
+  /** Seal a market's batch at once when this many legs wait (default and maximum BATCH_LEGS_MAX). */
+  readonly batchLegsMax?: number;
+}
+
+/**
+ * Matches that must settle together: the orders of one batch auction joined by their fills. Value is
+ * conserved per asset within such a group (every fill's base and quote appear on both sides), so a
+ * settlement batch is made of whole groups and the chain's conservation check holds by construction.
+ */
+interface Group {
+  readonly marketId: string;
+  readonly legs: readonly PlannedLeg[];
+}
+
+interface InFlight {
+  readonly batch: SignedChainBatch;
+  readonly groups: readonly Group[];
+}
+
+interface Lane {
+  readonly queued: Group[];
+  inFlight: InFlight | null;
+  /** Groups whose notes the chain already consumed (an earlier landing): waiting for finality. */
+  readonly landed: Group[];
+}
+
+/**
+ * The venue's settlement pipeline (docs/settlement.md). It hears the core's matches once they are
+ * durable, locks each matched note on chain under its note-use tag until the match's lock expiry,
+ * queues the match's group, and seals one batch per market per slot (or at once at the size cap),
+ * signed by the settlement signer, with the market's next batch number. It follows each batch to
+ * finality, failure or a reorg, and tells the core the outcome through `engine.record`. The chain is
+ * the truth throughout: a group whose input notes the chain consumed has settled, whatever became of
+ * the transaction the pipeline remembers, so a retry never settles anything twice.
+ */
+export class SettlementPipeline {
+  readonly #o: SettlementPipelineOptions;
+  readonly #legsMax: number;
+  readonly #lanes = new Map<string, Lane>();
+  /** Matches the pipeline owns (queued, locked, in flight): market:match. */
+  readonly #owned = new Set<string>();
+  /** Fill messages held until the core's fill event for the same match is out. */
+  readonly #fills = new Map<string, { accountId: string; message: Record<string, unknown> }>();
+  #stopped = false;
+  readonly #detach: () => void;
+
+  constructor(options: SettlementPipelineOptions) {
+    this.#o = options;
+    this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
+    assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
+    options.engine.onEvents((events) => {
+      if (!this.#stopped) this.#onEvents(events);
+    });
+    this.#detach = options.chain.onBeat(() => this.step());
+  }
+
+  /** Stops listening (a pipeline being replaced, or the venue stopping). */
+  stop(): void {
+    this.#stopped = true;
+    this.#detach();
+  }
+
+  /** Matches waiting in a queue or in an unfinished batch, per market. */
+  queueDepth(marketId: string): number {
+    const lane = this.#lanes.get(marketId);
+    if (lane === undefined) return 0;
+    const count = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.legs.length, 0);
+    return count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed);
+  }
+
+  /**
+   * Boot step: rebuilds the queue from the core's pending matches and the chain's state. Matches
+   * whose notes the chain consumed have settled (an earlier batch landed) and wait for finality;
+   * the rest are locked again if needed and queued. Batch numbers come from the chain's market
+   * account, so a number the chain already used is never reused and none is skipped.
+   */
+  reconcile(): void {
+    const byMarket = new Map<string, SettlingMatch[]>();
+    for (const view of this.#o.engine.core.pendingMatches()) {
+      if (this.#owned.has(key(view.marketId, view.matchId))) continue;
+      const list = byMarket.get(view.marketId) ?? [];
+      list.push(fromPendingMatch(view, this.#o.chain.slot));
+      byMarket.set(view.marketId, list);
+    }
+    // The core does not keep which matches were counterparts, but the pending matches of a market
+    // are a union of whole groups (a group resolves at once), so together they conserve value.
+    for (const matches of byMarket.values()) this.#admit(matches, true);
+    this.step();
+  }
+
+  /** One beat: follow batches in flight, then seal what waits. Runs on every chain slot and reorg. */
+  step(): void {
+    if (this.#stopped) return;
+    this.#o.engine.catchUp();
+    for (const [marketId, lane] of [...this.#lanes]) {
+      this.#followLanded(lane);
+      if (lane.inFlight !== null) this.#follow(lane, lane.inFlight);
+      if (lane.inFlight === null) this.#seal(marketId, lane);
+      this.#o.metrics?.setQueueDepth(marketId, this.queueDepth(marketId));
+    }
+  }
+
+  // ---- Matches in ----
+
+  #onEvents(events: readonly CoreEvent[]): void {
+    const groups = new Map<string, SettlingMatch[]>();
+    for (const event of events) {
+      if (event.type === 'match') {
+        const id = `${event.marketId}:${event.batch}`;
+        const list = groups.get(id) ?? [];
+        list.push(fromMatchEvent(event, this.#o.chain.slot));
+        groups.set(id, list);
+      } else if (
+        event.type === 'order' &&
+        event.matchId !== undefined &&
+        (event.kind === 'partially_filled' || event.kind === 'fully_filled')
+      ) {
+        this.#releaseFill(event.marketId, event.matchId);
+      }
+    }
+    for (const matches of groups.values()) {
+      for (const group of connected(matches)) this.#admit(group, false);
+    }
+  }
+
+  /** Plans and locks one group, then queues it; a group that cannot be locked fails at once. */
+  #admit(matches: readonly SettlingMatch[], recovered: boolean): void {
+    const first = matches[0];
+    if (first === undefined) return;
+    const marketId = first.marketId;
+    for (const match of matches) this.#owned.add(key(marketId, match.matchId));
+    const lane = this.#lane(marketId);
+    const market = this.#o.engine.core.marketConfig(marketId);
+    assert(market !== undefined, `settlement of unknown market ${marketId}`);
+    const planned = this.#plan(market, matches);
+    if (typeof planned === 'string') {
+      this.#failMatches(matches, 'chain_rejected');
+      return;
+    }
+    const group: Group = { marketId, legs: planned };
+    if (recovered && this.#allConsumed(group)) {
+      lane.landed.push(group);
+      return;
+    }
+    if (this.queueDepth(marketId) + matches.length > QUEUED_MATCHES_PER_MARKET_MAX) {
+      this.#failMatches(matches, 'chain_rejected');
+      return;
+    }
+    const refusal = this.#lock(group);
+    if (refusal !== null) {
+      this.#failMatches(matches, refusal);
+      return;
+    }
+    lane.queued.push(group);
+    if (queuedLegs(lane) >= this.#legsMax && lane.inFlight === null) this.#seal(marketId, lane);
+  }
+
+  #plan(market: MarketConfig, matches: readonly SettlingMatch[]): PlannedLeg[] | string {
+    const legs: PlannedLeg[] = [];
+    if (matches.length > this.#legsMax) return 'group larger than a batch';
+    for (const match of matches) {
+      const opening = this.#o.openings.get(match.note.commitment);
+      if (opening === undefined) return 'note opening unknown';
+      // A change note is not under the root its order was proved against; the chain's current
+      // root of its shard holds it (it was final before the core re-booked the remainder).
+      const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
+      try {
+        legs.push(planLeg(this.#o.hasher, market, match, opening, root));
+      } catch (error) {
+        if (error instanceof RangeError) return error.message;
+        throw error;
+      }
+    }
+    return legs;
+  }
+
+  /**
+   * Locks every note of the group until its match's lock expiry (all or none), unless a live lock of
+   * this market already holds it (a recovered match). Returns the failure reason, or null.
+   */
+  #lock(group: Group): SettlementFailureReason | null {
+    const { chain } = this.#o;
+    const needed = group.legs.filter((planned) => {
+      const lock = chain.lock(planned.noteUseTag);
+      return !(
+        lock !== undefined &&
+        lock.market_id === group.marketId &&
+        !lock.reverted &&
+        lock.expiry_slot >= planned.match.lockExpirySlot
+      );
+    });
+    if (needed.length === 0) return null;
+    if (needed.some((planned) => planned.match.lockExpirySlot <= chain.slot)) return 'lock_expired';
+    const outcome = chain.lockNotes(
+      group.marketId,
+      needed.map((p) => ({ note_use_tag: p.noteUseTag, expiry_slot: p.match.lockExpirySlot })),
+    );
+    return outcome.ok ? null : reasonOf(outcome.reason);
+  }
+
+  // ---- Batches out ----
+
+  /** Seals the market's waiting groups (whole groups, up to the leg cap) into one signed batch. */
+  #seal(marketId: string, lane: Lane): void {
+    if (lane.queued.length === 0 || lane.inFlight !== null) return;
+    const groups: Group[] = [];
+    let legs = 0;
+    while (lane.queued.length > 0) {
+      const next = lane.queued[0] as Group;
+      if (groups.length > 0 && legs + next.legs.length > this.#legsMax) break;
+      groups.push(next);
+      legs += next.legs.length;
+      lane.queued.shift();
+    }
+    const planned = groups.flatMap((group) => group.legs);
+    // The batch must land while every lock holds: its deadline is the earliest lock expiry.
+    const deadline = planned.reduce(
+      (min, p) => (p.match.lockExpirySlot < min ? p.match.lockExpirySlot : min),
+      planned[0]?.match.lockExpirySlot ?? 0n,
+    );
+    const { chain } = this.#o;
+    const batch = chain.sign({
+      market_id: marketId,
+      batch_seq: chain.nextBatchSeq(marketId),
+      deadline_slot: deadline,
+      match_count: planned.length,
+      legs: planned.map((p) => p.leg),
+      proof: '',
+    });
+    const inFlight: InFlight = { batch, groups };
+    lane.inFlight = inFlight;
+    this.#o.metrics?.batchSubmitted(marketId, planned.length);
+    this.#submit(inFlight);
+    this.#follow(lane, inFlight);
+  }
+
+  /** Submits (or resubmits) a signed batch: the same bytes are the same transaction on chain. */
+  #submit(inFlight: InFlight): void {
+    try {
+      this.#o.chain.submit(inFlight.batch);
+    } catch {
+      // The request did not reach the chain (not a settlement outcome): it is retried next slot
+      // with the same signed bytes, which the chain deduplicates by transaction id.
+    }
+  }
+
+  /** Follows the batch in flight: finality settles it, a failure fails it, a lost landing retries. */
+  #follow(lane: Lane, inFlight: InFlight): void {
+    const { chain } = this.#o;
+    const record: ChainSettlementRecord | undefined = chain.settlement(inFlight.batch.tx_id);
+    if (record?.state === 'pending') return;
+    if (record?.state === 'landed') {
+      const included = record.included_slot ?? chain.slot;
+      if (chain.confirmationOf(included) !== 'finalized') return;
+      lane.inFlight = null;
+      this.#settle(inFlight.groups, record);
+      return;
+    }
+    if (record?.state === 'failed') {
+      lane.inFlight = null;
+      this.#o.metrics?.batchFailed(inFlight.batch.market_id);
+      const reason = record.reason ?? 'chain_rejected';
+      for (const group of inFlight.groups) {
+        // Consumed inputs mean an earlier landing of these notes (an attempt before a restart).
+        if (this.#allConsumed(group)) lane.landed.push(group);
+        else
+          this.#failMatches(
+            group.legs.map((p) => p.match),
+            reason,
+          );
+      }
+      return;
+    }
+    // Unknown to the chain: a reorg dropped its landing, or the submission never arrived. Past its
+    // deadline it can never land, so its matches fail now instead of being retried for ever.
+    if (chain.slot > inFlight.batch.deadline_slot) {
+      lane.inFlight = null;
+      this.#o.metrics?.batchFailed(inFlight.batch.market_id);
+      for (const group of inFlight.groups) {
+        if (this.#allConsumed(group)) lane.landed.push(group);
+        else
+          this.#failMatches(
+            group.legs.map((p) => p.match),
+            'confirmation_timeout',
+          );
+      }
+      return;
+    }
+    // A rolled-back slot may have taken the locks with it: place them again (same market, same
+    // expiry) before the same signed batch goes out again.
+    for (const group of inFlight.groups) this.#lock(group);
+    this.#submit(inFlight);
+    const retried = chain.settlement(inFlight.batch.tx_id);
+    if (retried !== undefined && retried.state !== 'pending') this.#follow(lane, inFlight);
+  }
+
+  /** Groups that settled through an earlier landing: final once their notes' consumption is. */
+  #followLanded(lane: Lane): void {
+    const { chain } = this.#o;
+    for (const group of [...lane.landed]) {
+      const slots = group.legs.map((p) => chain.consumedSlot(p.noteUseTag));
+      if (slots.some((slot) => slot === undefined)) {
+        // A reorg undid the landing: settle the group again.
+        lane.landed.splice(lane.landed.indexOf(group), 1);
+        const refusal = this.#lock(group);
+        if (refusal === null) lane.queued.push(group);
+        else
+          this.#failMatches(
+            group.legs.map((p) => p.match),
+            refusal,
+          );
+        continue;
+      }
+      const included = (slots as bigint[]).reduce((max, s) => (s > max ? s : max), 0n);
+      if (chain.confirmationOf(included) !== 'finalized') continue;
+      lane.landed.splice(lane.landed.indexOf(group), 1);
+      this.#settle([group], undefined);
+    }
+  }
+
+  #allConsumed(group: Group): boolean {
+    return group.legs.every((p) => this.#o.chain.consumedSlot(p.noteUseTag) !== undefined);
+  }
+
+  // ---- Outcomes to the core ----
+
+  /** Final on chain: each match's fill memo is prepared, then the core hears `match_settled`. */
+  #settle(groups: readonly Group[], record: ChainSettlementRecord | undefined): void {
+    const { openings, chain, metrics } = this.#o;
+    const leaves = new Map((record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
+    const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
+    const batchSeq = record?.batch_seq ?? null;
+    let oldest: bigint | null = null;
+    for (const group of groups) {
+      for (const planned of group.legs) {
+        const { match } = planned;
+        if (oldest === null || match.seenSlot < oldest) oldest = match.seenSlot;
+        this.#prepareFill(planned, batchSeq, leafIndex);
+        openings.forget(match.note.commitment);
+        if (planned.change.value > 0n)
+          openings.remember(planned.change.hex.commitment, {
+            ownerCommitment: planned.change.hex.ownerCommitment,
+            innerHash: planned.change.hex.innerHash,
+            derived: true,
+          });
+        this.#report(match, {
+          type: 'match_settled',
+          marketId: match.marketId,
+          matchId: match.matchId,
+          changeNote: {
+            commitment: planned.change.hex.commitment,
+            value: planned.change.value,
+            treeId: match.note.treeId,
+          },
+        });
+      }
+    }
+    const marketId = groups[0]?.marketId;
+    if (marketId !== undefined && oldest !== null) {
+      const finalSlot = chain.slot;
+      metrics?.batchFinalized(marketId, finalSlot > oldest ? finalSlot - oldest : 0n);
+    }
+  }
+
+  #failMatches(matches: readonly SettlingMatch[], reason: SettlementFailureReason): void {
+    for (const match of matches) {
+      this.#report(match, { type: 'match_failed', marketId: match.marketId, matchId: match.matchId, reason });
+    }
+  }
+
+  /** Records an outcome once; the core asserts a match is resolved only once. */
+  #report(
+    match: SettlingMatch,
+    command:
+      | {
+          type: 'match_settled';
+          marketId: string;
+          matchId: bigint;
+          changeNote: { commitment: string; value: bigint; treeId: number };
+        }
+      | { type: 'match_failed'; marketId: string; matchId: bigint; reason: SettlementFailureReason },
+  ): void {
+    const id = key(match.marketId, match.matchId);
+    if (!this.#owned.delete(id)) return;
+    if (!this.#o.engine.core.isPendingMatch(match.marketId, match.matchId)) return;
+    this.#o.engine.record(command);
+  }
+
+  // ---- Fill memos ----
+
+  #prepareFill(
+    planned: PlannedLeg,
+    batchSeq: bigint | null,
+    leafIndex: (commitment: string) => bigint | undefined,
+  ): void {
+    const { match } = planned;
+    // A match recovered at boot has no batch price (the core keeps none): its owner re-derives the
+    // notes from the order events instead (docs/settlement.md section 4).
+    if (match.clearingPrice === null || batchSeq === null) return;
+    if (this.#fills.size >= FILLS_AWAITING_EVENT_MAX) return;
+    const memo = sealFillMemo(
+      match.viewingPubkey,
+      { orderId: match.orderId, matchId: match.matchId },
+      memoOf(planned, match.clearingPrice, leafIndex),
+    );
+    this.#fills.set(key(match.marketId, match.matchId), {
+      accountId: match.accountId,
+      message: {
+        channel: 'fills',
+        order_id: match.orderId,
+        market_id: match.marketId,
+        match_id: match.matchId.toString(),
+        batch_seq: batchSeq,
+        server_time_ms: this.#o.clock.nowMs(),
+        memo,
+      },
+    });
+  }
+
+  /** Sent only after the core's fill event is out, so the fills channel never runs ahead of it. */
+  #releaseFill(marketId: string, matchId: bigint): void {
+    const id = key(marketId, matchId);
+    const fill = this.#fills.get(id);
+    if (fill === undefined) return;
+    this.#fills.delete(id);
+    this.#o.publisher?.publish('fills', fill.message, fill.accountId);
+  }
+
+  #lane(marketId: string): Lane {
+    let lane = this.#lanes.get(marketId);
+    if (lane === undefined) {
+      lane = { queued: [], inFlight: null, landed: [] };
+      this.#lanes.set(marketId, lane);
+    }
+    return lane;
+  }
+}
+
+function key(marketId: string, matchId: bigint): string {
+  return `${marketId}:${matchId}`;
+}
+
+function queuedLegs(lane: Lane): number {
+  return lane.queued.reduce((sum, group) => sum + group.legs.length, 0);
+}
+
+/** Splits one auction batch's matches into groups joined by fills (union-find over match ids). */
+function connected(matches: readonly SettlingMatch[]): SettlingMatch[][] {
+  const parent = new Map<bigint, bigint>(matches.map((m) => [m.matchId, m.matchId]));
+  const find = (id: bigint): bigint => {
+    let root = id;
+    while (parent.get(root) !== root) root = parent.get(root) as bigint;
+    parent.set(id, root);
+    return root;
+  };
+  for (const match of matches) {
+    for (const other of match.counterpartyMatchIds ?? []) {
+      if (parent.has(other)) parent.set(find(other), find(match.matchId));
+    }
+  }
+  const groups = new Map<bigint, SettlingMatch[]>();
+  for (const match of matches) {
+    const root = find(match.matchId);
+    groups.set(root, [...(groups.get(root) ?? []), match]);
+  }
+  return [...groups.values()];
+}
+
+/** The failure reason of a chain refusal at lock time (docs/settlement.md section 3). */
+function reasonOf(refusal: string): SettlementFailureReason {
+  const known = (SETTLEMENT_FAILURE_REASONS as readonly string[]).includes(refusal);
+  return known ? (refusal as SettlementFailureReason) : 'chain_rejected';
+}

@@ -1,0 +1,106 @@
+import { ACCOUNT_ROLES } from '@venue/protocol';
+import { type Command, Option } from 'commander';
+import { withContext } from './context.ts';
+import type { CliIo } from './output.ts';
+
+/**
+ * `admin ...`: the operator routes (spec 4.7), logged in as the `admin` account of the credentials
+ * file (or --account). They manage access and the planned stop only.
+ */
+export function registerAdminCommands(program: Command, io: CliIo): void {
+  const admin = program.command('admin').description('Operator commands (admin account).');
+  const accounts = admin.command('accounts').description('Create, disable, enable accounts; revoke tokens.');
+
+  accounts
+    .command('create')
+    .description('Register an account. Its secret is shown once: hand it over securely.')
+    .addOption(new Option('--role <role>', 'account role').choices(ACCOUNT_ROLES).default('trader'))
+    .option('--label <label>', 'operator note, e.g. the desk name')
+    .action((flags: { role: 'trader' | 'admin'; label?: string }, command: Command) =>
+      withContext(command, io, async (context) => {
+        const client = await context.login('admin');
+        const created = await client.createAccount({
+          role: flags.role,
+          ...(flags.label === undefined ? {} : { label: flags.label }),
+        });
+        // The new account's credentials are the one thing this command exists to deliver.
+        context.out.result(created, () =>
+          [
+            `created ${created.role} account ${created.account_id}`,
+            `  api_key     ${created.api_key}`,
+            `  api_secret  ${created.api_secret}`,
+            `  passphrase  ${created.passphrase}`,
+            'The secret and passphrase are not shown again.',
+          ].join('\n'),
+        );
+      }),
+    );
+
+  for (const change of ['disable', 'enable', 'revoke-tokens'] as const) {
+    accounts
+      .command(change)
+      .description(
+        change === 'disable'
+          ? 'Suspend an account at once (REST, stream and logins).'
+          : change === 'enable'
+            ? 'Reinstate a suspended account.'
+            : 'Invalidate every token of an account without disabling it.',
+      )
+      .argument('<api_key>', 'the account to change')
+      .action((apiKey: string, _flags: unknown, command: Command) =>
+        withContext(command, io, async (context) => {
+          const client = await context.login('admin');
+          const status = await client.changeAccount(apiKey, change);
+          context.out.result(status, () => `${status.api_key}: ${status.status}`);
+        }),
+      );
+  }
+
+  admin
+    .command('drain')
+    .description('Inspect, begin or cancel a planned-stop drain.')
+    .argument('[action]', 'inspect (default), begin or cancel', 'inspect')
+    .action((action: string, _flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        if (!['inspect', 'begin', 'cancel'].includes(action)) {
+          throw new Error(`drain action must be inspect, begin or cancel, received "${action}"`);
+        }
+        const client = await context.login('admin');
+        const drain = await client.drain(action as 'inspect' | 'begin' | 'cancel');
+        context.out.result(
+          drain,
+          () =>
+            `drain: ${drain.state}; trading ${drain.trading_closed ? 'closed' : 'open'}; journal records in flight ${drain.journal_records_in_flight}`,
+        );
+      }),
+    );
+
+  admin
+    .command('metrics')
+    .description('Settlement queue and latency per market (aggregates only).')
+    .action((_flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const client = await context.login('admin');
+        const metrics = await client.settlementMetrics();
+        if (context.options.json) {
+          context.out.result(metrics, () => '');
+          return;
+        }
+        context.out.table(
+          metrics.markets,
+          {
+            symbol: (m) => m.symbol,
+            queue: (m) => String(m.queue_depth),
+            submitted: (m) => String(m.batches_submitted),
+            confirmed: (m) => String(m.batches_confirmed),
+            failed: (m) => String(m.batches_failed),
+            'p50 slots': (m) =>
+              m.match_to_final_slots_p50 === undefined ? '-' : String(m.match_to_final_slots_p50),
+            'p99 slots': (m) =>
+              m.match_to_final_slots_p99 === undefined ? '-' : String(m.match_to_final_slots_p99),
+          },
+          'no markets',
+        );
+      }),
+    );
+}

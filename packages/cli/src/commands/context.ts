@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  type Credentials,
+  connectVenue,
+  KeyFile,
+  NoteWallet,
+  Trader,
+  type TrustAnchors,
+  type VenueClient,
+} from '@venue/sdk';
+import type { Command } from 'commander';
+import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-venue.ts';
+import { CliError, type CliIo, Output } from './output.ts';
+
+/**
+ * What every command shares: the global options, the attested connection, the account login from
+ * a credentials file, and the local key file with the state kept beside it. Secrets are read from
+ * files and never printed.
+ */
+
+export interface GlobalOptions {
+  venue: string;
+  credentials: string;
+  account?: string;
+  trust?: string;
+  keyFile: string;
+  walletDir?: string;
+  json: boolean;
+}
+
+export const DEFAULT_VENUE_URL = 'https://127.0.0.1:8443';
+export const DEFAULT_CREDENTIALS_FILE = `.state/dev/${ACCOUNTS_FILE_NAME}`;
+export const DEFAULT_KEY_FILE = '.venue/key.json';
+
+export class CommandContext {
+  readonly options: GlobalOptions;
+  readonly out: Output;
+  readonly #opened: Array<() => Promise<void> | void> = [];
+
+  constructor(options: GlobalOptions, io: CliIo) {
+    this.options = options;
+    this.out = new Output(io, options.json);
+  }
+
+  /** The global options of the root program, as seen from any sub-command. */
+  static of(command: Command, io: CliIo): CommandContext {
+    return new CommandContext(command.optsWithGlobals<GlobalOptions>(), io);
+  }
+
+  /**
+   * The trust anchors: the platform root and measurement file (the dev venue writes
+   * platform-root.json beside its credentials file). Public values only.
+   */
+  trust(): TrustAnchors {
+    const file = resolve(this.options.trust ?? join(dirname(this.options.credentials), PLATFORM_FILE_NAME));
+    const json = readJson(file, 'trust file (--trust)') as Record<string, unknown>;
+    const keyId = json['root_key_id'];
+    const rootKey = json['root_public_key'];
+    const measurement = json['measurement'];
+    if (typeof keyId !== 'string' || typeof rootKey !== 'string' || typeof measurement !== 'string') {
+      throw new CliError(`${file}: expected root_key_id, root_public_key and measurement (hex strings)`);
+    }
+    return { roots: new Map([[keyId, rootKey]]), measurements: new Set([measurement]) };
+  }
+
+  /** Attests the venue (the SDK checks the report and pins the certificate) without logging in. */
+  async connect(): Promise<VenueClient> {
+    const client = await connectVenue({ url: this.options.venue, trust: this.trust() });
+    this.#opened.push(() => client.close());
+    return client;
+  }
+
+  /** Attests the venue and logs in as `--account` (or `fallbackAccount`) of the credentials file. */
+  async login(fallbackAccount = 'alice'): Promise<VenueClient> {
+    const credentials = this.credentials(this.options.account ?? fallbackAccount);
+    const client = await this.connect();
+    await client.login(credentials);
+    return client;
+  }
+
+  credentials(name: string): Credentials {
+    const file = resolve(this.options.credentials);
+    const accounts = readJson(file, 'credentials file (--credentials)') as Record<string, unknown>;
+    const entry = accounts[name] as Record<string, unknown> | undefined;
+    if (entry === undefined) {
+      throw new CliError(`${file} has no account "${name}"; it has ${Object.keys(accounts).join(', ')}`);
+    }
+    const { api_key: apiKey, api_secret: apiSecret, passphrase } = entry;
+    if (typeof apiKey !== 'string' || typeof apiSecret !== 'string' || typeof passphrase !== 'string') {
+      throw new CliError(`${file}: account "${name}" needs api_key, api_secret and passphrase`);
+    }
+    return { apiKey, apiSecret, passphrase };
+  }
+
+  async keyFile(): Promise<KeyFile> {
+    try {
+      return await KeyFile.load(resolve(this.options.keyFile));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new CliError(`no key file at ${this.options.keyFile}; run \`venue keys generate\` first`);
+      }
+      throw error;
+    }
+  }
+
+  /** Where the order log, note log and nonce reservations live: beside the key file by default. */
+  stateDir(): string {
+    return resolve(this.options.walletDir ?? dirname(this.options.keyFile));
+  }
+
+  /** A trader for the key file's trading key, logged in as the trading account. */
+  async trader(): Promise<{ trader: Trader; client: VenueClient; keys: KeyFile }> {
+    const keys = await this.keyFile();
+    const client = await this.login();
+    const trader = Trader.open(client, keys, this.stateDir());
+    this.#opened.push(() => trader.close());
+    return { trader, client, keys };
+  }
+
+  async wallet(keys: KeyFile): Promise<NoteWallet> {
+    const wallet = await NoteWallet.open(keys, this.stateDir());
+    this.#opened.push(() => wallet.close());
+    return wallet;
+  }
+
+  /** Closes what the command opened, last first. */
+  async close(): Promise<void> {
+    for (const close of this.#opened.reverse()) await close();
+  }
+}
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read the ${what} ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`the ${what} ${file} is not JSON`);
+  }
+}
+
+/** Runs `body` with a context and closes everything it opened, even on failure. */
+export async function withContext(
+  command: Command,
+  io: CliIo,
+  body: (context: CommandContext) => Promise<void>,
+): Promise<void> {
+  const context = CommandContext.of(command, io);
+  try {
+    await body(context);
+  } finally {
+    await context.close();
+  }
+}

@@ -1,0 +1,126 @@
+import { ChainRpcClient, signBytes, spendAuthorityOf, withdrawBytes } from '@venue/chain-sim';
+import type { Command } from 'commander';
+import { withContext } from './context.ts';
+import { CliError, type CliIo } from './output.ts';
+import { parseHex32, parseTreeId, parseU64 } from './parsers.ts';
+
+/**
+ * `balance`, `deposit` and `withdraw`. The venue keeps no balances (spec 1 item 4): `balance`
+ * scans the public note trees for the notes in your wallet; `deposit` and `withdraw` are chain
+ * actions, sent to the chain simulator's JSON-RPC (--chain-rpc), never to the venue.
+ */
+export function registerNoteCommands(program: Command, io: CliIo): void {
+  program
+    .command('balance')
+    .description(
+      'Scan the note trees for your notes and print spendable, reserved and pending sums per mint.',
+    )
+    .option('--no-scan', 'print what the wallet knows without reading the trees')
+    .option('--notes', 'list the notes instead of the sums')
+    .action((flags: { scan: boolean; notes?: boolean }, command: Command) =>
+      withContext(command, io, async (context) => {
+        const keys = await context.keyFile();
+        const wallet = await context.wallet(keys);
+        if (flags.scan) {
+          const client = await context.login();
+          const bar = context.out.progress('scanning');
+          await wallet.scan(client, (p) => bar.update(p.leavesRead, p.leavesTotal));
+          bar.stop();
+        }
+        if (flags.notes === true) {
+          context.out.table(
+            wallet.notes().filter((n) => n.status !== 'spent'),
+            {
+              commitment: (n) => n.commitment,
+              mint: (n) => n.mint,
+              value: (n) => String(n.value),
+              status: (n) => n.status,
+              shard: (n) => String(n.tree_id),
+              leaf: (n) => (n.leaf_index === undefined ? '-' : String(n.leaf_index)),
+            },
+            'no notes; deposit one with venue deposit',
+          );
+          return;
+        }
+        context.out.table(
+          wallet.balances(),
+          {
+            mint: (b) => b.mint,
+            spendable: (b) => String(b.spendable),
+            reserved: (b) => String(b.reserved),
+            pending: (b) => String(b.pending),
+          },
+          'no notes; deposit one with venue deposit',
+        );
+      }),
+    );
+
+  program
+    .command('deposit')
+    .description('Deposit tokens into a new note of your wallet (a chain action).')
+    .requiredOption('--mint <address>', 'token mint (see GET /instruments base_mint and quote_mint)')
+    .requiredOption('--amount <units>', 'value in base units of the mint', parseU64)
+    .requiredOption('--chain-rpc <url>', "the chain simulator's JSON-RPC URL")
+    .option('--tree-id <shard>', 'note tree shard', parseTreeId, 0)
+    .action((flags: { mint: string; amount: bigint; chainRpc: string; treeId: number }, command: Command) =>
+      withContext(command, io, async (context) => {
+        const keys = await context.keyFile();
+        const wallet = await context.wallet(keys);
+        // Recorded (sealed) before it is sent, so a crash cannot lose the opening of a funded note.
+        const { note, deposit } = wallet.prepareDeposit({
+          mint: flags.mint,
+          value: flags.amount,
+          treeId: flags.treeId,
+        });
+        const chain = new ChainRpcClient(flags.chainRpc);
+        const receipt = await chain.request<{ leaf_index: bigint; slot: bigint }>('deposit', {
+          ...deposit,
+          spend_authority: spendAuthorityOf(keys.spendingKey()).publicKey,
+        });
+        context.out.result(
+          {
+            commitment: note.commitment,
+            tree_id: note.tree_id,
+            leaf_index: receipt.leaf_index,
+            slot: receipt.slot,
+          },
+          () =>
+            `deposited ${flags.amount} of ${flags.mint} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
+        );
+      }),
+    );
+
+  program
+    .command('withdraw')
+    .description('Withdraw a spendable note of your wallet to a public account (a chain action).')
+    .requiredOption('--note <commitment>', 'the note to withdraw', parseHex32)
+    .requiredOption('--recipient <address>', 'public account receiving the tokens')
+    .requiredOption('--chain-rpc <url>', "the chain simulator's JSON-RPC URL")
+    .action((flags: { note: string; recipient: string; chainRpc: string }, command: Command) =>
+      withContext(command, io, async (context) => {
+        const keys = await context.keyFile();
+        const wallet = await context.wallet(keys);
+        const note = wallet.note(flags.note);
+        if (note === undefined || note.status !== 'spendable') {
+          throw new CliError(
+            `note ${flags.note} is not a spendable note of this wallet (see venue balance --notes)`,
+          );
+        }
+        const unsigned = {
+          tree_id: note.tree_id,
+          commitment: note.commitment,
+          owner_commitment: keys.publicParts.owner_commitment,
+          note_inner_hash: note.inner_hash,
+          value: note.value,
+          recipient: flags.recipient,
+        };
+        const signature = signBytes(spendAuthorityOf(keys.spendingKey()), withdrawBytes(unsigned));
+        const receipt = await new ChainRpcClient(flags.chainRpc).request('withdraw', {
+          ...unsigned,
+          signature,
+        });
+        wallet.spent(note.commitment);
+        context.out.result(receipt, () => `withdrew ${note.value} of ${note.mint} to ${flags.recipient}`);
+      }),
+    );
+}

@@ -1,0 +1,224 @@
+import { createValidInputProver } from '@venue/notes';
+import type { OrderRecord, OrderType, Side } from '@venue/protocol';
+import {
+  type KeyFile,
+  type LocalOrder,
+  type NoteInput,
+  NoteWallet,
+  nominalCost,
+  spentMintOf,
+  type VenueClient,
+} from '@venue/sdk';
+import { type Command, Option } from 'commander';
+import { withContext } from './context.ts';
+import { CliError, type CliIo } from './output.ts';
+import { parseHex32, parseOrderId, parseU64 } from './parsers.ts';
+
+/**
+ * `place`, `cancel`, `modify` and `orders`: the trading commands, over the SDK's Trader, so each
+ * order is recorded (sealed, beside the key file) before it is sent and a retry resends the same
+ * signed body.
+ */
+
+interface PlaceFlags {
+  symbol: string;
+  side: Side;
+  type: OrderType;
+  amount: bigint;
+  price: bigint;
+  minFill?: bigint;
+  lifetime?: bigint;
+  note?: string;
+  stubNote?: boolean;
+  merkleRoot?: string;
+}
+
+export function registerOrderCommands(program: Command, io: CliIo): void {
+  program
+    .command('place')
+    .description('Sign and place an order, backed by a note of your wallet (see `venue balance`).')
+    .requiredOption('--symbol <symbol>', 'market, e.g. SOL-USDC')
+    .addOption(
+      new Option('--side <side>', 'bid buys base, ask sells it')
+        .choices(['bid', 'ask'])
+        .makeOptionMandatory(),
+    )
+    .addOption(new Option('--type <type>', 'order type').choices(['limit', 'ioc', 'fok']).default('limit'))
+    .requiredOption('--amount <units>', 'size in base units', parseU64)
+    .requiredOption('--price <price>', 'limit price, quote units per base in the price scale', parseU64)
+    .option('--min-fill <units>', 'smallest acceptable fill (equal to amount: all-or-none)', parseU64)
+    .option('--lifetime <slots>', 'slots from the venue slot to expiry (default 600)', parseU64)
+    .option(
+      '--note <commitment>',
+      'the wallet note to spend (default: the smallest that covers the cost)',
+      parseHex32,
+    )
+    .option(
+      '--stub-note',
+      'on a venue that does not settle: back the order with a fresh unfunded note and a stub proof',
+    )
+    .option(
+      '--merkle-root <root>',
+      'with --stub-note: the root to name (default: GET /tree/root of shard 0)',
+      parseHex32,
+    )
+    .action((flags: PlaceFlags, command: Command) =>
+      withContext(command, io, async (context) => {
+        const { trader, client, keys } = await context.trader();
+        const input = await noteInputFor(
+          flags,
+          client,
+          keys,
+          context.stateDir(),
+          context.out.progress('proving'),
+        );
+        const order = await trader.place({
+          symbol: flags.symbol,
+          side: flags.side,
+          type: flags.type,
+          amount: flags.amount,
+          price: flags.price,
+          ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
+          ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
+          input,
+        });
+        context.out.result(
+          orderView(order),
+          () => `placed ${order.order_id}: ${order.state} at slot ${order.arrival_slot ?? '?'}`,
+        );
+      }),
+    );
+
+  program
+    .command('cancel')
+    .description('Cancel a resting order placed with this key file.')
+    .argument('<order_id>', '32 hex characters', parseOrderId)
+    .action((orderId: string, _flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const { trader } = await context.trader();
+        const response = await trader.cancel(orderId);
+        context.out.result(response, () => `cancelled ${orderId}`);
+      }),
+    );
+
+  program
+    .command('modify')
+    .description('Cancel and replace an order in one step (same market, same key).')
+    .argument('<order_id>', '32 hex characters', parseOrderId)
+    .option('--price <price>', 'new limit price', parseU64)
+    .option('--amount <units>', 'new size', parseU64)
+    .option('--lifetime <slots>', 'new lifetime from the venue slot', parseU64)
+    .option('--new-id', 'give the replacement a new order id (the old one is cancelled)')
+    .action(
+      (
+        orderId: string,
+        flags: { price?: bigint; amount?: bigint; lifetime?: bigint; newId?: boolean },
+        command: Command,
+      ) =>
+        withContext(command, io, async (context) => {
+          if (flags.price === undefined && flags.amount === undefined && flags.lifetime === undefined) {
+            throw new CliError('nothing to change: give --price, --amount or --lifetime');
+          }
+          const { trader } = await context.trader();
+          const order = await trader.modify(orderId, {
+            ...(flags.price === undefined ? {} : { price: flags.price }),
+            ...(flags.amount === undefined ? {} : { amount: flags.amount }),
+            ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
+            newOrderId: flags.newId === true,
+          });
+          context.out.result(
+            orderView(order),
+            () => `modified ${orderId}: now ${order.order_id} at ${order.price_limit}`,
+          );
+        }),
+    );
+
+  program
+    .command('orders')
+    .description("List the account's open orders (GET /account), or show one order (GET /orders/{id}).")
+    .argument('[order_id]', 'one order to show', parseOrderId)
+    .action((orderId: string | undefined, _flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const client = await context.login();
+        const records =
+          orderId === undefined ? (await client.account()).open_orders : [await client.order(orderId)];
+        context.out.table(records, ORDER_COLUMNS, 'no open orders');
+      }),
+    );
+}
+
+export const ORDER_COLUMNS: Record<string, (record: OrderRecord) => string> = {
+  order_id: (r) => r.order_id,
+  symbol: (r) => r.symbol,
+  side: (r) => r.side,
+  type: (r) => r.order_type,
+  state: (r) => r.state,
+  amount: (r) => String(r.amount),
+  remaining: (r) => String(r.remaining_amount),
+  filled: (r) => String(r.filled_quantity),
+  price: (r) => String(r.price_limit),
+  expiry: (r) => String(r.expiry_slot),
+};
+
+/** What a script needs of a local order (the signed body stays in the sealed log). */
+function orderView(order: LocalOrder) {
+  const { body: _body, ...view } = order;
+  return { ...view, symbol: order.body.symbol, side: order.body.side, trading_key: order.body.trading_key };
+}
+
+/** The note fields of a new order: a wallet note with its proof, or a stub note on a non-settling venue. */
+async function noteInputFor(
+  flags: PlaceFlags,
+  client: VenueClient,
+  keys: KeyFile,
+  stateDir: string,
+  progress: { update(done: number, total: number): void; stop(): void },
+): Promise<NoteInput> {
+  const instrument = await client.instrument(flags.symbol);
+  const mint = spentMintOf(flags.side, instrument);
+  const cost = nominalCost(flags, instrument);
+  if (flags.stubNote === true) {
+    if (client.info.proof_mode !== 'stub') {
+      throw new CliError(
+        '--stub-note works only on a venue that does not settle (GET /info proof_mode stub)',
+      );
+    }
+    const scratch = await NoteWallet.open(keys, null);
+    const { note } = scratch.prepareDeposit({ mint, value: cost });
+    const root = flags.merkleRoot ?? (await client.treeRoots())[0]?.root;
+    if (root === undefined) throw new CliError('the venue lists no tree shard; pass --merkle-root');
+    return scratch.stubInput(note, root);
+  }
+  const wallet = await NoteWallet.open(keys, stateDir);
+  try {
+    const note = flags.note === undefined ? wallet.pick(mint, cost) : wallet.note(flags.note);
+    if (note === undefined || note.status !== 'spendable' || note.mint !== mint || note.value < cost) {
+      throw new CliError(
+        `no spendable note of ${mint} worth at least ${cost}; deposit one (venue deposit) and run venue balance`,
+      );
+    }
+    if (client.info.proof_mode === 'stub') {
+      return {
+        ...(await wallet.input(note, keys.publicParts.trading_key, client, 'stub')),
+        ...collateral(note.value, cost),
+      };
+    }
+    progress.update(0, 1);
+    const prover = await createValidInputProver({ singleThread: true });
+    try {
+      const input = await wallet.input(note, keys.publicParts.trading_key, client, prover);
+      progress.update(1, 1);
+      return { ...input, ...collateral(note.value, cost) };
+    } finally {
+      progress.stop();
+      await prover.close();
+    }
+  } finally {
+    wallet.close();
+  }
+}
+
+/** A note worth more than the cost names its real value; the surplus returns as change (spec 2.1). */
+function collateral(value: bigint, cost: bigint): { collateral_amount?: bigint } {
+  return value > cost ? { collateral_amount: value } : {};
+}

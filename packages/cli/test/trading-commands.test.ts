@@ -1,0 +1,168 @@
+// The `venue` trading and operator commands against a real venue over HTTPS (attested, pinned):
+// keys are generated owner-only and only their public parts printed; place, orders, modify and
+// cancel work end to end with table and --json output that agree with the venue's records; a venue
+// refusal prints its code and message and exits 1; admin commands manage accounts and the drain.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadNoteHasher } from '@venue/notes';
+import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue } from '@venue/testing';
+import { runCli } from '../src/index.ts';
+
+let venue: TestVenue;
+let dir: string;
+
+before(async () => {
+  const hasher = await loadNoteHasher();
+  // Poseidon note commitments, as the SDK's wallet makes them; stub proofs (this venue never settles).
+  venue = await TestVenue.start({
+    enclave: true,
+    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'venue-cli-test-'));
+  const accounts = {
+    admin: await venue.server.provision('admin', 'cli admin'),
+    alice: await venue.server.provision('trader', 'cli alice'),
+    // Each CLI run logs in once and the venue meters logins per account (10, then one per 6 s):
+    // the refusal checks use their own account so that the trading test keeps its allowance.
+    bob: await venue.server.provision('trader', 'cli bob'),
+  };
+  writeFileSync(join(dir, 'dev-accounts.json'), JSON.stringify(accounts), { mode: 0o600 });
+  assert.ok(venue.platform !== undefined && venue.enclave !== undefined);
+  writeFileSync(
+    join(dir, 'platform-root.json'),
+    JSON.stringify({
+      root_key_id: venue.platform.rootKeyId,
+      root_public_key: venue.platform.rootPublicKey,
+      measurement: venue.enclave.measurement,
+    }),
+  );
+});
+after(async () => {
+  await venue.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `venue <args>` in-process with the test venue's global options; returns status and output. */
+async function venueCli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(
+    [
+      '--venue',
+      `https://127.0.0.1:${venue.port}`,
+      '--credentials',
+      join(dir, 'dev-accounts.json'),
+      '--key-file',
+      join(dir, 'keys', 'key.json'),
+      ...args,
+    ],
+    {
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      interactive: false,
+    },
+  );
+  return { status, stdout, stderr };
+}
+
+async function json(...args: string[]): Promise<Record<string, unknown> & Array<Record<string, unknown>>> {
+  const run = await venueCli('--json', ...args);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+describe('venue CLI', () => {
+  test('keys generate writes an owner-only key file and prints only public parts; show repeats them', async () => {
+    const generated = await venueCli('keys', 'generate');
+    assert.equal(generated.status, 0, generated.stderr);
+    const file = join(dir, 'keys', 'key.json');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const secrets = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    const shown = await json('keys', 'show');
+    assert.match(generated.stdout, new RegExp(`trading key +${shown['trading_key']}`));
+    for (const name of ['trading_seed', 'spending_key', 'viewing_private_key', 'storage_key']) {
+      assert.ok(!generated.stdout.includes(secrets[name] ?? '-'), `${name} must never be printed`);
+      assert.ok(!JSON.stringify(shown).includes(secrets[name] ?? '-'));
+    }
+    assert.deepEqual(Object.keys(shown).sort(), [
+      'key_file',
+      'owner_commitment',
+      'trading_key',
+      'viewing_pubkey',
+    ]);
+    // A second generate must not destroy the keys that own the notes.
+    const again = await venueCli('keys', 'generate');
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /already exists/);
+  });
+
+  test('place, orders, modify and cancel: tables and --json agree with the venue', async () => {
+    const placeArgs = [
+      'place',
+      '--symbol',
+      'SOL-USDC',
+      '--side',
+      'bid',
+      '--amount',
+      '100',
+      '--price',
+      '1000',
+    ];
+    const placed = await json(...placeArgs, '--stub-note', '--merkle-root', TEST_ROOT);
+    assert.equal(placed['state'], 'resting');
+    const id = String(placed['order_id']);
+    const record = await json('orders', id);
+    assert.equal(record.length, 1);
+    assert.equal(record[0]?.['state'], 'resting');
+    assert.equal(record[0]?.['price_limit'], '1000', 'u64 values are decimal strings in --json');
+    const table = await venueCli('orders');
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, new RegExp(`${id}.*SOL-USDC.*bid.*limit.*resting.*100.*1000`));
+
+    const modified = await json('modify', id, '--price', '990');
+    assert.equal(modified['order_id'], id);
+    assert.equal((await json('orders', id))[0]?.['price_limit'], '990');
+
+    const cancelled = await venueCli('cancel', id);
+    assert.equal(cancelled.status, 0, cancelled.stderr);
+    assert.equal(cancelled.stdout, `cancelled ${id}\n`);
+    assert.equal((await json('orders', id))[0]?.['state'], 'cancelled');
+    assert.equal((await venueCli('orders')).stdout, 'no open orders\n');
+  });
+
+  test("a refusal prints the venue's code and message and exits 1, as text or as JSON", async () => {
+    const missing = 'ab'.repeat(16);
+    const text = await venueCli('--account', 'bob', 'orders', missing);
+    assert.equal(text.status, 1);
+    assert.match(text.stderr, /^venue: error 1300 \(HTTP 404\): .+ \(request .+\)\n$/);
+    const asJson = await venueCli('--json', '--account', 'bob', 'orders', missing);
+    assert.equal(asJson.status, 1);
+    assert.equal(JSON.parse(asJson.stderr).error.code, 1300);
+    const usage = await venueCli('place', '--symbol', 'SOL-USDC', '--side', 'up');
+    assert.equal(usage.status, 2, 'a usage error is refused before anything is sent');
+  });
+
+  test('admin: create an account, disable, enable and revoke its tokens; drain and metrics', async () => {
+    const created = await json('admin', 'accounts', 'create', '--label', 'desk 9');
+    assert.equal(created['role'], 'trader');
+    const apiKey = String(created['api_key']);
+    assert.equal((await json('admin', 'accounts', 'disable', apiKey))['status'], 'suspended');
+    assert.equal((await json('admin', 'accounts', 'enable', apiKey))['status'], 'active');
+    assert.ok((await json('admin', 'accounts', 'revoke-tokens', apiKey))['tokens_invalid_before_ms']);
+    const drain = await venueCli('admin', 'drain');
+    assert.equal(drain.status, 0, drain.stderr);
+    assert.match(drain.stdout, /^drain: open; trading open/);
+    const metrics = await json('admin', 'metrics');
+    assert.ok(Array.isArray(metrics['markets']));
+    const refused = await venueCli('--account', 'bob', 'admin', 'drain');
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /error 11\d\d \(HTTP 403\)/);
+  });
+});

@@ -1,0 +1,366 @@
+import type {
+  CancelResponse,
+  ModifyRequest,
+  ModifyResponse,
+  OrderEvent,
+  OrderType,
+  PlaceOrder,
+  PlaceResponse,
+  Side,
+} from '@venue/protocol';
+import type { VenueClient } from './client.ts';
+import { NonceFile } from './durable-nonces.ts';
+import { AttestationError, VenueApiError } from './errors.ts';
+import type { KeyFile } from './key-file.ts';
+import { nominalCost } from './note-wallet.ts';
+import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
+import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
+import type { StreamGap, VenueStream } from './stream.ts';
+
+/**
+ * A trading key at work: places, cancels and modifies orders with the safety a bot needs and
+ * keeps the bot's own view of its orders in step with the venue's.
+ * - Each order id is chosen and written to the OrderStore with its signed body before the first
+ *   send; every retry sends those same bytes, so no retry can place a second order.
+ * - Nonces come from the key's counters (durable ones with Trader.open), so a restarted bot never
+ *   signs a stale nonce.
+ * - `expiry_slot` is the venue's current slot (GET /time) plus a lifetime, never the local clock.
+ * - A lost answer (network failure, stream closed) is retried with the same body; 429s are waited
+ *   out by the client (VenueClient); every refusal ends as the venue's VenueApiError.
+ * - Stream events update the view as they arrive; after a stream gap, reconcile() reads the truth.
+ */
+
+/** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
+export interface NoteInput {
+  readonly note_commitment: string;
+  readonly owner_commitment: string;
+  readonly note_inner_hash: string;
+  readonly merkle_root: string;
+  readonly valid_input_proof: string;
+  readonly tree_id?: number;
+  readonly collateral_amount?: bigint;
+}
+
+export interface OrderRequest {
+  readonly symbol: string;
+  readonly side: Side;
+  /** Default `limit`. */
+  readonly type?: OrderType;
+  readonly amount: bigint;
+  readonly price: bigint;
+  readonly minFillSize?: bigint;
+  /** Slots from the venue's current slot to `expiry_slot` (default ORDER_LIFETIME_SLOTS_DEFAULT). */
+  readonly lifetimeSlots?: bigint;
+  readonly input: NoteInput;
+}
+
+/** What a modify changes; the rest is copied from the order's current body. */
+export interface ModifyChanges {
+  readonly price?: bigint;
+  readonly amount?: bigint;
+  readonly minFillSize?: bigint;
+  readonly lifetimeSlots?: bigint;
+  /** A new note (and proof) for the replacement; default: the current one (spec 4.1 rule 5). */
+  readonly input?: NoteInput;
+  /** Give the replacement a new order id (the old id is retired and cancelled, spec 3.1). */
+  readonly newOrderId?: boolean;
+}
+
+export interface TraderOptions {
+  readonly client: VenueClient;
+  readonly keys: TradingKeys;
+  /** X25519 public key that fill memos are encrypted to (spec 2.1 viewing_pubkey). */
+  readonly viewingPubkey: string;
+  /** Where orders are recorded before sending; an in-memory store when omitted. */
+  readonly orders?: OrderStore;
+  /** Resends of the same body after a lost answer (default 3). */
+  readonly resendsMax?: number;
+}
+
+/** Default order lifetime: 600 slots, four minutes at 400 ms a slot. */
+export const ORDER_LIFETIME_SLOTS_DEFAULT = 600n;
+/**
+ * Slots added to the venue's minimum lead (settlement buffer) when checking a lifetime: the slot
+ * moves on between the read of /time and the order's intake.
+ */
+export const EXPIRY_SLACK_SLOTS = 5n;
+/** A /time read is reused for this long; a slot is 400 ms, and the slack covers the drift. */
+export const TIME_READ_REUSE_MS = 1_000;
+const RESEND_PAUSE_MS = 200;
+
+export class Trader {
+  readonly client: VenueClient;
+  readonly keys: TradingKeys;
+  readonly orders: OrderStore;
+  readonly viewingPubkey: string;
+  readonly #resendsMax: number;
+  readonly #onClose: () => void;
+  #time: { slot: bigint; readAtMs: number } | null = null;
+
+  constructor(options: TraderOptions, onClose: () => void = () => {}) {
+    this.client = options.client;
+    this.keys = options.keys;
+    this.orders = options.orders ?? new OrderStore();
+    this.viewingPubkey = options.viewingPubkey;
+    this.#resendsMax = options.resendsMax ?? 3;
+    this.#onClose = onClose;
+  }
+
+  /**
+   * A trader for the key file's trading key, with durable nonces and a sealed order log under
+   * `stateDir` (one process per trading key: the nonce file is locked). Orders left `unsent` by
+   * an earlier run are settled by recover().
+   */
+  static open(client: VenueClient, keyFile: KeyFile, stateDir: string): Trader {
+    const nonces = NonceFile.open(stateDir, keyFile.publicParts.trading_key, client.clock);
+    const orders = OrderStore.open(stateDir, keyFile.storageKey());
+    const keys = keyFile.tradingKeys({ arrivalNonces: nonces.arrival, cancelNonces: nonces.cancel });
+    return new Trader({ client, keys, orders, viewingPubkey: keyFile.publicParts.viewing_pubkey }, () => {
+      orders.close();
+      nonces.close();
+    });
+  }
+
+  /** `expiry_slot` for an order living `lifetimeSlots` from now, by the venue's slot (spec 2.1, 8). */
+  async expirySlot(lifetimeSlots: bigint = ORDER_LIFETIME_SLOTS_DEFAULT): Promise<bigint> {
+    const { settlement_buffer_slots: buffer, order_lifetime_slots_max: max } = this.client.info;
+    if (lifetimeSlots < buffer + EXPIRY_SLACK_SLOTS || lifetimeSlots > max) {
+      throw new RangeError(
+        `lifetimeSlots must be ${buffer + EXPIRY_SLACK_SLOTS} to ${max} (the venue's settlement buffer plus ${EXPIRY_SLACK_SLOTS} slots of slack, up to its maximum lifetime), received ${lifetimeSlots}`,
+      );
+    }
+    const now = this.client.clock.nowMs();
+    if (this.#time === null || now - this.#time.readAtMs > TIME_READ_REUSE_MS) {
+      this.#time = { slot: (await this.client.time()).slot, readAtMs: now };
+    }
+    return this.#time.slot + lifetimeSlots;
+  }
+
+  /** Signs a new order, records it, then sends it (over `via` if given, else REST). */
+  async place(request: OrderRequest, via?: VenueStream): Promise<LocalOrder> {
+    const body = this.keys.signOrder(
+      await this.#draft(request, newOrderId(), request.lifetimeSlots),
+      this.client.sessionId,
+    );
+    this.orders.recordIntent(body);
+    await this.#send(body, via);
+    return this.orders.get(body.order_id) as LocalOrder;
+  }
+
+  /**
+   * Sends every order a crash left `unsent`: first asks the venue whether it booked it
+   * (GET /orders/{id}); if not, resends the recorded body, byte for byte.
+   */
+  async recover(): Promise<void> {
+    for (const order of this.orders.all().filter((o) => o.state === 'unsent')) {
+      const records = await this.client.reconcile([order.order_id]);
+      const record = records.get(order.order_id);
+      if (record !== null && record !== undefined) this.orders.adopt(record);
+      else await this.#send(order.body);
+    }
+  }
+
+  async cancel(orderId: string, via?: VenueStream): Promise<CancelResponse> {
+    const params = this.keys.signCancel(orderId, this.client.sessionId);
+    try {
+      const response = await this.#resending(
+        (useVia) =>
+          useVia === undefined ? this.client.cancel(orderId, params) : useVia.cancel(orderId, params),
+        via,
+      );
+      this.orders.settle(orderId, 'cancelled');
+      return response;
+    } catch (error) {
+      await this.#readBack(orderId, error);
+      throw error;
+    }
+  }
+
+  /** Cancel and replace in one step (spec 4.1), same trading key, same market. */
+  async modify(orderId: string, changes: ModifyChanges, via?: VenueStream): Promise<LocalOrder> {
+    const current = this.orders.get(orderId);
+    if (current === undefined) throw new Error(`order ${orderId} is not in the local order store`);
+    const old = current.body;
+    const minFill = changes.minFillSize ?? old.min_fill_size;
+    const id = changes.newOrderId === true ? newOrderId() : orderId;
+    const replacement = this.keys.signOrder(
+      await this.#draft(
+        {
+          symbol: old.symbol,
+          side: old.side,
+          type: old.order_type,
+          amount: changes.amount ?? old.amount,
+          price: changes.price ?? old.price_limit,
+          ...(minFill === undefined ? {} : { minFillSize: minFill }),
+          input: changes.input ?? (await this.#sameNote(old, changes)),
+        },
+        id,
+        changes.lifetimeSlots,
+      ),
+      this.client.sessionId,
+    );
+    const request: ModifyRequest = this.keys.signModify(orderId, replacement, this.client.sessionId);
+    if (id !== orderId) this.orders.recordIntent(replacement);
+    let response: ModifyResponse;
+    try {
+      response = await this.#resending(
+        (useVia) =>
+          useVia === undefined ? this.client.modify(orderId, request) : useVia.modify(orderId, request),
+        via,
+      );
+    } catch (error) {
+      if (id !== orderId) this.orders.refused(id);
+      await this.#readBack(orderId, error);
+      throw error;
+    }
+    if (id === orderId) {
+      this.orders.replacedInPlace(replacement, response.arrival_slot);
+    } else {
+      this.orders.settle(orderId, 'cancelled');
+      this.orders.accepted(id, response.arrival_slot);
+    }
+    return this.orders.get(id) as LocalOrder;
+  }
+
+  /** Applies an orders-channel event to the local view. */
+  applyEvent(event: OrderEvent): void {
+    this.orders.applyEvent(event);
+  }
+
+  /**
+   * Reads the venue's record of every order not terminal locally (GET /orders/{id}) and adopts it.
+   * This is the recovery after a stream gap (spec 6.1) and the check at the end of a session.
+   */
+  async reconcile(): Promise<void> {
+    const open = this.orders.open().map((order) => order.order_id);
+    for (let i = 0; i < open.length; i += 200) {
+      const records = await this.client.reconcile(open.slice(i, i + 200));
+      for (const [id, record] of records) {
+        if (record !== null) this.orders.adopt(record);
+        else if (this.orders.get(id)?.state !== 'unsent') this.orders.settle(id, 'cancelled');
+      }
+    }
+  }
+
+  /** Follows a stream: events update the view, and a gap triggers reconcile(). Returns an unfollow. */
+  follow(stream: VenueStream, onReconciled?: (error?: Error) => void): () => void {
+    const onOrder = (event: OrderEvent) => this.applyEvent(event);
+    const onGap = (_gap: StreamGap) => {
+      this.reconcile().then(
+        () => onReconciled?.(),
+        (error: Error) => onReconciled?.(error),
+      );
+    };
+    stream.on('order', onOrder);
+    stream.on('gap', onGap);
+    return () => {
+      stream.off('order', onOrder);
+      stream.off('gap', onGap);
+    };
+  }
+
+  /** Releases the nonce lock and closes the order log (the client stays open). */
+  close(): void {
+    this.#onClose();
+  }
+
+  async #draft(request: OrderRequest, orderId: string, lifetimeSlots?: bigint): Promise<OrderDraft> {
+    const { input } = request;
+    return {
+      symbol: request.symbol,
+      side: request.side,
+      order_type: request.type ?? 'limit',
+      amount: request.amount,
+      price_limit: request.price,
+      ...(request.minFillSize === undefined ? {} : { min_fill_size: request.minFillSize }),
+      expiry_slot: await this.expirySlot(lifetimeSlots ?? request.lifetimeSlots),
+      order_id: orderId,
+      note_commitment: input.note_commitment,
+      owner_commitment: input.owner_commitment,
+      note_inner_hash: input.note_inner_hash,
+      merkle_root: input.merkle_root,
+      valid_input_proof: input.valid_input_proof,
+      ...(input.tree_id === undefined ? {} : { tree_id: input.tree_id }),
+      ...(input.collateral_amount === undefined ? {} : { collateral_amount: input.collateral_amount }),
+      viewing_pubkey: this.viewingPubkey,
+    };
+  }
+
+  async #send(body: PlaceOrder, via?: VenueStream): Promise<PlaceResponse> {
+    let response: PlaceResponse;
+    try {
+      response = await this.#resending(
+        (useVia) => (useVia === undefined ? this.client.place(body) : useVia.place(body)),
+        via,
+      );
+    } catch (error) {
+      // A refusal means the venue did not book it; anything else leaves it unsent for recover().
+      if (error instanceof VenueApiError) this.orders.refused(body.order_id);
+      throw error;
+    }
+    this.orders.accepted(body.order_id, response.arrival_slot);
+    return response;
+  }
+
+  /**
+   * Runs `attempt`, and after a lost answer runs it again (over REST: the stream may be the part
+   * that failed). The venue's own refusals and attestation failures are final.
+   */
+  async #resending<T>(attempt: (via?: VenueStream) => Promise<T>, via?: VenueStream): Promise<T> {
+    for (let resend = 0; ; resend += 1) {
+      try {
+        return await attempt(resend === 0 ? via : undefined);
+      } catch (error) {
+        if (error instanceof VenueApiError || error instanceof AttestationError) throw error;
+        if (resend >= this.#resendsMax) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS * (resend + 1)));
+      }
+    }
+  }
+
+  /**
+   * The old order's note for its replacement (spec 4.1 rule 5). The note's value does not change
+   * with the price, so when the replacement's cost differs the note's real value goes in
+   * `collateral_amount` (the surplus returns as change); a note that no longer covers it is refused here.
+   */
+  async #sameNote(old: PlaceOrder, changes: ModifyChanges): Promise<NoteInput> {
+    const instrument = await this.client.instrument(old.symbol);
+    const cost = (o: { side: Side; amount: bigint; price: bigint }) => nominalCost(o, instrument);
+    const value =
+      old.collateral_amount ?? cost({ side: old.side, amount: old.amount, price: old.price_limit });
+    const needed = cost({
+      side: old.side,
+      amount: changes.amount ?? old.amount,
+      price: changes.price ?? old.price_limit,
+    });
+    if (needed > value) {
+      throw new RangeError(
+        `the order's note holds ${value} but the replacement costs ${needed}; pass a larger note as input`,
+      );
+    }
+    const { collateral_amount: _, ...rest } = inputOf(old);
+    return needed === value ? rest : { ...rest, collateral_amount: value };
+  }
+
+  /**
+   * After a refused cancel or modify, the order may have moved meanwhile (filled, expired, or a
+   * resent cancel that had already worked): read its record so the local view follows the venue.
+   */
+  async #readBack(orderId: string, error: unknown): Promise<void> {
+    if (!(error instanceof VenueApiError) || isTerminal(this.orders.get(orderId)?.state ?? 'unsent')) return;
+    const record = (await this.client.reconcile([orderId])).get(orderId);
+    if (record !== null && record !== undefined) this.orders.adopt(record);
+  }
+}
+
+function inputOf(body: PlaceOrder): NoteInput {
+  return {
+    note_commitment: body.note_commitment,
+    owner_commitment: body.owner_commitment,
+    note_inner_hash: body.note_inner_hash,
+    merkle_root: body.merkle_root,
+    valid_input_proof: body.valid_input_proof,
+    ...(body.tree_id === undefined ? {} : { tree_id: body.tree_id }),
+    ...(body.collateral_amount === undefined ? {} : { collateral_amount: body.collateral_amount }),
+  };
+}
