@@ -37,6 +37,7 @@ export * from './venue/market-listing.ts';
 export * from './venue/order-intake.ts';
 export * from './venue/ports.ts';
 export * from './venue/proof-checks.ts';
+export * from './venue/state-companion.ts';
 export * from './venue/trading-gates.ts';
 export * from './venue/venue-engine.ts';
 export * from './venue-server.ts';

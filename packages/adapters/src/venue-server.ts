@@ -27,6 +27,7 @@ import {
   NO_SETTLEMENT,
   type SettlementTelemetry,
 } from './venue/ports.ts';
+import type { StateCompanion } from './venue/state-companion.ts';
 import { TradingGates } from './venue/trading-gates.ts';
 import type { VenueEngine } from './venue/venue-engine.ts';
 import { SignaturePool } from './workers/signature-pool.ts';
@@ -60,6 +61,11 @@ export interface VenueServerOptions {
    * Without it the venue runs from memory and a restart starts empty (tests, benchmarks).
    */
   readonly state?: StateDirectory;
+  /**
+   * Adapter state that must survive a restart with the journal (settlement's NoteOpenings): kept in
+   * each snapshot and rebuilt from the commands after it. Only meaningful with `state`.
+   */
+  readonly companions?: readonly StateCompanion[];
 }
 
 export interface VenueServer {
@@ -97,6 +103,7 @@ export async function createVenueServer(options: VenueServerOptions): Promise<Ve
     state,
     // A failed snapshot fails the journal too; intake then reports JOURNAL_UNAVAILABLE.
     onSnapshotError: (error) => log?.(error),
+    ...(options.companions === undefined ? {} : { companions: options.companions }),
   });
   const gates = new TradingGates(engine);
   const drain = new DrainControl(gates, () => engine.inFlight);

@@ -4,14 +4,18 @@
  * the pipeline with its tree feed and telemetry, and wallets that deposit real Poseidon notes and
  * place orders against them. Proofs are not involved: the engine receives verified commands.
  */
+import { createHash } from 'node:crypto';
 import {
+  bootEngine,
   createSettlementPipeline,
   NoteOpenings,
+  type Recovery,
   RootMirror,
   type Settlement,
   SettlementMetrics,
+  type StateDirectory,
   type VenueClock,
-  VenueEngine,
+  type VenueEngine,
 } from '@venue/adapters';
 import {
   accountAddress,
@@ -21,7 +25,7 @@ import {
   spendAuthorityOf,
   treeReads,
 } from '@venue/chain-sim';
-import type { CoreEvent, OrderEvent } from '@venue/core';
+import type { CoreConfig, CoreEvent, OrderEvent } from '@venue/core';
 import {
   assetIdOfMint,
   createNote,
@@ -56,28 +60,65 @@ export interface WorldOptions {
   readonly finalityDepth?: number;
   readonly lockDurationSlots?: bigint;
   readonly batchLegsMax?: number;
+  /** Journal the engine in a state directory, so `restart()` can boot it again from disk. */
+  readonly state?: StateDirectory;
 }
 
 export class SettlementWorld {
   readonly orderEvents: OrderEvent[] = [];
   readonly published: Published[] = [];
-  readonly openings = new NoteOpenings();
   readonly metrics = new SettlementMetrics();
   settlement: Settlement;
+  /** The session orders are signed for; a restart starts a new one. */
+  session = TEST_SESSION;
+  /** What the last boot from the state directory recovered. */
+  recovery: Recovery | null = null;
+  #mirror: RootMirror;
   #nextId = 0;
 
   private constructor(
     readonly chain: ChainSimulator,
     readonly signer: TradingKey,
     readonly hasher: NoteHasher,
-    readonly engine: VenueEngine,
+    public engine: VenueEngine,
+    public openings: NoteOpenings,
     readonly clock: VenueClock,
     readonly options: WorldOptions,
   ) {
-    engine.onEvents((events: readonly CoreEvent[]) => {
-      for (const event of events) if (event.type === 'order') this.orderEvents.push(event);
+    this.#listen();
+    this.#mirror = new RootMirror(engine, chain, TEST_CORE_CONFIG.treeCount);
+    this.#mirror.refresh();
+    chain.onEvent((event) => {
+      if (event.kind !== 'settlement') this.#mirror.refresh();
     });
     this.settlement = this.newPipeline();
+  }
+
+  #listen(): void {
+    this.engine.onEvents((events: readonly CoreEvent[]) => {
+      for (const event of events) if (event.type === 'order') this.orderEvents.push(event);
+    });
+  }
+
+  /**
+   * Stops the pipeline and the engine, then boots both again from the state directory with empty
+   * memory (new note openings, a new session), as a restarted venue process would, and reconciles.
+   */
+  async restart(): Promise<void> {
+    const state = this.options.state;
+    if (state === undefined) throw new Error('restart needs a world created with a state directory');
+    this.settlement.stop();
+    await this.engine.close();
+    this.openings = new NoteOpenings();
+    this.session = createHash('sha256').update(this.session).digest('hex');
+    const boot = await bootWorldEngine(this.hasher, this.clock, this.options, this.session, this.openings);
+    this.engine = boot.engine;
+    this.recovery = boot.recovery;
+    this.#listen();
+    this.#mirror = new RootMirror(this.engine, this.chain, TEST_CORE_CONFIG.treeCount);
+    this.#mirror.refresh();
+    this.settlement = this.newPipeline();
+    this.settlement.reconcile();
   }
 
   static async create(options: WorldOptions = {}): Promise<SettlementWorld> {
@@ -112,23 +153,12 @@ export class SettlementWorld {
       finalizedSlot: () => chain.finalizedSlot(),
       slotDurationMs: 400,
     };
-    const engine = VenueEngine.fresh(
-      {
-        ...TEST_CORE_CONFIG,
-        noteCommitment: hasher.noteCommitment,
-        lockDurationSlots: options.lockDurationSlots ?? 20n,
-      },
-      clock,
-      TEST_SESSION,
-    );
-    await engine.addMarket(testListing(MARKET));
+    const openings = new NoteOpenings();
+    const { engine, recovery } = await bootWorldEngine(hasher, clock, options, TEST_SESSION, openings);
     engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
-    const mirror = new RootMirror(engine, chain, TEST_CORE_CONFIG.treeCount);
-    mirror.refresh();
-    chain.onEvent((event) => {
-      if (event.kind !== 'settlement') mirror.refresh();
-    });
-    return new SettlementWorld(chain, signer, hasher, engine, clock, options);
+    const world = new SettlementWorld(chain, signer, hasher, engine, openings, clock, options);
+    world.recovery = recovery;
+    return world;
   }
 
   /** A pipeline over this world's engine and chain (a second one stands for a rebooted venue). */
@@ -197,7 +227,7 @@ export class SettlementWorld {
       merkle_root: this.chain.currentRoot(0).root,
       valid_input_proof: '00'.repeat(256),
       viewing_pubkey: wallet.viewing.publicKey,
-      session_id: TEST_SESSION,
+      session_id: this.session,
       ...(note.value === (side === 'bid' ? (amount * PRICE) / MARKET.priceScale : amount)
         ? {}
         : { collateral_amount: note.value }),
@@ -208,6 +238,17 @@ export class SettlementWorld {
   async place(wallet: Wallet, order: PlaceOrder): Promise<void> {
     this.openings.rememberOrder(order);
     await this.engine.submit(placeCommand(order, this.chain.slot, wallet.accountId));
+  }
+
+  /**
+   * Produces slots one at a time and waits, after each, until everything the engine applied is
+   * durable and its events are out (with a journal, the pipeline hears a match only then).
+   */
+  async advanceDurably(slots: number): Promise<void> {
+    for (let i = 0; i < slots; i += 1) {
+      this.chain.advance(1);
+      await this.engine.settled();
+    }
   }
 
   /** Produces slots one at a time (each is a beat of the pipeline). */
@@ -227,4 +268,27 @@ export class SettlementWorld {
   conserved(): boolean {
     return [...this.chain.audit().values()].every((entry) => entry.vault === entry.notes);
   }
+}
+
+/** The world's engine: journaled in `options.state` when given (a restart recovers from it), else in memory. */
+async function bootWorldEngine(
+  hasher: NoteHasher,
+  clock: VenueClock,
+  options: WorldOptions,
+  session: string,
+  openings: NoteOpenings,
+): Promise<{ engine: VenueEngine; recovery: Recovery | null }> {
+  const config: CoreConfig = {
+    ...TEST_CORE_CONFIG,
+    noteCommitment: hasher.noteCommitment,
+    lockDurationSlots: options.lockDurationSlots ?? 20n,
+  };
+  return bootEngine({
+    config,
+    clock,
+    sessionId: session,
+    markets: [testListing(MARKET)],
+    state: options.state ?? null,
+    companions: [openings],
+  });
 }

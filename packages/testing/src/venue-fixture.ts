@@ -162,7 +162,7 @@ export class TestVenue {
       ...(options.streamHeartbeatIntervalMs === undefined
         ? {}
         : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
-      ...(options.state === undefined ? {} : { state: options.state }),
+      ...(options.state === undefined ? {} : { state: options.state, companions: [openings] }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {

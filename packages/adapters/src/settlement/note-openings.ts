@@ -1,5 +1,7 @@
-import type { PlaceOrder } from '@venue/protocol';
+import type { Command } from '@venue/core';
+import { assert, type PlaceOrder } from '@venue/protocol';
 import type { ProofChecks } from '../venue/intake-checks.ts';
+import type { StateCompanion } from '../venue/state-companion.ts';
 import { NOTE_OPENINGS_MAX } from './limits.ts';
 
 /**
@@ -8,7 +10,9 @@ import { NOTE_OPENINGS_MAX } from './limits.ts';
  * keys locks and consumed entries by the note-use tag Poseidon(35, owner, inner), and the fill and
  * change notes take their blinding from the inner hash (so the owner can re-derive and spend them).
  * The core keeps neither (its state stays small and its hash stable), so the pipeline keeps them
- * here, in enclave memory only: never logged, never written in clear.
+ * here, in enclave memory only: never logged, never written in clear. They survive a restart as a
+ * state companion of the sequencer (venue/state-companion.ts): stored in the sealed snapshots, and
+ * rebuilt after the newest one from the journaled places, modifies and settlement outcomes.
  */
 export interface NoteOpening {
   readonly ownerCommitment: string;
@@ -20,7 +24,21 @@ export interface NoteOpening {
   readonly derived: boolean;
 }
 
-export class NoteOpenings {
+/**
+ * A settlement outcome as the pipeline journals it: the core's command plus the opening of the change
+ * note it derived (the core ignores the extra field), so a recovery can remember it again.
+ */
+export interface ChangeOpening {
+  readonly commitment: string;
+  readonly ownerCommitment: string;
+  readonly innerHash: string;
+}
+
+/** How an opening is stored in a snapshot: [commitment, owner, inner hash, derived]. */
+type StoredOpening = readonly [string, string, string, boolean];
+
+export class NoteOpenings implements StateCompanion {
+  readonly name = 'note-openings';
   readonly #byCommitment = new Map<string, NoteOpening>();
   readonly #max: number;
 
@@ -59,6 +77,38 @@ export class NoteOpenings {
   /** A consumed note can back nothing again. */
   forget(commitment: string): void {
     this.#byCommitment.delete(commitment);
+  }
+
+  save(): StoredOpening[] {
+    const stored: StoredOpening[] = [];
+    for (const [commitment, o] of this.#byCommitment) {
+      stored.push([commitment, o.ownerCommitment, o.innerHash, o.derived]);
+    }
+    return stored;
+  }
+
+  load(part: unknown): void {
+    assert(Array.isArray(part), 'the note-openings part of a snapshot is a list');
+    for (const entry of part as StoredOpening[]) {
+      const [commitment, ownerCommitment, innerHash, derived] = entry;
+      this.remember(commitment, { ownerCommitment, innerHash, derived });
+    }
+  }
+
+  /** Journaled commands carry every opening learned after a snapshot (see ChangeOpening). */
+  replay(command: Command): void {
+    if (command.type === 'place') this.rememberOrder(command.order);
+    else if (command.type === 'modify') this.rememberOrder(command.request.replacement);
+    else if (command.type === 'match_settled') {
+      const change = (command as { changeOpening?: ChangeOpening }).changeOpening;
+      if (change !== undefined) {
+        this.remember(change.commitment, {
+          ownerCommitment: change.ownerCommitment,
+          innerHash: change.innerHash,
+          derived: true,
+        });
+      }
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from
 import type { VenueClock } from '../chain/clock.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
-import type { NoteOpenings } from './note-openings.ts';
+import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
 import type { ChainSettlementRecord, SettlementChain, SignedChainBatch } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
 import {
@@ -384,6 +384,16 @@ export class SettlementPipeline {
             value: planned.change.value,
             treeId: match.note.treeId,
           },
+          // Journaled with the outcome so a restart can settle the remainder (note-openings.ts).
+          ...(planned.change.value > 0n
+            ? {
+                changeOpening: {
+                  commitment: planned.change.hex.commitment,
+                  ownerCommitment: planned.change.hex.ownerCommitment,
+                  innerHash: planned.change.hex.innerHash,
+                },
+              }
+            : {}),
         });
       }
     }
@@ -409,6 +419,7 @@ export class SettlementPipeline {
           marketId: string;
           matchId: bigint;
           changeNote: { commitment: string; value: bigint; treeId: number };
+          changeOpening?: ChangeOpening;
         }
       | { type: 'match_failed'; marketId: string; matchId: bigint; reason: SettlementFailureReason },
   ): void {

@@ -5,6 +5,7 @@ import { FileJournal } from '../journal/file-journal.ts';
 import type { JournalFiles } from '../journal/files.ts';
 import { JournalRecoveryError, type Recovery, recoverJournal } from '../journal/recovery.ts';
 import type { MarketListing } from './market-listing.ts';
+import { loadCompanions, parseSnapshot, type StateCompanion } from './state-companion.ts';
 import { VenueEngine } from './venue-engine.ts';
 
 /** Where the venue keeps its state, and the key that seals it (the enclave's, stable across boots). */
@@ -26,6 +27,8 @@ export interface EngineBootOptions {
   /** Null runs the venue from memory only: nothing survives the process. */
   readonly state: StateDirectory | null;
   readonly onSnapshotError?: (error: unknown) => void;
+  /** Adapter state kept in snapshots and rebuilt from the journal (settlement's note openings). */
+  readonly companions?: readonly StateCompanion[];
 }
 
 export interface EngineBoot {
@@ -48,8 +51,9 @@ export function journalDirectoryOf(state: StateDirectory): string {
  */
 export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot> {
   const { config, clock, state } = options;
+  const companions = options.companions ?? [];
   if (state === null) {
-    const engine = new VenueEngine(new VenueCore(config), clock);
+    const engine = new VenueEngine(new VenueCore(config), clock, null, undefined, companions);
     await engine.boot(options.sessionId);
     for (const listing of options.markets) await engine.addMarket(listing);
     return { engine, recovery: null };
@@ -61,11 +65,14 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
     sealingKey: state.sealingKey,
     ...(state.files === undefined ? {} : { files: state.files }),
     onSnapshot: (text) => {
-      core = VenueCore.restore(config, text);
+      const snapshot = parseSnapshot(text);
+      core = VenueCore.restore(config, snapshot.core);
+      loadCompanions(companions, snapshot.parts);
     },
     onCommand: (command, seq) => {
       try {
         core.apply(command);
+        for (const companion of companions) companion.replay(command);
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
         throw new JournalRecoveryError(
@@ -86,7 +93,7 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
     ...(state.snapshotIntervalMs === undefined ? {} : { snapshotIntervalMs: state.snapshotIntervalMs }),
     ...(state.pruneSegments === undefined ? {} : { pruneSegments: state.pruneSegments }),
   });
-  const engine = new VenueEngine(core, clock, journal, options.onSnapshotError);
+  const engine = new VenueEngine(core, clock, journal, options.onSnapshotError, companions);
   await engine.boot(options.sessionId);
   for (const listing of options.markets) await engine.addMarket(listing);
   return { engine, recovery };

@@ -11,6 +11,7 @@ import type { VenueClock } from '../chain/clock.ts';
 import type { Journal } from '../journal/journal.ts';
 import { JOURNAL_IN_FLIGHT_RECORDS_MAX } from '../journal/limits.ts';
 import { instrumentOf, type MarketListing } from './market-listing.ts';
+import { composeSnapshot, type StateCompanion } from './state-companion.ts';
 
 /** A command as callers build it: the sequencer adds the slot. */
 export type UnstampedCommand = Command extends infer C
@@ -58,17 +59,20 @@ export class VenueEngine {
   /** The venue's own commands that found the journal's window full, in arrival order. */
   readonly #deferred: UnstampedCommand[] = [];
   readonly #onSnapshotError: (error: unknown) => void;
+  readonly #companions: readonly StateCompanion[];
 
   constructor(
     core: VenueCore,
     clock: VenueClock,
     journal: Journal | null = null,
     onSnapshotError: (error: unknown) => void = () => {},
+    companions: readonly StateCompanion[] = [],
   ) {
     this.#core = core;
     this.#clock = clock;
     this.#journal = journal;
     this.#onSnapshotError = onSnapshotError;
+    this.#companions = companions;
   }
 
   /** A fresh venue without a journal, booted for `sessionId` (tests and benchmarks). */
@@ -224,7 +228,8 @@ export class VenueEngine {
     this.#released = released;
     const nowMs = this.#clock.nowMs();
     if (journal.snapshotDue(nowMs)) {
-      journal.writeSnapshot(this.#core.snapshot(), nowMs).catch(this.#onSnapshotError);
+      const snapshot = composeSnapshot(this.#core.snapshot(), this.#companions);
+      journal.writeSnapshot(snapshot, nowMs).catch(this.#onSnapshotError);
     }
     return released;
   }
