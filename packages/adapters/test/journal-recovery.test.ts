@@ -5,19 +5,26 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { type Command, VenueCore } from '@venue/core';
 import {
   applied,
+  faultyJournalFiles,
   freshTestCore,
   openingCommands,
   randomCommands,
   TEST_CORE_CONFIG,
   withTempDir,
 } from '@venue/testing';
-import { FileJournal, JournalRecoveryError, recoverJournal } from '../src/journal/index.ts';
+import {
+  FileJournal,
+  JournalRecoveryError,
+  NODE_JOURNAL_FILES,
+  recoverJournal,
+} from '../src/journal/index.ts';
+import { encodeHead, HEAD_FILE_NAME } from '../src/journal/journal-head.ts';
 
 const KEY = randomBytes(32);
 
@@ -200,6 +207,69 @@ describe('journal: recovery', () => {
         VenueCore.restore(TEST_CORE_CONFIG, recovery.snapshot?.text ?? '').stateHash(),
         core.stateHash(),
       );
+    });
+  });
+
+  test('a deleted newest segment stops the boot and names it (the head saw it created)', async () => {
+    await withTempDir(async (dir) => {
+      let journal = await openJournal(dir);
+      await ticks(journal, 1, 3);
+      await journal.close();
+      journal = await openJournal(dir); // a second boot: a second segment, acknowledged records in it
+      await ticks(journal, 4, 3);
+      await journal.close();
+      const names = await segments(dir);
+      assert.equal(names.length, 2);
+      const { commands } = await recoverAll(dir);
+      assert.equal(commands.length, 6, 'whole, the journal recovers every record');
+      await rm(join(dir, names[1] as string));
+      await assert.rejects(recoverAll(dir), recoveryError(new RegExp(`${names[1]}, the newest segment`)));
+    });
+  });
+
+  test('a missing head while segments exist stops the boot', async () => {
+    await withTempDir(async (dir) => {
+      const journal = await openJournal(dir);
+      await ticks(journal, 1, 2);
+      await journal.close();
+      await rm(join(dir, HEAD_FILE_NAME));
+      await assert.rejects(recoverAll(dir), recoveryError(/journal\.head is missing/));
+    });
+  });
+
+  test('a head rolled back to an older segment under a forged MAC stops the boot', async () => {
+    await withTempDir(async (dir) => {
+      const journal = await openJournal(dir);
+      await ticks(journal, 1, 2);
+      await journal.close();
+      await writeFile(join(dir, HEAD_FILE_NAME), encodeHead(randomBytes(32), 1n));
+      await assert.rejects(
+        recoverAll(dir),
+        recoveryError(/journal\.head .* does not open under this sealing key/),
+      );
+    });
+  });
+
+  test('a crash between creating a segment and naming it in the head loses nothing', async () => {
+    await withTempDir(async (dir) => {
+      let journal = await openJournal(dir);
+      await ticks(journal, 1, 3);
+      await journal.close();
+      // The next boot creates its segment durably, then dies writing the head (its fdatasync fails).
+      const faulty = faultyJournalFiles(NODE_JOURNAL_FILES);
+      faulty.arm({ failSync: 2 });
+      const { recovery } = await recoverAll(dir);
+      await assert.rejects(
+        FileJournal.open({ directory: dir, sealingKey: KEY, recovery, files: faulty.files }),
+        /EIO/,
+      );
+      assert.equal((await segments(dir)).length, 2, 'the new segment exists, holding no record');
+      const after = await recoverAll(dir);
+      assert.equal(after.commands.length, 3);
+      journal = await openJournal(dir);
+      await ticks(journal, 4, 2);
+      await journal.close();
+      assert.equal((await recoverAll(dir)).commands.length, 5);
     });
   });
 });

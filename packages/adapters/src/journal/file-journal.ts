@@ -11,6 +11,7 @@ import { assert, VenueError } from '@venue/protocol';
 import { CommandEncoder } from './command-codec.ts';
 import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
 import type { Journal, JournalPosition } from './journal.ts';
+import { writeHead } from './journal-head.ts';
 import {
   assertJournalLimits,
   JOURNAL_IN_FLIGHT_RECORDS_MAX,
@@ -294,6 +295,8 @@ export class FileJournal implements Journal {
     await file.datasync();
     await this.#files.rename(temp, name);
     await this.#files.syncDirectory(this.#directory);
+    // Before any record goes in, the head names this segment, so losing it cannot pass unnoticed.
+    await writeHead(this.#files, this.#directory, this.#sealingKey, segment.firstSeq);
     segment.file = file;
     this.#writingSegment = segment;
     if (!this.#segmentSeqs.includes(segment.firstSeq)) this.#segmentSeqs.push(segment.firstSeq);

@@ -10,6 +10,7 @@ import type { Command } from '@venue/core';
 import { CommandDecodeError, decodeCommand } from './command-codec.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
 import type { JournalPosition } from './journal.ts';
+import { decodeHead, HEAD_FILE_NAME } from './journal-head.ts';
 import { SNAPSHOT_BYTES_MAX } from './limits.ts';
 import {
   decodeSegmentHeader,
@@ -99,6 +100,7 @@ export async function recoverJournal(options: RecoveryOptions): Promise<Recovery
   const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
   segmentSeqs.sort(ascending);
   snapshotSeqs.sort(ascending);
+  await checkHead(files, options, names, segmentSeqs);
 
   const snapshot =
     options.ignoreSnapshots === true
@@ -115,6 +117,36 @@ export async function recoverJournal(options: RecoveryOptions): Promise<Recovery
     segmentSeqs,
     snapshotSeqs,
   };
+}
+
+/**
+ * The newest segment must still be there (journal-head.ts). A head naming a segment older than the
+ * newest on disk is a crash between creating a segment and naming it: that segment holds no record.
+ */
+async function checkHead(
+  files: JournalFiles,
+  options: RecoveryOptions,
+  names: readonly string[],
+  segmentSeqs: readonly bigint[],
+): Promise<void> {
+  const newestOnDisk = segmentSeqs.at(-1);
+  if (!names.includes(HEAD_FILE_NAME)) {
+    if (newestOnDisk === undefined) return; // a new journal
+    throw new JournalRecoveryError(
+      `${HEAD_FILE_NAME} is missing from ${options.directory} although segments are there: the newest segment may have been removed with it, so acknowledged records could be lost; restore the directory from a backup or an audit copy`,
+    );
+  }
+  const named = decodeHead(options.sealingKey, await files.read(join(options.directory, HEAD_FILE_NAME)));
+  if (named === null) {
+    throw new JournalRecoveryError(
+      `${HEAD_FILE_NAME} in ${options.directory} does not open under this sealing key: it was altered, or the directory belongs to another build or platform`,
+    );
+  }
+  if (newestOnDisk === undefined || newestOnDisk < named) {
+    throw new JournalRecoveryError(
+      `${segmentFileName(named)}, the newest segment the journal created, is missing from ${options.directory}: records acknowledged in it would be lost; restore it from a backup or an audit copy`,
+    );
+  }
 }
 
 /** The newest snapshot that reads back whole and opens; older ones are fallbacks. */
