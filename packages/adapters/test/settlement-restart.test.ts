@@ -127,7 +127,9 @@ for (const mode of MODES) {
       world.engine.catchUp(); // the batch clears with no pipeline listening
       await world.engine.settled();
       assert.equal(world.engine.core.pendingMatches().length, 2);
+      await world.advanceDurably(3); // quiet slots: the snapshot policy catches up past the match
       await world.restart();
+      assert.equal(world.facts.size, 2, 'both matches came back with their price and counterparts');
       assertRecoveredAsMode(world, mode.snapshotIntervalRecords);
       assert.equal(world.engine.core.pendingMatches().length, 2, 'the matches came back pending');
       await world.advanceDurably(2 + FINALITY);
@@ -136,6 +138,10 @@ for (const mode of MODES) {
       assert.equal(world.chain.market(MARKET.marketId).next_batch_seq, 1n, 'exactly one batch applied');
       assert.equal(world.engine.core.pendingMatches().length, 0);
       assert.ok(world.conserved());
+      // The batch price came back with the match facts, so each owner still gets its fill memo.
+      const fills = world.published.filter((p) => p.channel === 'fills');
+      assert.deepEqual(fills.map((p) => p.accountId).sort(), [alice.accountId, bob.accountId]);
+      assert.equal(world.facts.size, 0, 'facts are dropped once the outcome is applied');
     } finally {
       await dispose();
     }

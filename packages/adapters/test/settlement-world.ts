@@ -8,11 +8,13 @@ import { createHash } from 'node:crypto';
 import {
   bootEngine,
   createSettlementPipeline,
+  MatchFacts,
   NoteOpenings,
   type Recovery,
   RootMirror,
   type Settlement,
   SettlementMetrics,
+  type StateCompanion,
   type StateDirectory,
   type VenueClock,
   type VenueEngine,
@@ -82,6 +84,7 @@ export class SettlementWorld {
     readonly hasher: NoteHasher,
     public engine: VenueEngine,
     public openings: NoteOpenings,
+    public facts: MatchFacts,
     readonly clock: VenueClock,
     readonly options: WorldOptions,
   ) {
@@ -110,8 +113,12 @@ export class SettlementWorld {
     this.settlement.stop();
     await this.engine.close();
     this.openings = new NoteOpenings();
+    this.facts = new MatchFacts();
     this.session = createHash('sha256').update(this.session).digest('hex');
-    const boot = await bootWorldEngine(this.hasher, this.clock, this.options, this.session, this.openings);
+    const boot = await bootWorldEngine(this.hasher, this.clock, this.options, this.session, [
+      this.openings,
+      this.facts,
+    ]);
     this.engine = boot.engine;
     this.recovery = boot.recovery;
     this.#listen();
@@ -154,9 +161,13 @@ export class SettlementWorld {
       slotDurationMs: 400,
     };
     const openings = new NoteOpenings();
-    const { engine, recovery } = await bootWorldEngine(hasher, clock, options, TEST_SESSION, openings);
+    const facts = new MatchFacts();
+    const { engine, recovery } = await bootWorldEngine(hasher, clock, options, TEST_SESSION, [
+      openings,
+      facts,
+    ]);
     engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
-    const world = new SettlementWorld(chain, signer, hasher, engine, openings, clock, options);
+    const world = new SettlementWorld(chain, signer, hasher, engine, openings, facts, clock, options);
     world.recovery = recovery;
     return world;
   }
@@ -168,6 +179,7 @@ export class SettlementWorld {
       chain: settlementChainOf(this.chain, this.signer),
       hasher: this.hasher,
       openings: this.openings,
+      facts: this.facts,
       clock: this.clock,
       metrics: this.metrics,
       publisher: {
@@ -247,6 +259,7 @@ export class SettlementWorld {
   async advanceDurably(slots: number): Promise<void> {
     for (let i = 0; i < slots; i += 1) {
       this.chain.advance(1);
+      this.engine.catchUp(); // the venue's clock beat: a tick even while no pipeline listens
       await this.engine.settled();
     }
   }
@@ -276,7 +289,7 @@ async function bootWorldEngine(
   clock: VenueClock,
   options: WorldOptions,
   session: string,
-  openings: NoteOpenings,
+  companions: readonly StateCompanion[],
 ): Promise<{ engine: VenueEngine; recovery: Recovery | null }> {
   const config: CoreConfig = {
     ...TEST_CORE_CONFIG,
@@ -289,6 +302,6 @@ async function bootWorldEngine(
     sessionId: session,
     markets: [testListing(MARKET)],
     state: options.state ?? null,
-    companions: [openings],
+    companions,
   });
 }

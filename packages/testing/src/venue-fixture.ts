@@ -9,6 +9,7 @@ import {
   DEV_TREE_COUNT,
   type Enclave,
   type MarketListing,
+  MatchFacts,
   NoteOpenings,
   type ProofChecks,
   RootMirror,
@@ -137,6 +138,7 @@ export class TestVenue {
         : undefined;
     const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
     const openings = new NoteOpenings();
+    const facts = new MatchFacts();
     const metrics = new SettlementMetrics();
     const proofs = options.proofs ?? NON_SETTLING_TEST_PROOFS;
     const server = await createVenueServer({
@@ -162,7 +164,7 @@ export class TestVenue {
       ...(options.streamHeartbeatIntervalMs === undefined
         ? {}
         : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
-      ...(options.state === undefined ? {} : { state: options.state, companions: [openings] }),
+      ...(options.state === undefined ? {} : { state: options.state, companions: [openings, facts] }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
@@ -181,6 +183,7 @@ export class TestVenue {
         chain: settlementChainOf(chain, enclave.settlementSigner),
         hasher: await loadNoteHasher(),
         openings,
+        facts,
         clock,
         metrics,
         publisher: server.stream,

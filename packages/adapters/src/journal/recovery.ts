@@ -139,7 +139,7 @@ async function checkHead(
   const named = decodeHead(options.sealingKey, await files.read(join(options.directory, HEAD_FILE_NAME)));
   if (named === null) {
     throw new JournalRecoveryError(
-      `${HEAD_FILE_NAME} in ${options.directory} does not open under this sealing key: it was altered, or the directory belongs to another build or platform`,
+      `${HEAD_FILE_NAME} in ${options.directory} is damaged or forged: it does not open under this sealing key (altered bytes, or a directory of another build or platform)`,
     );
   }
   if (newestOnDisk === undefined || newestOnDisk < named) {

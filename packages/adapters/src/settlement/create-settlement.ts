@@ -1,6 +1,7 @@
 import type { NoteHasher } from '@venue/notes';
 import type { VenueClock } from '../chain/clock.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import type { MatchFacts } from './match-facts.ts';
 import type { NoteOpenings } from './note-openings.ts';
 import type { SettlementChain } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
@@ -17,6 +18,8 @@ export interface SettlementWiring {
   readonly chain: SettlementChain;
   readonly hasher: NoteHasher;
   readonly openings: NoteOpenings;
+  /** Pass the same MatchFacts to the server's `companions`, so they survive a restart. */
+  readonly facts?: MatchFacts;
   readonly clock: VenueClock;
   readonly metrics?: SettlementMetrics;
   /** The stream server (its `publish`): fills to owners, tree messages to every subscriber. */
@@ -40,6 +43,7 @@ export function createSettlementPipeline(wiring: SettlementWiring): Settlement {
     chain: wiring.chain,
     hasher: wiring.hasher,
     openings: wiring.openings,
+    ...(wiring.facts === undefined ? {} : { facts: wiring.facts }),
     clock: wiring.clock,
     ...(wiring.metrics === undefined ? {} : { metrics: wiring.metrics }),
     ...(wiring.publisher === undefined ? {} : { publisher: wiring.publisher }),

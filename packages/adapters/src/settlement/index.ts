@@ -4,6 +4,7 @@
  */
 export * from './create-settlement.ts';
 export * from './limits.ts';
+export * from './match-facts.ts';
 export * from './note-openings.ts';
 export * from './settlement-chain.ts';
 export * from './settlement-metrics.ts';

@@ -95,8 +95,11 @@ export class NoteOpenings implements StateCompanion {
     }
   }
 
-  /** Journaled commands carry every opening learned after a snapshot (see ChangeOpening). */
-  replay(command: Command): void {
+  /**
+   * Applied commands carry every opening the venue learns (see ChangeOpening). Live, the intake and
+   * the pipeline remembered them already; in recovery this is how they come back.
+   */
+  follow(command: Command): void {
     if (command.type === 'place') this.rememberOrder(command.order);
     else if (command.type === 'modify') this.rememberOrder(command.request.replacement);
     else if (command.type === 'match_settled') {

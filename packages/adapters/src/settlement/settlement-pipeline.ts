@@ -4,6 +4,7 @@ import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from
 import type { VenueClock } from '../chain/clock.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
+import type { MatchFacts } from './match-facts.ts';
 import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
 import type { ChainSettlementRecord, SettlementChain, SignedChainBatch } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
@@ -27,6 +28,8 @@ export interface SettlementPipelineOptions {
   readonly chain: SettlementChain;
   readonly hasher: NoteHasher;
   readonly openings: NoteOpenings;
+  /** Prices and counterparts of pending matches, kept across restarts (memos and exact groups). */
+  readonly facts?: MatchFacts;
   readonly clock: VenueClock;
   readonly metrics?: SettlementMetrics;
   readonly publisher?: SettlementPublisher;
@@ -111,12 +114,18 @@ export class SettlementPipeline {
     for (const view of this.#o.engine.core.pendingMatches()) {
       if (this.#owned.has(key(view.marketId, view.matchId))) continue;
       const list = byMarket.get(view.marketId) ?? [];
-      list.push(fromPendingMatch(view, this.#o.chain.slot));
+      const fact = this.#o.facts?.get(view.marketId, view.matchId);
+      list.push(fromPendingMatch(view, this.#o.chain.slot, fact));
       byMarket.set(view.marketId, list);
     }
-    // The core does not keep which matches were counterparts, but the pending matches of a market
-    // are a union of whole groups (a group resolves at once), so together they conserve value.
-    for (const matches of byMarket.values()) this.#admit(matches, true);
+    for (const matches of byMarket.values()) {
+      // With every match's counterparts known (match-facts.ts), the groups are exactly the live ones.
+      // Otherwise: the pending matches of a market are a union of whole groups (a group resolves at
+      // once), so together they still conserve value.
+      if (matches.every((m) => m.counterpartyMatchIds !== null)) {
+        for (const group of connected(matches)) this.#admit(group, true);
+      } else this.#admit(matches, true);
+    }
     this.step();
   }
 

@@ -8,6 +8,7 @@ import {
   type NoteHasher,
 } from '@venue/notes';
 import type { FillMemoPlaintext, MemoNote } from '@venue/protocol';
+import type { MatchFact } from './match-facts.ts';
 import type { NoteOpening } from './note-openings.ts';
 import type { ChainSettlementLeg, ChainSettlementOutput } from './settlement-chain.ts';
 
@@ -23,7 +24,7 @@ export interface SettlingMatch {
   readonly side: 'bid' | 'ask';
   readonly baseQuantity: bigint;
   readonly quoteAmount: bigint;
-  /** Null for a match recovered at boot: the core does not keep the batch price. */
+  /** Null for a match recovered at boot without its facts (match-facts.ts): no memo then. */
   readonly clearingPrice: bigint | null;
   readonly note: {
     readonly commitment: string;
@@ -33,7 +34,7 @@ export interface SettlingMatch {
   };
   readonly viewingPubkey: string;
   readonly lockExpirySlot: bigint;
-  /** Null for a recovered match: its counterparts are unknown, so it joins its market's one group. */
+  /** Null for a match recovered without its facts: it joins its market's one group. */
   readonly counterpartyMatchIds: readonly bigint[] | null;
   /** Slot at which the pipeline first saw the match (latency telemetry). */
   readonly seenSlot: bigint;
@@ -62,7 +63,11 @@ export function fromMatchEvent(event: MatchEvent, seenSlot: bigint): SettlingMat
   };
 }
 
-export function fromPendingMatch(view: PendingMatchView, seenSlot: bigint): SettlingMatch {
+export function fromPendingMatch(
+  view: PendingMatchView,
+  seenSlot: bigint,
+  fact: MatchFact | undefined,
+): SettlingMatch {
   return {
     marketId: view.marketId,
     matchId: view.matchId,
@@ -71,11 +76,11 @@ export function fromPendingMatch(view: PendingMatchView, seenSlot: bigint): Sett
     side: view.side,
     baseQuantity: view.baseQuantity,
     quoteAmount: view.quoteAmount,
-    clearingPrice: null,
+    clearingPrice: fact?.clearingPrice ?? null,
     note: view.note,
     viewingPubkey: view.viewingPubkey,
     lockExpirySlot: view.lockExpirySlot,
-    counterpartyMatchIds: null,
+    counterpartyMatchIds: fact?.counterpartyMatchIds ?? null,
     seenSlot,
   };
 }

@@ -71,8 +71,8 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
     },
     onCommand: (command, seq) => {
       try {
-        core.apply(command);
-        for (const companion of companions) companion.replay(command);
+        const events = core.apply(command);
+        for (const companion of companions) companion.follow(command, events);
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
         throw new JournalRecoveryError(

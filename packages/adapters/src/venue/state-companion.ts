@@ -1,4 +1,4 @@
-import type { Command } from '@venue/core';
+import type { Command, CoreEvent } from '@venue/core';
 import { assert } from '@venue/protocol';
 
 /**
@@ -7,9 +7,10 @@ import { assert } from '@venue/protocol';
  * a proof verifies, and a resting order placed before a restart still has to settle after it.
  *
  * A companion is kept the way the core is: its part is stored in each snapshot beside the core's,
- * taken in the same sequencer step, and after the snapshot it is rebuilt from the journaled commands
- * (`replay` sees every command recovery applies, in journal order). So it is exactly as durable as
- * the commands it derives from, with no file or fsync of its own.
+ * taken in the same sequencer step, and after the snapshot it is rebuilt from the journaled commands.
+ * `follow` sees every command the core applies with the events it produced, in journal order: live in
+ * the sequencer's step, and again during recovery. So it is exactly as durable as the commands it
+ * derives from, with no file or fsync of its own, and live and recovered state are built the same way.
  */
 export interface StateCompanion {
   /** Names the part inside a snapshot; unique among a venue's companions. */
@@ -18,8 +19,8 @@ export interface StateCompanion {
   save(): unknown;
   /** Restores what `save` returned (before any replay). */
   load(part: unknown): void;
-  /** Follows one journaled command during recovery (after the core applied it). */
-  replay(command: Command): void;
+  /** Follows one applied command and its events (live, and during recovery's replay). */
+  follow(command: Command, events: readonly CoreEvent[]): void;
 }
 
 /**

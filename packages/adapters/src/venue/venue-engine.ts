@@ -216,6 +216,7 @@ export class VenueEngine {
    * order, and each release is chained directly on its append, so events leave in journal order.
    */
   #commit(command: Command, events: CoreEvent[]): Promise<void> {
+    for (const companion of this.#companions) companion.follow(command, events);
     const journal = this.#journal;
     if (journal === null) {
       this.#fanOut(events);
