@@ -3,7 +3,8 @@
  * - docs/errors.md, the error catalogue table, from packages/protocol/src/errors/catalogue.ts;
  * - the byte-layout tables inside docs/protocol.md (between generated markers), from the layout
  *   declarations in packages/protocol/src/canonical/bodies.ts;
- * - docs/openapi.json and docs/asyncapi.json, from the route and stream catalogue.
+ * - docs/openapi.json and docs/asyncapi.json, from the route and stream catalogue;
+ * - docs/sdk-reference.md, from the exports of packages/sdk/src/index.ts (generate-sdk-reference.ts).
  *
  * `npm run docs` rewrites them; scripts/test/docs.test.ts fails when the committed files differ from
  * what this script would write.
@@ -22,6 +23,7 @@ import {
   type PlacedField,
   rangeOf,
 } from '@venue/protocol';
+import { SDK_REFERENCE_DOC, sdkReferenceMarkdown } from './generate-sdk-reference.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ERRORS_DOC = `${ROOT}docs/errors.md`;
@@ -128,7 +130,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(PROTOCOL_DOC, protocolMarkdown(readFileSync(PROTOCOL_DOC, 'utf8')));
   writeFileSync(OPENAPI_DOC, jsonDocument(openApiDocument()));
   writeFileSync(ASYNCAPI_DOC, jsonDocument(asyncApiDocument()));
+  writeFileSync(SDK_REFERENCE_DOC, sdkReferenceMarkdown());
   console.error(
-    'wrote docs/errors.md, docs/openapi.json, docs/asyncapi.json and the layout tables of docs/protocol.md',
+    'wrote docs/errors.md, docs/openapi.json, docs/asyncapi.json, docs/sdk-reference.md and the layout tables of docs/protocol.md',
   );
 }

@@ -13,6 +13,7 @@ import {
   PROTOCOL_DOC,
   protocolMarkdown,
 } from '../generate-docs.ts';
+import { SDK_INDEX, SDK_REFERENCE_DOC, sdkReferenceMarkdown } from '../generate-sdk-reference.ts';
 
 test('docs/errors.md is the catalogue as the code defines it', () => {
   assert.equal(
@@ -49,5 +50,17 @@ test('the OpenAPI document lists every route of the catalogue with its error sta
     assert.ok(operation, `${route.method} ${route.path} is missing`);
     for (const name of route.errors)
       assert.ok(String(ERRORS[name].http) in operation.responses, `${route.path}: ${name}`);
+  }
+});
+
+test('docs/sdk-reference.md documents every export of the SDK as the code declares it', () => {
+  const text = readFileSync(SDK_REFERENCE_DOC, 'utf8');
+  assert.equal(text, sdkReferenceMarkdown(), 'run `npm run docs` and commit docs/sdk-reference.md');
+  // Every name the index exports has its own section (a name the walker skipped would be missing).
+  const index = readFileSync(SDK_INDEX, 'utf8');
+  for (const [, names] of index.matchAll(/export \{([^}]*)\}/g)) {
+    for (const name of (names ?? '').split(',').map((n) => n.replace(/^\s*type\s+/, '').trim())) {
+      if (name !== '') assert.match(text, new RegExp(`^### ${name}$`, 'm'), `${name} is not documented`);
+    }
   }
 });

@@ -106,6 +106,7 @@ export async function createVenueServer(options: VenueServerOptions): Promise<Ve
     ...(options.companions === undefined ? {} : { companions: options.companions }),
   });
   const gates = new TradingGates(engine);
+  if (recovery !== null) gates.assertAtBoot();
   const drain = new DrainControl(gates, () => engine.inFlight);
   const limiter = new TradingRateLimiter();
   // Signatures are checked on worker threads unless the caller supplies its own checks.

@@ -3,10 +3,11 @@
 // missing, the served OpenAPI document is the generated one, the drain lifecycle, settlement
 // telemetry, query validation, and the trading rate limit with its cancel reserve.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TRADING_BUCKET, TRADING_COST, TRADING_RESERVE_UNITS } from '@venue/adapters';
 import { openApiDocument, ROUTES } from '@venue/protocol';
-import { bodyOf, type Exchange, envelopeOf, TestVenue, type Trader } from '@venue/testing';
+import { bodyOf, type Exchange, envelopeOf, TestVenue, type Trader, withTempDir } from '@venue/testing';
 
 function expectError(exchange: Exchange, status: number, code: number): string {
   assert.equal(exchange.status, status, exchange.text);
@@ -159,6 +160,32 @@ describe('the planned-stop drain (spec 4.7)', () => {
     } finally {
       await venue.stop();
     }
+  });
+});
+
+describe('a drain belongs to the boot that began it', () => {
+  test('a venue stopped while draining trades again after a restart from its state directory', async () => {
+    await withTempDir(async (directory) => {
+      const state = { directory, sealingKey: randomBytes(32) };
+      const first = await TestVenue.start({ state });
+      try {
+        const admin = { token: first.adminToken, method: 'POST' };
+        assert.equal(bodyOf(await first.call('/admin/drain', admin))['trading_closed'], true);
+      } finally {
+        await first.stop();
+      }
+      const second = await TestVenue.start({ state });
+      try {
+        const trader = await second.trader();
+        assert.deepEqual(bodyOf(await second.call('/system/status'))['pause_reasons'], []);
+        assert.equal(
+          (await second.place(trader, second.order({ id: 1, nonce: 1n }, trader.key))).status,
+          200,
+        );
+      } finally {
+        await second.stop();
+      }
+    });
   });
 });
 

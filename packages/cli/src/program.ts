@@ -7,10 +7,12 @@ import { registerKeyCommands } from './commands/keys.ts';
 import { registerNoteCommands } from './commands/notes.ts';
 import { registerOrderCommands } from './commands/orders.ts';
 import { type CliIo, describeFailure, PROCESS_IO } from './commands/output.ts';
+import { registerSessionCommands } from './commands/session.ts';
 import { registerWatchCommand } from './commands/watch.ts';
 import { registerDemoCommand } from './demo/demo-command.ts';
 import { formatBanner } from './dev/banner.ts';
 import { DEFAULT_CHAIN_PORT, startDevVenue } from './dev/dev-venue.ts';
+import { registerServeCommand } from './serve/serve-command.ts';
 
 /** The `venue` command line. Commands are added here as the SDK and server grow. */
 export function buildProgram(io: CliIo = PROCESS_IO): Command {
@@ -42,6 +44,8 @@ export function buildProgram(io: CliIo = PROCESS_IO): Command {
   registerWatchCommand(program, io);
   registerNoteCommands(program, io);
   registerAdminCommands(program, io);
+  registerSessionCommands(program, io);
+  registerServeCommand(program, io);
   registerDemoCommand(program, io);
 
   program

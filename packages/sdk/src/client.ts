@@ -229,6 +229,21 @@ export class VenueClient {
     return held;
   }
 
+  /**
+   * Like `login`, but starts from a token an earlier process obtained (the CLI's token cache) instead
+   * of asking for a new one: no request is sent now. The token is used until its renewal time; a
+   * refusal of it (revoked, or the venue restarted) leads to one fresh login with `credentials`.
+   */
+  resumeLogin(credentials: Credentials, held: HeldToken): HeldToken {
+    const body = wireJsonText(TokenRequestSchema, {
+      api_key: credentials.apiKey,
+      api_secret: credentials.apiSecret,
+      passphrase: credentials.passphrase,
+    });
+    this.#tokens = new TokenKeeper(() => this.#issueToken(body), this.clock, this.#marginMs, held);
+    return held;
+  }
+
   /** A token valid for at least the refresh margin, renewed if needed (the stream uses this). */
   async accessToken(): Promise<HeldToken> {
     return this.#keeper().current();

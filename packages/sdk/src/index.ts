@@ -29,9 +29,13 @@ export {
   type Balance,
   type DepositFields,
   type FillMemoDecryptor,
+  type NoteOrigin,
   type NoteStatus,
   NoteWallet,
+  type NoteWalletOptions,
   nominalCost,
+  type OrderOutcome,
+  SCAN_INCLUSION_CHECKS_MAX,
   type ScanProgress,
   STUB_PROOF,
   spentMintOf,
@@ -70,5 +74,9 @@ export {
   type OrderRequest,
   TIME_READ_REUSE_MS,
   Trader,
+  type TraderOpenOptions,
   type TraderOptions,
 } from './trader.ts';
+export { openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
+export { NoteStateError } from './wallet/note-lifecycle.ts';
+export { WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';

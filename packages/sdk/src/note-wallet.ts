@@ -2,58 +2,65 @@ import { join } from 'node:path';
 import {
   assetIdOfMint,
   createNote,
-  deriveChangeNote,
-  deriveFillNote,
   fieldFromHex,
   fieldToHex,
   loadNoteHasher,
   type NoteHasher,
   pathFromInclusion,
+  STUB_PROOF_HEX,
   type ValidInputProver,
 } from '@venue/notes';
 import {
+  ERRORS,
   type FillMemoPlaintext,
   type FillMessage,
   type InclusionProofResponse,
   type Instrument,
   type LeavesResponse,
-  PROOF_BYTES,
   type Side,
   type TreeRoot,
 } from '@venue/protocol';
+import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
 import { SealedLog } from './sealed-log.ts';
 import type { NoteInput } from './trader.ts';
+import { type FillMemoDecryptor, openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
+import { type Balance, NoteBook, type WalletRecord } from './wallet/note-book.ts';
+import {
+  rebound,
+  released,
+  reserveFor,
+  type WalletNote,
+  withdrawn,
+  withLeaf,
+} from './wallet/note-lifecycle.ts';
+import {
+  type OrderOutcome,
+  type Owner,
+  recordsForMemo,
+  recordsForOutcome,
+} from './wallet/settlement-outputs.ts';
+
+export type { FillMemoDecryptor } from './wallet/fill-memos.ts';
+export type { Balance } from './wallet/note-book.ts';
+export type { NoteOrigin, NoteStatus, WalletNote } from './wallet/note-lifecycle.ts';
+export type { OrderOutcome } from './wallet/settlement-outputs.ts';
 
 /**
  * The bot's notes and balances (spec 1 item 4, spec 3.2): the venue keeps no ledger, so the
  * wallet derives them from what only the owner knows (each note's opening) and what everyone can
- * read (the public note trees, GET /tree/leaves). It
- * - prepares deposits: a fresh note opening, recorded before the chain action is sent;
- * - scans the trees page by page and marks a note spendable once its commitment is a leaf;
- * - picks a note for an order and reserves it while the order lives (one order per note, spec 8);
- * - follows order events: a partial fill leaves a change note derived from the parent (D-notes),
- *   a full fill consumes the note;
- * - builds an order's note fields: the inclusion path from GET /tree/inclusion and a VALID_INPUT
- *   proof (or a stub proof on a venue that does not settle, GET /info proof_mode `stub`).
- * Openings are kept in a sealed log under the key file's storage key.
+ * read (the public note trees). Each note follows the state machine of wallet/note-lifecycle.ts
+ * (pending -> spendable -> reserved -> spent). The wallet
+ * - prepares deposits: a fresh opening, recorded before the chain action is sent;
+ * - scans the trees and marks a note spendable once its commitment is a leaf;
+ * - claims a note for an order (pick and reserve in one synchronous step, so two concurrent
+ *   places never get the same note) and keeps it reserved while the order lives (spec 8);
+ * - follows the order's outcomes and fill memos (wallet/settlement-outputs.ts): consumed notes
+ *   are spent, change and received notes appear with their openings;
+ * - builds an order's note fields: the inclusion path and a VALID_INPUT proof (or a stub proof).
+ * Every change is appended to a sealed log (under the key file's storage key) before the call
+ * returns, and a wallet reopened from that log is the wallet that was closed.
  */
-
-/** pending: deposit sent, not yet a leaf. spendable: a leaf, free. reserved: backs an open order. */
-export type NoteStatus = 'pending' | 'spendable' | 'reserved' | 'spent';
-
-export interface WalletNote {
-  readonly commitment: string;
-  readonly tree_id: number;
-  readonly mint: string;
-  readonly value: bigint;
-  readonly blinding: string;
-  readonly inner_hash: string;
-  readonly leaf_index?: bigint;
-  readonly status: NoteStatus;
-  /** The order this note backs while reserved. */
-  readonly reserved_by?: string;
-}
 
 /** The fields of a chain deposit (chain simulator `deposit`, docs/chain-sim.md) except the spend authority. */
 export interface DepositFields {
@@ -64,13 +71,6 @@ export interface DepositFields {
   readonly blinding: string;
 }
 
-export interface Balance {
-  readonly mint: string;
-  readonly spendable: bigint;
-  readonly reserved: bigint;
-  readonly pending: bigint;
-}
-
 /** The tree reads the wallet needs; VenueClient provides them over REST. */
 export interface TreeReader {
   treeRoots(): Promise<TreeRoot[]>;
@@ -78,22 +78,24 @@ export interface TreeReader {
   treeInclusion(treeId: number, commitment: string): Promise<InclusionProofResponse>;
 }
 
-/**
- * Decrypts a fill memo with the viewing key. The memo format is fixed by the protocol
- * (FILL_MEMO_SCHEME); its decryption lives in packages/notes (fill-memo.ts, being written): pass it
- * here. Without one, fills are still tracked from the orders channel and the next tree scan.
- */
-export type FillMemoDecryptor = (message: FillMessage, keyFile: KeyFile) => FillMemoPlaintext;
-
+/** Progress of a scan, per shard. */
 export interface ScanProgress {
   readonly treeId: number;
   readonly leavesRead: number;
   readonly leavesTotal: number;
 }
 
-type WalletRecord =
-  | { readonly kind: 'note'; readonly note: WalletNote }
-  | { readonly kind: 'cursor'; readonly tree_id: number; readonly next: bigint };
+/** Options of NoteWallet.open. */
+export interface NoteWalletOptions {
+  /** How fill memos are opened; default: the protocol scheme with the key file's viewing key. */
+  readonly decryptMemo?: FillMemoDecryptor;
+}
+
+/**
+ * Settlement outputs checked by inclusion per scan: a memo or event can name a note whose leaf the
+ * paging already passed. One request each; more wait for the next scan.
+ */
+export const SCAN_INCLUSION_CHECKS_MAX = 256;
 
 /**
  * What an order's note must hold (design decisions section 2): a bid pays quote,
@@ -111,49 +113,65 @@ export function spentMintOf(side: Side, instrument: Pick<Instrument, 'base_mint'
   return side === 'bid' ? instrument.quote_mint : instrument.base_mint;
 }
 
-/** The proof a non-settling venue accepts in place of VALID_INPUT (spec 2.1 valid_input_proof). */
-export const STUB_PROOF = '00'.repeat(PROOF_BYTES);
+/**
+ * The proof a non-settling venue accepts in place of VALID_INPUT (spec 2.1 valid_input_proof): the
+ * notes package's stub, the exact bytes the venue's stub checks compare against.
+ */
+export const STUB_PROOF = STUB_PROOF_HEX;
 
 export class NoteWallet {
   readonly #keyFile: KeyFile;
-  readonly #hasher: NoteHasher;
+  readonly #owner: Owner;
   readonly #log: SealedLog<WalletRecord> | null;
-  readonly #notes = new Map<string, WalletNote>();
-  readonly #cursors = new Map<number, bigint>();
-  readonly #decryptMemo: FillMemoDecryptor | undefined;
+  readonly #book = new NoteBook();
+  readonly #decryptMemo: FillMemoDecryptor;
 
   private constructor(
     keyFile: KeyFile,
     hasher: NoteHasher,
     log: SealedLog<WalletRecord> | null,
-    decryptMemo?: FillMemoDecryptor,
+    decryptMemo: FillMemoDecryptor,
   ) {
     this.#keyFile = keyFile;
-    this.#hasher = hasher;
+    this.#owner = { hasher, ownerCommitment: keyFile.publicParts.owner_commitment };
     this.#log = log;
     this.#decryptMemo = decryptMemo;
-    for (const record of log?.readAll() ?? []) this.#apply(record);
+    // Not validated here: a log written before the state machine (a pending change note with
+    // reserved_by) must still open; validate() is for tests and careful bots.
+    for (const record of log?.readAll() ?? []) this.#book.apply(record);
   }
 
-  /** The wallet of `<stateDir>/notes.log` (in memory when stateDir is null). */
+  /** The wallet of `<stateDir>/notes.log` (in memory only when stateDir is null). */
   static async open(
     keyFile: KeyFile,
     stateDir: string | null,
-    options: { decryptMemo?: FillMemoDecryptor } = {},
+    options: NoteWalletOptions = {},
   ): Promise<NoteWallet> {
     const log =
       stateDir === null
         ? null
         : new SealedLog<WalletRecord>(join(stateDir, 'notes.log'), keyFile.storageKey(), 'notes');
-    return new NoteWallet(keyFile, await loadNoteHasher(), log, options.decryptMemo);
+    return new NoteWallet(
+      keyFile,
+      await loadNoteHasher(),
+      log,
+      options.decryptMemo ?? openFillMemoWithKeyFile,
+    );
   }
 
+  /** Every note the wallet holds an opening of, spent ones included. */
   notes(): WalletNote[] {
-    return [...this.#notes.values()];
+    return this.#book.notes();
   }
 
+  /** One note by commitment. */
   note(commitment: string): WalletNote | undefined {
-    return this.#notes.get(commitment);
+    return this.#book.note(commitment);
+  }
+
+  /** The notes reserved by `orderId` right now. */
+  backing(orderId: string): WalletNote[] {
+    return this.#book.backing(orderId);
   }
 
   /**
@@ -167,8 +185,8 @@ export class NoteWallet {
     if (request.value <= 0n)
       throw new RangeError(`a deposit holds a positive value, received ${request.value}`);
     const treeId = request.treeId ?? 0;
-    const opening = createNote(this.#hasher, {
-      ownerCommitment: this.#ownerCommitment(),
+    const opening = createNote(this.#owner.hasher, {
+      ownerCommitment: fieldFromHex(this.#owner.ownerCommitment, 'owner_commitment'),
       assetId: assetIdOfMint(request.mint),
       value: request.value,
     });
@@ -182,38 +200,25 @@ export class NoteWallet {
       status: 'pending',
     };
     this.#write({ kind: 'note', note });
-    return {
-      note,
-      deposit: {
-        tree_id: treeId,
-        mint: request.mint,
-        value: request.value,
-        owner_commitment: opening.hex.ownerCommitment,
-        blinding: note.blinding,
-      },
-    };
+    const deposit = { tree_id: treeId, mint: request.mint, value: request.value, blinding: note.blinding };
+    return { note, deposit: { ...deposit, owner_commitment: this.#owner.ownerCommitment } };
   }
 
   /**
-   * Reads every shard's new leaves (from where the last scan stopped) and marks each of this
-   * wallet's pending notes found there spendable, with its leaf index.
+   * Reads every shard's new leaves (from where the last scan stopped) and records the leaf of each
+   * note of this wallet found there: a pending note becomes spendable. Then asks for the inclusion
+   * of settlement outputs still without a leaf, whose leaves the paging may already have passed.
    */
   async scan(reader: TreeReader, onProgress?: (progress: ScanProgress) => void): Promise<WalletNote[]> {
     const found: WalletNote[] = [];
     for (const shard of await reader.treeRoots()) {
-      let from = this.#cursors.get(shard.tree_id) ?? 0n;
+      let from = this.#book.cursor(shard.tree_id);
       while (from < shard.leaf_count) {
         const page = await reader.treeLeaves(shard.tree_id, from);
         for (const leaf of page.leaves) {
-          const note = this.#notes.get(leaf.commitment);
+          const note = this.#book.note(leaf.commitment);
           if (note === undefined || note.tree_id !== shard.tree_id || note.leaf_index !== undefined) continue;
-          const confirmed: WalletNote = {
-            ...note,
-            leaf_index: leaf.index,
-            status: note.status === 'pending' ? 'spendable' : note.status,
-          };
-          this.#write({ kind: 'note', note: confirmed });
-          found.push(confirmed);
+          found.push(this.#put(withLeaf(note, leaf.index)));
         }
         const next = page.next_from ?? from + BigInt(page.leaves.length);
         if (next <= from) break; // an empty page: the shard shrank (a reorg); read it again next scan
@@ -226,118 +231,82 @@ export class NoteWallet {
         });
       }
     }
+    const unseen = this.notes().filter(
+      (n) => n.origin !== undefined && n.leaf_index === undefined && n.status !== 'spent',
+    );
+    for (const note of unseen.slice(0, SCAN_INCLUSION_CHECKS_MAX)) {
+      const inclusion = await inclusionOrUndefined(reader, note);
+      if (inclusion !== undefined) found.push(this.#put(withLeaf(note, inclusion.leaf_index)));
+    }
     return found;
   }
 
+  /** Per mint: spendable, reserved, pending (and locked) value, sorted by mint. */
   balances(): Balance[] {
-    const byMint = new Map<string, { spendable: bigint; reserved: bigint; pending: bigint }>();
-    for (const note of this.#notes.values()) {
-      if (note.status === 'spent') continue;
-      const sums = byMint.get(note.mint) ?? { spendable: 0n, reserved: 0n, pending: 0n };
-      sums[note.status] += note.value;
-      byMint.set(note.mint, sums);
-    }
-    return [...byMint]
-      .map(([mint, sums]) => ({ mint, ...sums }))
-      .sort((a, b) => a.mint.localeCompare(b.mint));
+    return this.#book.balances();
   }
 
-  /** The smallest spendable note of `mint` worth at least `amount` (least change locked up). */
-  pick(mint: string, amount: bigint): WalletNote | undefined {
-    let best: WalletNote | undefined;
-    for (const note of this.#notes.values()) {
-      if (note.status !== 'spendable' || note.mint !== mint || note.value < amount) continue;
-      if (best === undefined || note.value < best.value) best = note;
-    }
-    return best;
+  /**
+   * The smallest spendable note of `mint` worth at least `amount` (least change locked up). A note
+   * locked after a failed settlement is eligible only when `slot` is past its lock.
+   */
+  pick(mint: string, amount: bigint, slot?: bigint): WalletNote | undefined {
+    return this.#book.pick(mint, amount, slot);
   }
 
-  /** The note backs `orderId` now (spec 3.2 spendable -> venue-reserved). */
-  reserve(commitment: string, orderId: string): void {
-    const note = this.#required(commitment);
-    if (note.status !== 'spendable') throw new Error(`note ${commitment} is ${note.status}, not spendable`);
-    this.#write({ kind: 'note', note: { ...note, status: 'reserved', reserved_by: orderId } });
+  /**
+   * Picks and reserves a note for `orderId` in one synchronous step, before the order is signed:
+   * concurrent places each get a different note. Undefined when no spendable note covers `amount`.
+   */
+  claim(mint: string, amount: bigint, orderId: string, slot?: bigint): WalletNote | undefined {
+    const note = this.#book.pick(mint, amount, slot);
+    return note === undefined ? undefined : this.#put(reserveFor(note, orderId));
   }
 
-  /** The note was consumed outside an order (a withdraw or merge on chain). */
-  spent(commitment: string): void {
-    this.#write({ kind: 'note', note: { ...this.#required(commitment), status: 'spent' } });
+  /** The note backs `orderId` now (spec 3.2 spendable -> venue-reserved); throws if it is not spendable. */
+  reserve(commitment: string, orderId: string): WalletNote {
+    return this.#put(reserveFor(this.#required(commitment), orderId));
   }
 
-  /** The order ended without consuming its note (cancelled, expired, failed): spendable again. */
+  /** Frees one reserved note (its order was never sent, or a modify moved to another note). */
+  unreserve(commitment: string): WalletNote {
+    return this.#put(released(this.#required(commitment)));
+  }
+
+  /** Moves the notes of `fromOrderId` to `toOrderId` (a modify that gives the order a new id). */
+  rebind(fromOrderId: string, toOrderId: string): void {
+    for (const note of this.#book.backing(fromOrderId)) this.#put(rebound(note, toOrderId));
+  }
+
+  /** The order ended without consuming its note (cancelled, expired, refused): free again. */
   release(orderId: string): void {
-    for (const note of this.#notes.values()) {
-      if (note.reserved_by !== orderId || note.status !== 'reserved') continue;
-      const { reserved_by: _, ...rest } = note;
-      this.#write({ kind: 'note', note: { ...rest, status: 'spendable' } });
-    }
+    this.applyOrderOutcome({ order_id: orderId, kind: 'cancelled' });
+  }
+
+  /** A free note was consumed on chain outside an order (a withdraw or merge). */
+  spent(commitment: string): WalletNote {
+    return this.#put(withdrawn(this.#required(commitment)));
   }
 
   /**
-   * Follows an order's note through a fill (spec 3.1, 3.2): a partial fill consumes the note and
-   * leaves a change note of `newNoteAmount` (derived as the enclave derives it, pending until the
-   * scan sees it), which keeps backing the order; a full fill consumes the note.
+   * Follows an order outcome (an orders-channel event, a reconciled record or a refused place):
+   * fills consume the backing note and create the change, ends free it. Idempotent.
    */
-  filled(orderId: string, fill: { full: boolean; newNoteAmount?: bigint }): void {
-    for (const note of this.#notes.values()) {
-      if (note.reserved_by !== orderId || note.status !== 'reserved') continue;
-      this.#write({ kind: 'note', note: { ...note, status: 'spent' } });
-      if (fill.full || fill.newNoteAmount === undefined || fill.newNoteAmount === 0n) continue;
-      const change = deriveChangeNote(
-        this.#hasher,
-        { ownerCommitment: fieldToHex(this.#ownerCommitment()), innerHash: note.inner_hash },
-        assetIdOfMint(note.mint),
-        fill.newNoteAmount,
-      );
-      this.#write({
-        kind: 'note',
-        note: {
-          commitment: change.hex.commitment,
-          tree_id: note.tree_id,
-          mint: note.mint,
-          value: fill.newNoteAmount,
-          blinding: fieldToHex(change.blinding),
-          inner_hash: change.hex.innerHash,
-          status: 'pending',
-          reserved_by: orderId,
-        },
-      });
-    }
+  applyOrderOutcome(outcome: OrderOutcome): void {
+    for (const record of recordsForOutcome(this.#book, this.#owner, outcome)) this.#write(record);
   }
 
   /**
-   * A fills-channel message: decrypted with the viewing key (when a decryptor is configured), the
-   * received note is recorded as pending until the tree scan sees it. Returns the memo, or
-   * undefined when no decryptor is configured.
+   * A fills-channel message: opened with the viewing key, its received note and change note are
+   * checked against their derivation from the spent note and recorded (pending until the scan
+   * sees their leaves; a change stays reserved while its order lives). Returns the memo.
    */
-  applyFill(message: FillMessage): FillMemoPlaintext | undefined {
-    if (this.#decryptMemo === undefined) return undefined;
+  applyFill(message: FillMessage): FillMemoPlaintext {
     const memo = this.#decryptMemo(message, this.#keyFile);
-    const { received } = memo;
-    const parent = this.notes().find((note) => note.reserved_by === message.order_id);
-    if (parent === undefined || this.#notes.has(received.commitment)) return memo;
-    // The owner re-derives the fill note from the spent note, as the enclave did (deriveFillNote),
-    // and keeps it only if it is the note the memo names: then its blinding is known and it can back
-    // a later order.
-    const derived = deriveFillNote(
-      this.#hasher,
-      { ownerCommitment: fieldToHex(this.#ownerCommitment()), innerHash: parent.inner_hash },
-      assetIdOfMint(received.mint),
-      received.amount,
-    );
-    if (derived.hex.commitment !== received.commitment) return memo;
-    this.#write({
-      kind: 'note',
-      note: {
-        commitment: received.commitment,
-        tree_id: received.tree_id,
-        mint: received.mint,
-        value: received.amount,
-        blinding: fieldToHex(derived.blinding),
-        inner_hash: received.inner_hash,
-        status: 'pending',
-      },
-    });
+    const matchId = BigInt(message.match_id);
+    for (const record of recordsForMemo(this.#book, this.#owner, message.order_id, matchId, memo)) {
+      this.#write(record);
+    }
     return memo;
   }
 
@@ -351,7 +320,7 @@ export class NoteWallet {
     reader: TreeReader,
     prover: ValidInputProver | 'stub',
   ): Promise<NoteInput> {
-    if (note.status === 'pending' || note.status === 'spent') {
+    if (note.status === 'pending' || note.status === 'spent' || note.leaf_index === undefined) {
       throw new Error(`note ${note.commitment} is ${note.status}; only a note in the tree can back an order`);
     }
     const { path, root } = pathFromInclusion(await reader.treeInclusion(note.tree_id, note.commitment));
@@ -375,7 +344,7 @@ export class NoteWallet {
   stubInput(note: WalletNote, merkleRoot: string): NoteInput {
     return {
       note_commitment: note.commitment,
-      owner_commitment: fieldToHex(this.#ownerCommitment()),
+      owner_commitment: this.#owner.ownerCommitment,
       note_inner_hash: note.inner_hash,
       merkle_root: merkleRoot,
       valid_input_proof: STUB_PROOF,
@@ -383,27 +352,43 @@ export class NoteWallet {
     };
   }
 
+  /** Checks the state machine's invariants over every note (throws AssertionError). */
+  validate(): void {
+    this.#book.validate();
+  }
+
+  /** Closes the sealed log. */
   close(): void {
     this.#log?.close();
   }
 
-  #ownerCommitment(): bigint {
-    return fieldFromHex(this.#keyFile.publicParts.owner_commitment, 'owner_commitment');
-  }
-
   #required(commitment: string): WalletNote {
-    const note = this.#notes.get(commitment);
+    const note = this.#book.note(commitment);
     if (note === undefined) throw new Error(`note ${commitment} is not in this wallet`);
     return note;
   }
 
-  #write(record: WalletRecord): void {
-    this.#log?.append(record);
-    this.#apply(record);
+  #put(note: WalletNote): WalletNote {
+    this.#write({ kind: 'note', note });
+    return note;
   }
 
-  #apply(record: WalletRecord): void {
-    if (record.kind === 'cursor') this.#cursors.set(record.tree_id, record.next);
-    else this.#notes.set(record.note.commitment, record.note);
+  /** Durable first (fdatasync), then applied: what a caller saw is what a restart finds. */
+  #write(record: WalletRecord): void {
+    this.#log?.append(record);
+    this.#book.apply(record);
+  }
+}
+
+/** The note's inclusion, or undefined while it is not a leaf (NOTE_NOT_FOUND). */
+async function inclusionOrUndefined(
+  reader: TreeReader,
+  note: WalletNote,
+): Promise<InclusionProofResponse | undefined> {
+  try {
+    return await reader.treeInclusion(note.tree_id, note.commitment);
+  } catch (error) {
+    if (error instanceof VenueApiError && error.code === ERRORS.NOTE_NOT_FOUND.code) return undefined;
+    throw error;
   }
 }

@@ -36,11 +36,18 @@ export class TokenKeeper {
   #held: HeldToken | null = null;
   #inFlight: Promise<HeldToken> | null = null;
 
-  constructor(issue: () => Promise<TokenResponse>, clock: Clock, marginMs: number) {
+  /** `initial`: a token kept from an earlier process (a CLI token cache), used until its renewal time. */
+  constructor(
+    issue: () => Promise<TokenResponse>,
+    clock: Clock,
+    marginMs: number,
+    initial: HeldToken | null = null,
+  ) {
     if (!(marginMs >= 0)) throw new RangeError(`tokenRefreshMarginMs must be >= 0, received ${marginMs}`);
     this.#issue = issue;
     this.#clock = clock;
     this.#marginMs = marginMs;
+    this.#held = initial;
   }
 
   get held(): HeldToken | null {

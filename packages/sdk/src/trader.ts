@@ -1,21 +1,25 @@
+import type { ValidInputProver } from '@venue/notes';
 import type {
   CancelResponse,
+  FillMessage,
   ModifyRequest,
   ModifyResponse,
   OrderEvent,
+  OrderRecord,
   OrderType,
   PlaceOrder,
   PlaceResponse,
   Side,
 } from '@venue/protocol';
-import type { VenueClient } from './client.ts';
+import { RECONCILE_ORDERS_MAX, type VenueClient } from './client.ts';
 import { NonceFile } from './durable-nonces.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
-import { nominalCost } from './note-wallet.ts';
+import { type NoteWallet, nominalCost } from './note-wallet.ts';
 import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
 import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
 import type { StreamGap, VenueStream } from './stream.ts';
+import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
 
 /**
  * A trading key at work: places, cancels and modifies orders with the safety a bot needs and
@@ -28,6 +32,8 @@ import type { StreamGap, VenueStream } from './stream.ts';
  * - A lost answer (network failure, stream closed) is retried with the same body; 429s are waited
  *   out by the client (VenueClient); every refusal ends as the venue's VenueApiError.
  * - Stream events update the view as they arrive; after a stream gap, reconcile() reads the truth.
+ * - With a NoteWallet, each order's note is reserved for it before the body is signed and follows
+ *   the order to its end: fills spend it and bring change and received notes, ends free it.
  */
 
 /** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
@@ -51,7 +57,11 @@ export interface OrderRequest {
   readonly minFillSize?: bigint;
   /** Slots from the venue's current slot to `expiry_slot` (default ORDER_LIFETIME_SLOTS_DEFAULT). */
   readonly lifetimeSlots?: bigint;
-  readonly input: NoteInput;
+  /**
+   * The note and proof backing the order. Omit it when the Trader has a wallet: the smallest
+   * spendable note that covers the order is claimed and proved (needs `prover` on a proving venue).
+   */
+  readonly input?: NoteInput;
 }
 
 /** What a modify changes; the rest is copied from the order's current body. */
@@ -75,7 +85,16 @@ export interface TraderOptions {
   readonly orders?: OrderStore;
   /** Resends of the same body after a lost answer (default 3). */
   readonly resendsMax?: number;
+  /** The wallet whose notes back this trader's orders; without one the caller manages notes. */
+  readonly wallet?: NoteWallet;
+  /** Proves VALID_INPUT for notes the wallet claims (a venue with proof_mode stub needs none). */
+  readonly prover?: ValidInputProver;
+  /** Called with each wallet error (a memo that does not open); they are also kept in walletErrors. */
+  readonly onWalletError?: (error: Error) => void;
 }
+
+/** Options of Trader.open beyond the client, key file and state folder. */
+export type TraderOpenOptions = Pick<TraderOptions, 'wallet' | 'prover' | 'onWalletError' | 'resendsMax'>;
 
 /** Default order lifetime: 600 slots, four minutes at 400 ms a slot. */
 export const ORDER_LIFETIME_SLOTS_DEFAULT = 600n;
@@ -93,17 +112,37 @@ export class Trader {
   readonly keys: TradingKeys;
   readonly orders: OrderStore;
   readonly viewingPubkey: string;
+  /** The wallet backing the orders, when one was given. */
+  readonly wallet: NoteWallet | undefined;
+  /** The last wallet errors (at most WALLET_ERRORS_KEPT_MAX), oldest first. */
+  readonly walletErrors: Error[] = [];
   readonly #resendsMax: number;
   readonly #onClose: () => void;
+  readonly #notes: OrderNotes | undefined;
   #time: { slot: bigint; readAtMs: number } | null = null;
+  #turn: Promise<unknown> = Promise.resolve();
 
   constructor(options: TraderOptions, onClose: () => void = () => {}) {
     this.client = options.client;
     this.keys = options.keys;
     this.orders = options.orders ?? new OrderStore();
     this.viewingPubkey = options.viewingPubkey;
+    this.wallet = options.wallet;
     this.#resendsMax = options.resendsMax ?? 3;
     this.#onClose = onClose;
+    this.#notes =
+      options.wallet === undefined
+        ? undefined
+        : new OrderNotes(options.wallet, {
+            client: options.client,
+            tradingKey: options.keys.publicKey,
+            prover: options.prover,
+            onError: (error) => {
+              this.walletErrors.push(error);
+              if (this.walletErrors.length > WALLET_ERRORS_KEPT_MAX) this.walletErrors.shift();
+              options.onWalletError?.(error);
+            },
+          });
   }
 
   /**
@@ -111,11 +150,17 @@ export class Trader {
    * `stateDir` (one process per trading key: the nonce file is locked). Orders left `unsent` by
    * an earlier run are settled by recover().
    */
-  static open(client: VenueClient, keyFile: KeyFile, stateDir: string): Trader {
+  static open(
+    client: VenueClient,
+    keyFile: KeyFile,
+    stateDir: string,
+    options: TraderOpenOptions = {},
+  ): Trader {
     const nonces = NonceFile.open(stateDir, keyFile.publicParts.trading_key, client.clock);
     const orders = OrderStore.open(stateDir, keyFile.storageKey());
     const keys = keyFile.tradingKeys({ arrivalNonces: nonces.arrival, cancelNonces: nonces.cancel });
-    return new Trader({ client, keys, orders, viewingPubkey: keyFile.publicParts.viewing_pubkey }, () => {
+    const viewingPubkey = keyFile.publicParts.viewing_pubkey;
+    return new Trader({ ...options, client, keys, orders, viewingPubkey }, () => {
       orders.close();
       nonces.close();
     });
@@ -129,22 +174,43 @@ export class Trader {
         `lifetimeSlots must be ${buffer + EXPIRY_SLACK_SLOTS} to ${max} (the venue's settlement buffer plus ${EXPIRY_SLACK_SLOTS} slots of slack, up to its maximum lifetime), received ${lifetimeSlots}`,
       );
     }
-    const now = this.client.clock.nowMs();
-    if (this.#time === null || now - this.#time.readAtMs > TIME_READ_REUSE_MS) {
-      this.#time = { slot: (await this.client.time()).slot, readAtMs: now };
-    }
-    return this.#time.slot + lifetimeSlots;
+    return (await this.#venueSlot()) + lifetimeSlots;
   }
 
-  /** Signs a new order, records it, then sends it (over `via` if given, else REST). */
+  /**
+   * Signs a new order, records it, then sends it (over `via` if given, else REST). With a wallet,
+   * the order's note is reserved for its id first (claimed from the wallet when the request has
+   * no input), so concurrent places never back two orders with one note (spec 8).
+   */
   async place(request: OrderRequest, via?: VenueStream): Promise<LocalOrder> {
-    const body = this.keys.signOrder(
-      await this.#draft(request, newOrderId(), request.lifetimeSlots),
-      this.client.sessionId,
-    );
-    this.orders.recordIntent(body);
-    await this.#send(body, via);
-    return this.orders.get(body.order_id) as LocalOrder;
+    const orderId = newOrderId();
+    let input: NoteInput | undefined;
+    try {
+      const slot = await this.#venueSlot();
+      input = this.#notes === undefined ? request.input : await this.#notes.inputFor(request, orderId, slot);
+      if (input === undefined)
+        throw new Error('an order needs an input (a note and its proof) or a Trader wallet');
+    } catch (error) {
+      this.#notes?.notBooked(orderId);
+      throw error;
+    }
+    const proved = input;
+    // Signed and sent in turn: a later nonce must not reach the venue first (spec 8 arrival_nonce).
+    return this.#inTurn(async () => {
+      let body: PlaceOrder;
+      try {
+        body = this.keys.signOrder(
+          await this.#draft({ ...request, input: proved }, orderId, request.lifetimeSlots),
+          this.client.sessionId,
+        );
+        this.orders.recordIntent(body);
+      } catch (error) {
+        this.#notes?.notBooked(orderId);
+        throw error;
+      }
+      await this.#send(body, via);
+      return this.orders.get(orderId) as LocalOrder;
+    });
   }
 
   /**
@@ -155,12 +221,17 @@ export class Trader {
     for (const order of this.orders.all().filter((o) => o.state === 'unsent')) {
       const records = await this.client.reconcile([order.order_id]);
       const record = records.get(order.order_id);
-      if (record !== null && record !== undefined) this.orders.adopt(record);
+      if (record !== null && record !== undefined) this.#adopt(record);
       else await this.#send(order.body);
     }
+    await this.#settleReservations();
   }
 
   async cancel(orderId: string, via?: VenueStream): Promise<CancelResponse> {
+    return this.#inTurn(() => this.#cancelNow(orderId, via));
+  }
+
+  async #cancelNow(orderId: string, via?: VenueStream): Promise<CancelResponse> {
     const params = this.keys.signCancel(orderId, this.client.sessionId);
     try {
       const response = await this.#resending(
@@ -169,6 +240,7 @@ export class Trader {
         via,
       );
       this.orders.settle(orderId, 'cancelled');
+      this.#notes?.event({ order_id: orderId, kind: 'cancelled' });
       return response;
     } catch (error) {
       await this.#readBack(orderId, error);
@@ -178,6 +250,10 @@ export class Trader {
 
   /** Cancel and replace in one step (spec 4.1), same trading key, same market. */
   async modify(orderId: string, changes: ModifyChanges, via?: VenueStream): Promise<LocalOrder> {
+    return this.#inTurn(() => this.#modifyNow(orderId, changes, via));
+  }
+
+  async #modifyNow(orderId: string, changes: ModifyChanges, via?: VenueStream): Promise<LocalOrder> {
     const current = this.orders.get(orderId);
     if (current === undefined) throw new Error(`order ${orderId} is not in the local order store`);
     const old = current.body;
@@ -200,6 +276,7 @@ export class Trader {
       this.client.sessionId,
     );
     const request: ModifyRequest = this.keys.signModify(orderId, replacement, this.client.sessionId);
+    this.#notes?.beforeModify(orderId, id, changes.input);
     if (id !== orderId) this.orders.recordIntent(replacement);
     let response: ModifyResponse;
     try {
@@ -209,10 +286,12 @@ export class Trader {
         via,
       );
     } catch (error) {
+      if (error instanceof VenueApiError) this.#notes?.modifyRefused(orderId, id, changes.input);
       if (id !== orderId) this.orders.refused(id);
       await this.#readBack(orderId, error);
       throw error;
     }
+    this.#notes?.modifyAccepted(orderId, changes.input);
     if (id === orderId) {
       this.orders.replacedInPlace(replacement, response.arrival_slot);
     } else {
@@ -222,9 +301,15 @@ export class Trader {
     return this.orders.get(id) as LocalOrder;
   }
 
-  /** Applies an orders-channel event to the local view. */
+  /** Applies an orders-channel event to the local view (and to the wallet's notes). */
   applyEvent(event: OrderEvent): void {
     this.orders.applyEvent(event);
+    this.#notes?.event(event);
+  }
+
+  /** Applies a fills-channel message to the wallet: its memo's notes join it (no-op without a wallet). */
+  applyFill(message: FillMessage): void {
+    this.#notes?.fill(message);
   }
 
   /**
@@ -233,11 +318,11 @@ export class Trader {
    */
   async reconcile(): Promise<void> {
     const open = this.orders.open().map((order) => order.order_id);
-    for (let i = 0; i < open.length; i += 200) {
-      const records = await this.client.reconcile(open.slice(i, i + 200));
+    for (let i = 0; i < open.length; i += RECONCILE_ORDERS_MAX) {
+      const records = await this.client.reconcile(open.slice(i, i + RECONCILE_ORDERS_MAX));
       for (const [id, record] of records) {
-        if (record !== null) this.orders.adopt(record);
-        else if (this.orders.get(id)?.state !== 'unsent') this.orders.settle(id, 'cancelled');
+        if (record !== null) this.#adopt(record);
+        else if (this.orders.get(id)?.state !== 'unsent') this.#settleLocally(id, 'cancelled');
       }
     }
   }
@@ -245,6 +330,7 @@ export class Trader {
   /** Follows a stream: events update the view, and a gap triggers reconcile(). Returns an unfollow. */
   follow(stream: VenueStream, onReconciled?: (error?: Error) => void): () => void {
     const onOrder = (event: OrderEvent) => this.applyEvent(event);
+    const onFill = (message: FillMessage) => this.applyFill(message);
     const onGap = (_gap: StreamGap) => {
       this.reconcile().then(
         () => onReconciled?.(),
@@ -252,9 +338,11 @@ export class Trader {
       );
     };
     stream.on('order', onOrder);
+    stream.on('fill', onFill);
     stream.on('gap', onGap);
     return () => {
       stream.off('order', onOrder);
+      stream.off('fill', onFill);
       stream.off('gap', onGap);
     };
   }
@@ -264,7 +352,64 @@ export class Trader {
     this.#onClose();
   }
 
-  async #draft(request: OrderRequest, orderId: string, lifetimeSlots?: bigint): Promise<OrderDraft> {
+  /**
+   * Runs `body` after every earlier signed request of this trader has been answered: nonces are
+   * drawn in signing order, so sending in that order keeps each nonce above the last accepted.
+   */
+  #inTurn<T>(body: () => Promise<T>): Promise<T> {
+    const next = this.#turn.then(body, body);
+    this.#turn = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The venue's slot (GET /time), a read reused for TIME_READ_REUSE_MS. */
+  async #venueSlot(): Promise<bigint> {
+    const now = this.client.clock.nowMs();
+    if (this.#time === null || now - this.#time.readAtMs > TIME_READ_REUSE_MS) {
+      this.#time = { slot: (await this.client.time()).slot, readAtMs: now };
+    }
+    return this.#time.slot;
+  }
+
+  /** Adopts the venue's record of an order, in the order view and the wallet. */
+  #adopt(record: OrderRecord): void {
+    this.orders.adopt(record);
+    this.#notes?.record(record);
+  }
+
+  /** An order the venue no longer knows is finished here as `state`. */
+  #settleLocally(orderId: string, state: 'cancelled'): void {
+    this.orders.settle(orderId, state);
+    this.#notes?.event({ order_id: orderId, kind: state });
+  }
+
+  /**
+   * After a crash, the wallet may hold notes for orders that never reached the order log (the
+   * crash fell between the reservation and the intent) or whose end it did not hear: the first
+   * are freed, the second follow the venue's record.
+   */
+  async #settleReservations(): Promise<void> {
+    if (this.#notes === undefined) return;
+    const toRead: string[] = [];
+    for (const orderId of this.#notes.reservingOrders()) {
+      const order = this.orders.get(orderId);
+      if (order === undefined) this.#notes.notBooked(orderId);
+      else if (isTerminal(order.state)) toRead.push(orderId);
+    }
+    for (let i = 0; i < toRead.length; i += RECONCILE_ORDERS_MAX) {
+      const records = await this.client.reconcile(toRead.slice(i, i + RECONCILE_ORDERS_MAX));
+      for (const [id, record] of records) {
+        if (record !== null) this.#notes.record(record);
+        else this.#notes.event({ order_id: id, kind: 'cancelled' });
+      }
+    }
+  }
+
+  async #draft(
+    request: OrderRequest & { input: NoteInput },
+    orderId: string,
+    lifetimeSlots?: bigint,
+  ): Promise<OrderDraft> {
     const { input } = request;
     return {
       symbol: request.symbol,
@@ -295,7 +440,10 @@ export class Trader {
       );
     } catch (error) {
       // A refusal means the venue did not book it; anything else leaves it unsent for recover().
-      if (error instanceof VenueApiError) this.orders.refused(body.order_id);
+      if (error instanceof VenueApiError) {
+        this.orders.refused(body.order_id);
+        this.#notes?.notBooked(body.order_id);
+      }
       throw error;
     }
     this.orders.accepted(body.order_id, response.arrival_slot);
@@ -349,7 +497,7 @@ export class Trader {
   async #readBack(orderId: string, error: unknown): Promise<void> {
     if (!(error instanceof VenueApiError) || isTerminal(this.orders.get(orderId)?.state ?? 'unsent')) return;
     const record = (await this.client.reconcile([orderId])).get(orderId);
-    if (record !== null && record !== undefined) this.orders.adopt(record);
+    if (record !== null && record !== undefined) this.#adopt(record);
   }
 }
 

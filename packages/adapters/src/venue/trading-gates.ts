@@ -24,6 +24,16 @@ export class TradingGates {
     this.#engine.record({ type: 'venue_gate', pauseReasons: this.reasons() });
   }
 
+  /**
+   * Journals the gate as this boot holds it (open until a watcher closes it). A recovered core still
+   * carries the reasons of the boot that stopped: a drain above all, which belongs to that boot and
+   * would otherwise refuse every order of this one. The watchers (governance, attestation) close the
+   * gate again at their first check if their reason still holds.
+   */
+  assertAtBoot(): void {
+    this.#engine.record({ type: 'venue_gate', pauseReasons: this.reasons() });
+  }
+
   reasons(): VenuePauseReason[] {
     return [...this.#reasons].sort();
   }

@@ -12,6 +12,7 @@ import {
 import type { Command } from 'commander';
 import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-venue.ts';
 import { CliError, type CliIo, Output } from './output.ts';
+import { bootBinding, TokenCache } from './token-cache.ts';
 
 /**
  * What every command shares: the global options, the attested connection, the account login from
@@ -71,12 +72,52 @@ export class CommandContext {
     return client;
   }
 
-  /** Attests the venue and logs in as `--account` (or `fallbackAccount`) of the credentials file. */
+  /**
+   * Attests the venue and logs in as `--account` (or `fallbackAccount`) of the credentials file,
+   * reusing the token an earlier command cached for this boot of this venue while it is valid
+   * (token-cache.ts). A token the venue refuses as invalid, expired or revoked is replaced by one
+   * fresh login inside the SDK; whichever token the command ends with is cached for the next one.
+   */
   async login(fallbackAccount = 'alice'): Promise<VenueClient> {
     const credentials = this.credentials(this.options.account ?? fallbackAccount);
     const client = await this.connect();
-    await client.login(credentials);
+    const cache = this.tokenCache(credentials);
+    const binding = bootBinding({
+      sessionId: client.sessionId,
+      spkiSha256: client.spkiSha256,
+      measurement: client.report.measurement,
+      platformKeyId: client.report.platform_key_id,
+    });
+    const cached = cache.read(binding, client.clock.nowMs());
+    let stored: string | undefined;
+    if (cached !== null) {
+      client.resumeLogin(credentials, cached);
+      stored = cached.token;
+    } else {
+      await client.login(credentials);
+    }
+    const keep = () => {
+      const held = client.token;
+      if (held === null || held.token === stored) return;
+      stored = held.token;
+      try {
+        cache.write({ ...held, binding });
+      } catch (error) {
+        // A cache that cannot be written costs a login per command, never the command itself.
+        this.out.io.stderr(`venue: token not cached (${(error as Error).message})\n`);
+      }
+    };
+    keep();
+    this.#opened.push(keep);
     return client;
+  }
+
+  /** The token cache of account `credentials` on `--venue`, beside the key file. */
+  tokenCache(credentials: Credentials): TokenCache {
+    return new TokenCache(dirname(resolve(this.options.keyFile)), {
+      origin: new URL(this.options.venue).origin,
+      ...credentials,
+    });
   }
 
   credentials(name: string): Credentials {

@@ -1,4 +1,5 @@
 import { ChainRpcClient, signBytes, spendAuthorityOf, withdrawBytes } from '@venue/chain-sim';
+import { type KeyFile, type NoteWallet, Trader, type VenueClient } from '@venue/sdk';
 import type { Command } from 'commander';
 import { withContext } from './context.ts';
 import { CliError, type CliIo } from './output.ts';
@@ -23,6 +24,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
         const wallet = await context.wallet(keys);
         if (flags.scan) {
           const client = await context.login();
+          await settleEndedOrders(client, keys, wallet, context.stateDir());
           const bar = context.out.progress('scanning');
           await wallet.scan(client, (p) => bar.update(p.leavesRead, p.leavesTotal));
           bar.stop();
@@ -123,4 +125,29 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
         context.out.result(receipt, () => `withdrew ${note.value} of ${note.mint} to ${flags.recipient}`);
       }),
     );
+}
+
+/**
+ * Orders placed from the command line have no stream listening for their end: read the venue's
+ * record of each order still open locally (GET /orders/{id}), so a cancelled, expired or filled
+ * order stops holding its note. Skipped when a bot holds this key's nonce lock (it follows the
+ * stream itself).
+ */
+async function settleEndedOrders(
+  client: VenueClient,
+  keys: KeyFile,
+  wallet: NoteWallet,
+  stateDir: string,
+): Promise<void> {
+  let trader: Trader;
+  try {
+    trader = Trader.open(client, keys, stateDir, { wallet });
+  } catch {
+    return;
+  }
+  try {
+    await trader.reconcile();
+  } finally {
+    trader.close();
+  }
 }

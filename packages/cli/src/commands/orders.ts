@@ -1,4 +1,4 @@
-import { createValidInputProver } from '@venue/notes';
+import { createValidInputProver, type ValidInputProver } from '@venue/notes';
 import type { OrderRecord, OrderType, Side } from '@venue/protocol';
 import {
   type KeyFile,
@@ -7,17 +7,19 @@ import {
   NoteWallet,
   nominalCost,
   spentMintOf,
+  Trader,
   type VenueClient,
 } from '@venue/sdk';
 import { type Command, Option } from 'commander';
-import { withContext } from './context.ts';
+import { type CommandContext, withContext } from './context.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseOrderId, parseU64 } from './parsers.ts';
 
 /**
  * `place`, `cancel`, `modify` and `orders`: the trading commands, over the SDK's Trader, so each
  * order is recorded (sealed, beside the key file) before it is sent and a retry resends the same
- * signed body.
+ * signed body. `place` and `cancel` run the Trader with the wallet beside the key file: the note
+ * is reserved for the order before it is signed, and freed when a cancel succeeds.
  */
 
 interface PlaceFlags {
@@ -64,24 +66,21 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     )
     .action((flags: PlaceFlags, command: Command) =>
       withContext(command, io, async (context) => {
-        const { trader, client, keys } = await context.trader();
-        const input = await noteInputFor(
-          flags,
-          client,
-          keys,
-          context.stateDir(),
-          context.out.progress('proving'),
-        );
-        const order = await trader.place({
-          symbol: flags.symbol,
-          side: flags.side,
-          type: flags.type,
-          amount: flags.amount,
-          price: flags.price,
-          ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
-          ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
-          input,
-        });
+        const bar = context.out.progress('proving');
+        const order = await withWalletTrader(context, async ({ trader, client, keys, prover }) => {
+          bar.update(0, 1);
+          const input = await noteInputFor(flags, client, keys, trader, prover);
+          return trader.place({
+            symbol: flags.symbol,
+            side: flags.side,
+            type: flags.type,
+            amount: flags.amount,
+            price: flags.price,
+            ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
+            ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
+            ...(input === undefined ? {} : { input }),
+          });
+        }).finally(() => bar.stop());
         context.out.result(
           orderView(order),
           () => `placed ${order.order_id}: ${order.state} at slot ${order.arrival_slot ?? '?'}`,
@@ -95,8 +94,7 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .argument('<order_id>', '32 hex characters', parseOrderId)
     .action((orderId: string, _flags: unknown, command: Command) =>
       withContext(command, io, async (context) => {
-        const { trader } = await context.trader();
-        const response = await trader.cancel(orderId);
+        const response = await withWalletTrader(context, ({ trader }) => trader.cancel(orderId));
         context.out.result(response, () => `cancelled ${orderId}`);
       }),
     );
@@ -166,14 +164,51 @@ function orderView(order: LocalOrder) {
   return { ...view, symbol: order.body.symbol, side: order.body.side, trading_key: order.body.trading_key };
 }
 
-/** The note fields of a new order: a wallet note with its proof, or a stub note on a non-settling venue. */
+interface WalletTrader {
+  readonly trader: Trader;
+  readonly client: VenueClient;
+  readonly keys: KeyFile;
+  /** Null on a venue that takes stub proofs (GET /info proof_mode stub). */
+  readonly prover: ValidInputProver | null;
+}
+
+/**
+ * Runs `body` with a Trader that holds the wallet beside the key file (one Trader per process:
+ * its nonce file is locked), and a prover when the venue checks proofs; closes both after.
+ */
+async function withWalletTrader<T>(
+  context: CommandContext,
+  body: (parts: WalletTrader) => Promise<T>,
+): Promise<T> {
+  const keys = await context.keyFile();
+  const client = await context.login();
+  const wallet = await context.wallet(keys);
+  const prover =
+    client.info.proof_mode === 'stub' ? null : await createValidInputProver({ singleThread: true });
+  const trader = Trader.open(client, keys, context.stateDir(), {
+    wallet,
+    ...(prover === null ? {} : { prover }),
+  });
+  try {
+    return await body({ trader, client, keys, prover });
+  } finally {
+    trader.close();
+    await prover?.close();
+  }
+}
+
+/**
+ * The note fields of a new order when the flags name them: a stub note on a non-settling venue,
+ * or the wallet note given with --note, proved. Undefined: the Trader claims the smallest
+ * spendable note of the wallet that covers the order.
+ */
 async function noteInputFor(
   flags: PlaceFlags,
   client: VenueClient,
   keys: KeyFile,
-  stateDir: string,
-  progress: { update(done: number, total: number): void; stop(): void },
-): Promise<NoteInput> {
+  trader: Trader,
+  prover: ValidInputProver | null,
+): Promise<NoteInput | undefined> {
   const instrument = await client.instrument(flags.symbol);
   const mint = spentMintOf(flags.side, instrument);
   const cost = nominalCost(flags, instrument);
@@ -189,33 +224,16 @@ async function noteInputFor(
     if (root === undefined) throw new CliError('the venue lists no tree shard; pass --merkle-root');
     return scratch.stubInput(note, root);
   }
-  const wallet = await NoteWallet.open(keys, stateDir);
-  try {
-    const note = flags.note === undefined ? wallet.pick(mint, cost) : wallet.note(flags.note);
-    if (note === undefined || note.status !== 'spendable' || note.mint !== mint || note.value < cost) {
-      throw new CliError(
-        `no spendable note of ${mint} worth at least ${cost}; deposit one (venue deposit) and run venue balance`,
-      );
-    }
-    if (client.info.proof_mode === 'stub') {
-      return {
-        ...(await wallet.input(note, keys.publicParts.trading_key, client, 'stub')),
-        ...collateral(note.value, cost),
-      };
-    }
-    progress.update(0, 1);
-    const prover = await createValidInputProver({ singleThread: true });
-    try {
-      const input = await wallet.input(note, keys.publicParts.trading_key, client, prover);
-      progress.update(1, 1);
-      return { ...input, ...collateral(note.value, cost) };
-    } finally {
-      progress.stop();
-      await prover.close();
-    }
-  } finally {
-    wallet.close();
+  const wallet = trader.wallet as NoteWallet;
+  const note = flags.note === undefined ? wallet.pick(mint, cost) : wallet.note(flags.note);
+  if (note === undefined || note.status !== 'spendable' || note.mint !== mint || note.value < cost) {
+    throw new CliError(
+      `no spendable note of ${mint} worth at least ${cost}; deposit one (venue deposit) and run venue balance`,
+    );
   }
+  if (flags.note === undefined) return undefined; // the Trader claims it (or a smaller one freed meanwhile)
+  const input = await wallet.input(note, keys.publicParts.trading_key, client, prover ?? 'stub');
+  return { ...input, ...collateral(note.value, cost) };
 }
 
 /** A note worth more than the cost names its real value; the surplus returns as change (spec 2.1). */

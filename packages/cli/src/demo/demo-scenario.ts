@@ -13,8 +13,8 @@ import { DemoTrader, type ProvedOrder } from './demo-trader.ts';
  *             closes her stream (cancel on disconnect) the venue cancels the rest.
  *   ETH-USDC  bob bids, alice asks 3 lots, both at the oracle price: a full fill on both sides.
  *
- * Every note holds what its order pays, except alice's SOL bid, whose bigger note comes back as
- * change. Four orders, so four Groth16 proofs (about 0.7 s each). Fills arrive once their batch is
+ * Asks are backed by exact notes; both bids by notes half as large again as their cost, so a
+ * partial fill (alice, SOL) and a full fill (bob, ETH) each hand a change note back to the wallet. Four orders, so four Groth16 proofs (about 0.7 s each). Fills arrive once their batch is
  * final on the chain (the chain's finality depth in slots), with a memo that only the owner can
  * decrypt. At the end each wallet scans the public trees and its balances are compared with what
  * the deposits and the decrypted fills say they must be.
@@ -87,7 +87,8 @@ export async function runDemo(connection: DemoConnection, say: (line: string) =>
       await alice.deposit(sol.quote_mint, (nominalCost(solBid, sol) * 3n) / 2n),
       await alice.deposit(eth.base_mint, ethAsk.amount),
       await bob.deposit(sol.base_mint, solAsk.amount),
-      await bob.deposit(eth.quote_mint, nominalCost(ethBid, eth)),
+      // Worth more than the bid pays: the full fill hands the rest back as a change note.
+      await bob.deposit(eth.quote_mint, (nominalCost(ethBid, eth) * 3n) / 2n),
     ];
     say('deposits landed on the chain; waiting one slot for the venue to accept their root');
     const landed = slots.reduce((a, b) => (a > b ? a : b));

@@ -2,16 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChainRpcClient, spendAuthorityOf } from '@venue/chain-sim';
-import { openFillMemo, type ValidInputProver } from '@venue/notes';
+import type { ValidInputProver } from '@venue/notes';
 import type { FillMemoPlaintext, FillMessage, Instrument, OrderEvent, Side } from '@venue/protocol';
 import {
   type Credentials,
   connectVenue,
-  type FillMemoDecryptor,
   KeyFile,
   type NoteInput,
   NoteWallet,
   nominalCost,
+  openFillMemoWithKeyFile,
   spentMintOf,
   Trader,
   type TrustAnchors,
@@ -24,8 +24,10 @@ import type { DemoDeposit, DemoEvent, DemoFill, DemoOrder } from './demo-report.
 /**
  * One trader of the demo, built only from the SDK's public API, the way a bot author would: a
  * fresh key file, an attested and pinned connection, a note wallet and a Trader with durable
- * nonces in a private temporary directory, and one session stream (orders and fills). Chain
- * actions (the deposit) go to the chain simulator's JSON-RPC, as with `venue deposit`.
+ * nonces in a private temporary directory, and one session stream (orders and fills). The Trader
+ * owns the wallet's bookkeeping: it reserves each order's note before sending, and its stream
+ * listeners spend, free and add notes as events and fill memos arrive. Chain actions (the
+ * deposit) go to the chain simulator's JSON-RPC, as with `venue deposit`.
  */
 
 export interface DemoTraderOptions {
@@ -55,26 +57,13 @@ export interface ProvedOrder {
   readonly input: NoteInput;
 }
 
-/** Opens fill memos with the key file's X25519 viewing key (packages/notes fill-memo.ts). */
-export const openMemoWithKeyFile: FillMemoDecryptor = (message, keyFile) => {
-  const jwk = keyFile.viewingPrivateKey().export({ format: 'jwk' });
-  if (typeof jwk.d !== 'string') throw new Error('the viewing key does not export its private scalar');
-  const privateKey = Buffer.from(jwk.d, 'base64url').toString('hex');
-  return openFillMemo(
-    privateKey,
-    { orderId: message.order_id, matchId: BigInt(message.match_id) },
-    message.memo,
-  );
-};
-
 export class DemoTrader {
   readonly name: string;
   readonly cancelOnDisconnect: boolean;
   readonly deposits: DemoDeposit[] = [];
   readonly events: DemoEvent[] = [];
   readonly fills: DemoFill[] = [];
-  /** What went wrong inside a stream listener (a memo that would not open): reported at the end. */
-  readonly failures: Error[] = [];
+  readonly #failures: Error[] = [];
   readonly #options: DemoTraderOptions;
   readonly #dir: string;
   readonly #keyFile: KeyFile;
@@ -107,6 +96,7 @@ export class DemoTrader {
     this.#trader = parts.trader;
     this.#stream = parts.stream;
     this.#instruments = parts.instruments;
+    // The Trader's listeners come first: the wallet has moved when the narration reads it.
     this.#trader.follow(this.#stream);
     this.#stream.on('order', (event) => this.#guard(() => this.#onOrder(event)));
     this.#stream.on('fill', (message) => this.#guard(() => this.#onFill(message)));
@@ -122,9 +112,9 @@ export class DemoTrader {
       opened.push(() => client.close());
       await client.login(options.credentials);
       const instruments = new Map((await client.instruments()).map((i) => [i.symbol, i]));
-      const wallet = await NoteWallet.open(keyFile, dir, { decryptMemo: openMemoWithKeyFile });
+      const wallet = await NoteWallet.open(keyFile, dir);
       opened.push(() => wallet.close());
-      const trader = Trader.open(client, keyFile, dir);
+      const trader = Trader.open(client, keyFile, dir, { wallet });
       opened.push(() => trader.close());
       const stream = await client.openStream({
         channels: ['orders', 'fills'],
@@ -138,6 +128,11 @@ export class DemoTrader {
       for (const close of opened.reverse()) await close();
       throw error;
     }
+  }
+
+  /** What went wrong inside a stream listener or the wallet (a memo that would not open). */
+  get failures(): Error[] {
+    return [...this.#failures, ...this.#trader.walletErrors];
   }
 
   get client(): VenueClient {
@@ -187,8 +182,8 @@ export class DemoTrader {
 
   /** Signs, records and sends the order over the stream; its note is reserved while it lives. */
   async place(order: ProvedOrder): Promise<string> {
+    // The Trader reserves the note for the order before it signs and sends it.
     const placed = await this.#trader.place({ ...order.spec, input: order.input }, this.#stream);
-    this.#wallet.reserve(order.note.commitment, placed.order_id);
     this.#placed.set(placed.order_id, {
       spec: order.spec,
       ...(order.input.collateral_amount === undefined ? {} : { collateral: order.input.collateral_amount }),
@@ -215,13 +210,9 @@ export class DemoTrader {
     this.#options.say(`${this.name}: closed the stream`);
   }
 
-  /** Replaces the local view of every open order by the venue's record (GET /orders/{id}). */
+  /** Replaces the local view of every open order by the venue's record (its note follows). */
   async reconcile(): Promise<void> {
     await this.#trader.reconcile();
-    for (const [orderId] of this.#placed) {
-      const state = this.state(orderId);
-      if (state === 'cancelled' || state === 'expired') this.#wallet.release(orderId);
-    }
   }
 
   orders(): DemoOrder[] {
@@ -279,17 +270,6 @@ export class DemoTrader {
       ...(event.reason === undefined ? {} : { reason: event.reason }),
       ...(event.lock_expiry_slot === undefined ? {} : { lock_expiry_slot: event.lock_expiry_slot }),
     });
-    // The wallet follows the order's note: spent by a fill, replaced by change, freed by an end.
-    if (event.kind === 'partially_filled') {
-      this.#wallet.filled(event.order_id, {
-        full: false,
-        ...(event.new_note_amount === undefined ? {} : { newNoteAmount: event.new_note_amount }),
-      });
-    } else if (event.kind === 'fully_filled') {
-      this.#wallet.filled(event.order_id, { full: true });
-    } else if (event.kind === 'cancelled' || event.kind === 'expired' || event.kind === 'settlement_failed') {
-      this.#wallet.release(event.order_id);
-    }
     const detail = [
       event.filled_quantity === undefined ? '' : ` filled ${event.filled_quantity}`,
       event.new_amount === undefined ? '' : `, ${event.new_amount} still open`,
@@ -301,7 +281,8 @@ export class DemoTrader {
   }
 
   #onFill(message: FillMessage): void {
-    const memo = this.#wallet.applyFill(message) as FillMemoPlaintext;
+    // The Trader's listener already recorded the memo's notes; this reading is for the report.
+    const memo = openFillMemoWithKeyFile(message, this.#keyFile);
     const placed = this.#placed.get(message.order_id);
     const symbol = this.#symbolOf(message.market_id);
     const instrument = this.instrument(symbol);
@@ -344,7 +325,7 @@ export class DemoTrader {
     try {
       body();
     } catch (error) {
-      this.failures.push(error instanceof Error ? error : new Error(String(error)));
+      this.#failures.push(error instanceof Error ? error : new Error(String(error)));
     }
   }
 }

@@ -1,5 +1,4 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
   assetOfOrder,
@@ -38,6 +37,12 @@ import {
   generateTradingKey,
   ORDER_LIFETIME_SLOTS_MAX,
 } from '@venue/protocol';
+import {
+  identityNamesFor,
+  urlHost,
+  writePlatformRoot,
+  writePublicCertificate,
+} from '../serve/public-files.ts';
 import { chainSlotClock } from './chain-clock.ts';
 import { DEV_MARKETS, type DevMarket } from './dev-markets.ts';
 import { createDevOracle } from './dev-oracle.ts';
@@ -84,9 +89,7 @@ export interface DevVenue {
 }
 
 export const ACCOUNTS_FILE_NAME = 'dev-accounts.json';
-export const PLATFORM_FILE_NAME = 'platform-root.json';
-
-export const CERT_FILE_NAME = 'venue-cert.pem';
+export { CERT_FILE_NAME, PLATFORM_FILE_NAME } from '../serve/public-files.ts';
 
 /** The dev venue settles on its chain simulator, so only real proofs pass (GET /info). */
 const DEV_PARAMETERS: VenueParameters = {
@@ -96,21 +99,12 @@ const DEV_PARAMETERS: VenueParameters = {
   treeCount: DEV_TREE_COUNT,
 };
 
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
-const LOOPBACK_NAMES = new Set(['127.0.0.1', '::1', 'localhost']);
 const CHAIN_RPC_HOST = '127.0.0.1';
 /** `venue dev`'s chain RPC port by default: the port a Solana-style local validator answers on. */
 export const DEFAULT_CHAIN_PORT = 8899;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
-  const extraName =
-    WILDCARD_HOSTS.has(options.host) || LOOPBACK_NAMES.has(options.host) ? undefined : options.host;
-  const identity = await createBootIdentity({
-    ...(extraName !== undefined && isIP(extraName) !== 0
-      ? { ipAddresses: ['127.0.0.1', '::1', extraName] }
-      : {}),
-    ...(extraName !== undefined && isIP(extraName) === 0 ? { dnsNames: ['localhost', extraName] } : {}),
-  });
+  const identity = await createBootIdentity(identityNamesFor(options.host));
   const hasher = await loadNoteHasher();
   const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
   const verifier = createProofVerifier({
@@ -283,17 +277,8 @@ async function demoAccounts(server: VenueServer): Promise<Record<string, CreateA
   };
 }
 
-/** The attestation trust anchor of this dev boot: public values only. */
-async function writePlatformRoot(stateDir: string, root: Record<string, string>): Promise<string> {
-  const file = join(resolve(stateDir), PLATFORM_FILE_NAME);
-  const partial = `${file}.${process.pid}.partial`;
-  await writeFile(partial, `${JSON.stringify(root, null, 2)}\n`, { mode: 0o644 });
-  await rename(partial, file);
-  return file;
-}
-
 /**
- * The one place the venue ever writes a secret, and only in dev mode: the demo accounts' credentials
+ * The one place the dev venue writes a secret: the demo accounts' credentials
  * go to a file only the user can read (0600), so a developer can log in without the CLI printing a
  * secret. The file is removed when the dev venue stops; accounts made through the admin API are
  * never written anywhere.
@@ -306,21 +291,4 @@ async function writeDemoAccounts(stateDir: string, accounts: Record<string, Crea
   await writeFile(partial, `${JSON.stringify(accounts, null, 2)}\n`, { mode: 0o600 });
   await rename(partial, file);
   return file;
-}
-
-/** Written to a temporary name and renamed, so a reader never sees half a certificate. */
-async function writePublicCertificate(stateDir: string, certPem: string): Promise<string> {
-  const dir = resolve(stateDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, CERT_FILE_NAME);
-  const partial = `${file}.${process.pid}.partial`;
-  await writeFile(partial, certPem, { mode: 0o644 });
-  await rename(partial, file);
-  return file;
-}
-
-/** The host as it goes into a URL: wildcards are reached on loopback, IPv6 literals are bracketed. */
-function urlHost(host: string): string {
-  if (WILDCARD_HOSTS.has(host)) return '127.0.0.1';
-  return isIP(host) === 6 ? `[${host}]` : host;
 }

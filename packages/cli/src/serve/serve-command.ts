@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import type { CliIo } from '../commands/output.ts';
+import { loadServeConfig } from './serve-config.ts';
+import { DRAIN_WAIT_MS_MAX, startServedVenue } from './served-venue.ts';
+
+/** Beyond the drain, how long closing connections may take before the process gives up. */
+const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + 5_000;
+
+/**
+ * `venue serve --config FILE`: checks the whole file first (a mistake exits 1 naming the key), then
+ * boots from the state directory and serves until SIGTERM or SIGINT, which drain and stop it
+ * (exit 0). A second signal falls through to Node's default and kills the process.
+ */
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('Run the venue alone (no simulators) from a JSON config file; see docs/operations.md.')
+    .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
+    .action(async (flags: { config: string }) => {
+      const config = loadServeConfig(flags.config);
+      const log = (line: string) => io.stderr(`venue: ${line}\n`);
+      const venue = await startServedVenue(config, log);
+      io.stdout(
+        `${JSON.stringify({
+          ready: {
+            rest_url: venue.restUrl,
+            stream_url: venue.streamUrl,
+            session_id: venue.sessionId,
+            cert_file: venue.certFile,
+            trust_file: venue.platformFile,
+            replayed_commands: venue.replayed,
+            admin_credentials_file: venue.adminCredentialsFile,
+          },
+        })}\n`,
+      );
+      const stop = async (signal: NodeJS.Signals) => {
+        log(`${signal} received: draining, then stopping`);
+        const deadline = setTimeout(() => {
+          log(`still stopping after ${STOP_GRACE_MS} ms; exiting anyway`);
+          process.exit(1);
+        }, STOP_GRACE_MS);
+        deadline.unref();
+        await venue.stop();
+        clearTimeout(deadline);
+        log('stopped');
+        process.exit(0);
+      };
+      process.once('SIGINT', (signal) => void stop(signal));
+      process.once('SIGTERM', (signal) => void stop(signal));
+    });
+}

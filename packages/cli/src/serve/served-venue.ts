@@ -1,0 +1,187 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  assetOfOrder,
+  createBootIdentity,
+  createEnclave,
+  createVenueServer,
+  OracleMonitor,
+  proofChecksOf,
+  RootMirror,
+  snapshotCode,
+  type VenueServer,
+} from '@venue/adapters';
+import { createProofVerifier, loadNoteHasher } from '@venue/notes';
+import type { CreateAccountResponse } from '@venue/protocol';
+import { connectChain } from './chain-link.ts';
+import { pollOracleFeeds } from './oracle-feeds.ts';
+import { loadOrCreatePlatform } from './platform-secret.ts';
+import { identityNamesFor, urlHost, writePlatformRoot, writePublicCertificate } from './public-files.ts';
+import type { ServeConfig } from './serve-config.ts';
+
+/**
+ * `venue serve`: the venue alone, from a configuration file. It keeps its journal, snapshots and
+ * accounts in `state_dir` (sealed under the platform's sealing key, so the same build on the same
+ * platform secret reopens them), follows a chain it reaches over JSON-RPC for slots, recent roots
+ * and the tree and settlement reads, and takes its oracle prices from the configured publishers.
+ * Neither a chain nor an oracle simulator runs in this process.
+ *
+ * It does not settle yet: the settlement pipeline's chain port is synchronous, which an in-process
+ * chain can serve and a remote one cannot (docs/operations.md). Matches therefore stay
+ * `pending_settlement`, and GET /info says settlement is off.
+ */
+export interface ServedVenue {
+  readonly restUrl: string;
+  readonly streamUrl: string;
+  readonly sessionId: string;
+  readonly certFile: string;
+  readonly platformFile: string;
+  /** Commands the boot replayed from the journal (0 on a first boot). */
+  readonly replayed: number;
+  /** Set on the first boot only: where the first admin's credentials were written. */
+  readonly adminCredentialsFile: string | null;
+  readonly server: VenueServer;
+  /** Closes trading, waits for the journal to be durable, then closes everything. */
+  stop(): Promise<void>;
+}
+
+/** How long a stop waits for journal records in flight to become durable. */
+export const DRAIN_WAIT_MS_MAX = 5_000;
+const DRAIN_POLL_MS = 20;
+
+export async function startServedVenue(
+  config: ServeConfig,
+  log: (line: string) => void,
+): Promise<ServedVenue> {
+  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  if ((statSync(config.stateDir).mode & 0o077) !== 0) {
+    throw new Error(`state_dir ${config.stateDir} is open to other users; run chmod 700 on it`);
+  }
+  const { platform, created } = loadOrCreatePlatform(config.platform.secretFile);
+  if (created)
+    log(`created the platform secret ${config.platform.secretFile}; back it up, the state needs it`);
+  const chain = await connectChain(config.chain.rpcUrl, {
+    pollMs: config.chain.pollMs,
+    slotDurationMs: config.chain.slotMs,
+    treeCount: config.chain.treeCount,
+    onError: log,
+  });
+  const identity = await createBootIdentity(identityNamesFor(config.listen.host));
+  const hasher = await loadNoteHasher();
+  const markets = config.markets.map((listing) => listing.config);
+  const verifier = createProofVerifier({
+    mode: config.proofs,
+    settles: false,
+    assetOf: assetOfOrder(() => markets),
+  });
+  await verifier.ready();
+  const code = snapshotCode();
+  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  const server = await createVenueServer({
+    identity,
+    clock: chain.clock,
+    attestation: enclave,
+    evidences: code,
+    chain: chain.rpc,
+    parameters: {
+      settlementEnabled: false,
+      proofMode: config.proofs,
+      settlementBufferSlots: config.limits.settlementBufferSlots,
+      treeCount: config.chain.treeCount,
+    },
+    core: {
+      treeCount: config.chain.treeCount,
+      settlementBufferSlots: config.limits.settlementBufferSlots,
+      orderLifetimeSlotsMax: config.limits.orderLifetimeSlotsMax,
+      lockDurationSlots: config.limits.lockDurationSlots,
+      retentionSlots: config.limits.retentionSlots,
+      accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
+      rootWindowMax: config.limits.rootWindowMax,
+      noteCommitment: hasher.noteCommitment,
+    },
+    markets: config.markets,
+    proofs: proofChecksOf(verifier),
+    log: { level: config.logLevel },
+    state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
+  });
+  const mirror = new RootMirror(server.engine, chain.roots, config.chain.treeCount);
+  chain.start(() => mirror.refresh());
+  const monitor = new OracleMonitor(
+    server.engine,
+    config.markets,
+    new Map(config.oracle.feeds.map((feed) => [feed.feed, feed.publisherKey])),
+  );
+  const feeds = pollOracleFeeds(config.oracle.feeds, monitor, chain.clock, {
+    pollMs: config.oracle.pollMs,
+    onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
+  });
+  const closeAll = async () => {
+    feeds.stop();
+    chain.stop();
+    await server.close();
+    await verifier.close();
+  };
+  try {
+    const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
+    const { port } = await server.http.listen({ host: config.listen.host, port: config.listen.port });
+    const certFile = await writePublicCertificate(config.publicDir, identity.certPem);
+    const platformFile = await writePlatformRoot(config.publicDir, {
+      platform: platform.platform,
+      root_key_id: platform.rootKeyId,
+      root_public_key: platform.rootPublicKey,
+      measurement: enclave.measurement,
+    });
+    const origin = `${urlHost(config.listen.host)}:${port}`;
+    let stopping: Promise<void> | null = null;
+    return {
+      restUrl: `https://${origin}`,
+      streamUrl: `wss://${origin}/v1/stream`,
+      sessionId: identity.sessionId,
+      certFile,
+      platformFile,
+      replayed: server.recovery?.replayed ?? 0,
+      adminCredentialsFile,
+      server,
+      stop: () => {
+        stopping ??= drainAndClose(server, closeAll);
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** Planned stop: trading closes (new orders get 503), acknowledged work becomes durable, then close. */
+async function drainAndClose(server: VenueServer, closeAll: () => Promise<void>): Promise<void> {
+  if (server.drain.status().state === 'open') server.drain.begin(Date.now());
+  const deadline = Date.now() + DRAIN_WAIT_MS_MAX;
+  while (server.drain.status().state !== 'safe_to_stop' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+  }
+  await closeAll();
+}
+
+/**
+ * On the first boot (no account stored yet) the operator's first admin is created and its
+ * credentials written once, owner-only, to `file`, which must not exist. Later boots create nothing.
+ */
+async function bootstrapAdmin(server: VenueServer, file: string): Promise<string | null> {
+  if (server.auth.accounts.all().length > 0) return null;
+  if (existsSync(file)) {
+    throw new Error(
+      `admin_credentials_file ${file} exists but state_dir holds no account (a new state?); move the file away so a new admin can be written`,
+    );
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const admin: CreateAccountResponse = await server.provision('admin', 'first operator');
+  const fd = openSync(file, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify({ admin }, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return file;
+}

@@ -1,0 +1,275 @@
+// `venue serve --config FILE`: the venue alone in its own process, against a chain simulator in
+// another process and an oracle publisher over HTTP. An order placed with the SDK survives a
+// SIGTERM (drain, exit 0) and a restart from the same state directory; a bad config fails at once,
+// naming the key and what to fix, and the shipped example config is valid.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createOracleSimulator } from '@venue/adapters';
+import { ChainRpcClient } from '@venue/chain-sim';
+import { STUB_PROOF_HEX } from '@venue/notes';
+import {
+  connectVenue,
+  KeyFile,
+  NoteWallet,
+  nominalCost,
+  spentMintOf,
+  Trader,
+  type TrustAnchors,
+} from '@venue/sdk';
+import { runCli } from '../src/index.ts';
+import { parseServeConfig, ServeConfigError } from '../src/serve/serve-config.ts';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
+const SLOT_MS = 100;
+
+let dir: string;
+let chainUrl: string;
+let oracle: Server;
+let publisherKey: string;
+const children = new Set<ChildProcess>();
+
+/** Starts a child and resolves with the first stdout line matching `ready`. */
+function startChild(
+  args: string[],
+  ready: (line: string) => boolean,
+): Promise<{ child: ChildProcess; line: string; stderr: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => {
+      if (ready(line)) resolve({ child, line, stderr: () => stderr });
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited ${code} before it was ready:\n${stderr}`)),
+    );
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'venue-serve-'));
+  const started = await startChild(
+    ['packages/chain-sim/src/main.ts', '--port', '0', '--slot-ms', String(SLOT_MS)],
+    (line) => line.startsWith('READY '),
+  );
+  chainUrl = started.line.slice('READY '.length).trim();
+  // A publisher: each GET answers the next signed update, stamped a few slots behind the chain's
+  // slot so that it is never ahead of the venue's polled view of it.
+  const simulator = createOracleSimulator({
+    feeds: [{ feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n }],
+  });
+  publisherKey = simulator.publisherKeys.get(FEED) ?? '';
+  const rpc = new ChainRpcClient(chainUrl);
+  oracle = createServer((_request, response) => {
+    void (async () => {
+      const { slot } = await rpc.request<{ slot: bigint }>('getSlot');
+      const [update] = simulator.step(slot > 5n ? slot - 5n : 0n);
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify(update, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)),
+      );
+    })();
+  });
+  await new Promise<void>((resolve) => oracle.listen(0, '127.0.0.1', resolve));
+});
+
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  oracle?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function config(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const address = oracle.address();
+  assert.ok(address !== null && typeof address === 'object');
+  const example = JSON.parse(readFileSync(join(ROOT, 'config/venue.example.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  return {
+    ...example,
+    listen: { host: '127.0.0.1', port: 0 },
+    state_dir: 'state',
+    public_dir: 'public',
+    platform: { kind: 'simulated', secret_file: 'secrets/platform.json' },
+    admin_credentials_file: 'secrets/admin.json',
+    proofs: 'stub',
+    chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4 },
+    oracle: {
+      poll_ms: 100,
+      feeds: [{ feed: FEED, publisher_key: publisherKey, url: `http://127.0.0.1:${address.port}/` }],
+    },
+    log_level: 'warn',
+    ...overrides,
+  };
+}
+
+async function serve(file: string) {
+  const started = await startChild(['packages/cli/src/main.ts', 'serve', '--config', file], (line) =>
+    line.startsWith('{"ready"'),
+  );
+  return { ...started, ready: (JSON.parse(started.line) as { ready: Record<string, unknown> }).ready };
+}
+
+function trustOf(file: string): TrustAnchors {
+  const root = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  return {
+    roots: new Map([[root['root_key_id'] ?? '', root['root_public_key'] ?? '']]),
+    measurements: new Set([root['measurement'] ?? '']),
+  };
+}
+
+async function untilTrading(client: Awaited<ReturnType<typeof connectVenue>>, symbol: string): Promise<void> {
+  // The oracle needs a poll or two before the market opens; bounded, not timed.
+  for (let i = 0; i < 200; i += 1) {
+    if ((await client.instrument(symbol)).trading_enabled) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`${symbol} never opened for trading`);
+}
+
+describe('venue serve', () => {
+  test('an order placed with the SDK survives a SIGTERM and a restart from the same state directory', async () => {
+    const file = join(dir, 'venue.json');
+    writeFileSync(file, JSON.stringify(config()));
+    const first = await serve(file);
+    const url = String(first.ready['rest_url']);
+    assert.equal(first.ready['replayed_commands'], 0);
+    const admin = (
+      JSON.parse(readFileSync(join(dir, 'secrets/admin.json'), 'utf8')) as { admin: Record<string, string> }
+    ).admin;
+    const trust = trustOf(join(dir, 'public/platform-root.json'));
+
+    const operator = await connectVenue({ url, trust });
+    await operator.login({
+      apiKey: admin['api_key'] ?? '',
+      apiSecret: admin['api_secret'] ?? '',
+      passphrase: admin['passphrase'] ?? '',
+    });
+    const trader = await operator.createAccount({ role: 'trader', label: 'serve test' });
+    await operator.close();
+    const credentials = {
+      apiKey: trader.api_key,
+      apiSecret: trader.api_secret,
+      passphrase: trader.passphrase,
+    };
+
+    const client = await connectVenue({ url, trust });
+    await client.login(credentials);
+    await untilTrading(client, 'SOL-USDC');
+    const keys = await KeyFile.create(join(dir, 'wallet', 'key.json'));
+    const bot = Trader.open(client, keys, join(dir, 'wallet'));
+    const instrument = await client.instrument('SOL-USDC');
+    const request = { symbol: 'SOL-USDC', side: 'bid' as const, amount: 1_000_000n, price: 150_000n };
+    const scratch = await NoteWallet.open(keys, null);
+    const { note } = scratch.prepareDeposit({
+      mint: spentMintOf('bid', instrument),
+      value: nominalCost(request, instrument),
+    });
+    const root = (await client.treeRoots())[0]?.root;
+    assert.ok(root !== undefined);
+    // The venue's stub proof (notes STUB_PROOF_HEX); the SDK's STUB_PROOF differs (see the report).
+    const input = { ...scratch.stubInput(note, root), valid_input_proof: STUB_PROOF_HEX };
+    const placed = await bot.place({ ...request, input });
+    assert.equal(placed.state, 'resting');
+    await bot.close();
+    await client.close();
+
+    first.child.kill('SIGTERM');
+    assert.equal(await exited(first.child), 0, `a SIGTERM drains and exits 0:\n${first.stderr()}`);
+
+    const second = await serve(file);
+    assert.ok(Number(second.ready['replayed_commands']) > 0, 'the journal was replayed');
+    assert.equal(second.ready['admin_credentials_file'], null, 'no second admin on a restart');
+    assert.notEqual(second.ready['session_id'], first.ready['session_id']);
+    const again = await connectVenue({
+      url: String(second.ready['rest_url']),
+      trust: trustOf(join(dir, 'public/platform-root.json')),
+    });
+    await again.login(credentials);
+    await untilTrading(again, 'SOL-USDC'); // the drain that stopped the last boot is not inherited
+    const record = await again.order(placed.order_id);
+    assert.equal(record.state, 'resting');
+    assert.equal(record.amount, 1_000_000n);
+    await again.close();
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+  });
+
+  test('a bad config exits 1 at once, naming the key and what to fix', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ proofs: 'fast' }, /proofs: expected one of groth16, stub; received "fast"/],
+      [{ listen: { host: '127.0.0.1', port: 70_000 } }, /listen\.port: expected an integer from 0 to 65535/],
+      [{ chain: { rpc_url: 'ftp://x' } }, /chain\.rpc_url: expected a http: or https: URL/],
+      [{ admin_credentials_file: 'state/admin.json' }, /admin_credentials_file: must be outside state_dir/],
+      [{ limts: {} }, /limts: unknown key/],
+    ];
+    for (const [overrides, message] of cases) {
+      const file = join(dir, 'bad.json');
+      writeFileSync(file, JSON.stringify(config(overrides)));
+      let stderr = '';
+      const status = await runCli(['serve', '--config', file], {
+        stdout: () => {},
+        stderr: (text) => {
+          stderr += text;
+        },
+        interactive: false,
+      });
+      assert.equal(status, 1);
+      assert.match(stderr, message);
+    }
+  });
+
+  test('market rules between keys are checked: each names the key to change', () => {
+    const base = config();
+    const markets = base['markets'] as Record<string, unknown>[];
+    const market = markets[0] ?? {};
+    const check = (value: Record<string, unknown>, key: string) =>
+      assert.throws(
+        () => parseServeConfig(JSON.stringify(value), '/etc/venue.json'),
+        (error: unknown) => error instanceof ServeConfigError && error.key === key,
+      );
+    check({ ...base, markets: [{ ...market, tick_size: 0 }] }, 'markets[0].tick_size');
+    check(
+      { ...base, markets: [{ ...market, oracle_feed: 'NoSuchFeed1111111111111111111111111111111' }] },
+      'markets[0].oracle_feed',
+    );
+    check({ ...base, markets: [market, market] }, 'markets[1].symbol');
+    check(
+      { ...base, limits: { settlement_buffer_slots: 500, order_lifetime_slots_max: 400 } },
+      'limits.order_lifetime_slots_max',
+    );
+    check(
+      { ...base, markets: [{ ...market, price_scale: '18446744073709551616' }] },
+      'markets[0].price_scale',
+    );
+  });
+
+  test('the shipped example config is valid', () => {
+    const file = join(ROOT, 'config/venue.example.json');
+    const parsed = parseServeConfig(readFileSync(file, 'utf8'), file);
+    assert.equal(parsed.markets.length, 1);
+    assert.equal(parsed.proofs, 'groth16');
+  });
+});

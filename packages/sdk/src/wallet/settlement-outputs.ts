@@ -1,0 +1,204 @@
+import {
+  assetIdOfMint,
+  type DerivedNote,
+  deriveChangeNote,
+  deriveFillNote,
+  fieldToHex,
+  type NoteHasher,
+} from '@venue/notes';
+import type { FillMemoPlaintext, MemoNote, OrderEventKind } from '@venue/protocol';
+import type { NoteBook, WalletRecord } from './note-book.ts';
+import { consumedByFill, type NoteOrigin, released, type WalletNote } from './note-lifecycle.ts';
+
+/**
+ * What a settled match does to the owner's notes (docs/settlement.md section 1 step 3): the note
+ * backing the order is consumed and up to two notes appear, the change (same mint, what is left)
+ * and the received note (the other mint). Both blindings derive from the parent's inner hash, so
+ * the owner re-derives each note and checks its commitment before keeping it: a memo or event can
+ * only ever add notes this wallet can open and spend.
+ *
+ * The two sources may arrive in either order and more than once (stream, reconcile, a cancel
+ * reply): every function here returns the records to write, and nothing when the facts are known.
+ * - An orders-channel event moves the backing note: `partially_filled` spends it and derives the
+ *   change from `new_note_amount` (reserved: the remainder rests on it); `fully_filled` spends it
+ *   (or frees it, if it is already the change of that very match); an end without a fill frees it.
+ * - A fill memo (the only source of the received amount, and of a full fill's change) adds the
+ *   received note and the change, and spends the parent if no event did yet.
+ */
+
+/** The owner's side of derivation: the Poseidon hasher and the key file's owner commitment (hex). */
+export interface Owner {
+  readonly hasher: NoteHasher;
+  readonly ownerCommitment: string;
+}
+
+/** An order fact the wallet follows: an orders-channel event, a reconciled record or a refusal. */
+export interface OrderOutcome {
+  readonly order_id: string;
+  /** `refused`: the venue never booked the order (a place refused with the venue's error). */
+  readonly kind: OrderEventKind | 'resting' | 'refused';
+  readonly match_id?: bigint;
+  readonly new_note_amount?: bigint;
+  readonly lock_expiry_slot?: bigint;
+}
+
+const TERMINAL_KINDS: ReadonlySet<OrderOutcome['kind']> = new Set([
+  'fully_filled',
+  'settlement_failed',
+  'cancelled',
+  'expired',
+  'refused',
+]);
+
+/** The records an order outcome implies (none when the wallet holds nothing of the order). */
+export function recordsForOutcome(book: NoteBook, owner: Owner, outcome: OrderOutcome): WalletRecord[] {
+  const orderId = outcome.order_id;
+  if (book.hasEnded(orderId)) return [];
+  const backing = book.backing(orderId);
+  const records: WalletRecord[] = [];
+  const put = (note: WalletNote) => records.push({ kind: 'note', note });
+  const matchId = outcome.match_id;
+  if (outcome.kind === 'partially_filled' && matchId !== undefined) {
+    for (const note of backing) {
+      if (isOutputOf(note, orderId, matchId)) continue; // the memo of this match came first
+      put(consumedByFill(note, orderId, matchId));
+      const amount = outcome.new_note_amount ?? 0n;
+      if (amount === 0n || book.outputOf(orderId, matchId, 'change') !== undefined) continue;
+      const change = deriveChangeNote(owner.hasher, parentOf(owner, note), assetIdOfMint(note.mint), amount);
+      put({
+        ...fromDerived(change, note.tree_id, note.mint, {
+          order_id: orderId,
+          match_id: matchId,
+          role: 'change',
+        }),
+        status: 'reserved',
+        reserved_by: orderId,
+      });
+    }
+    return records;
+  }
+  if (!TERMINAL_KINDS.has(outcome.kind)) return [];
+  for (const note of backing) {
+    if (outcome.kind !== 'fully_filled' || (matchId !== undefined && isOutputOf(note, orderId, matchId))) {
+      put(released(note, outcome.kind === 'settlement_failed' ? outcome.lock_expiry_slot : undefined));
+    } else {
+      put(consumedByFill(note, orderId, matchId ?? 0n));
+    }
+  }
+  if (book.knowsOrder(orderId)) records.push({ kind: 'order_end', order_id: orderId });
+  return records;
+}
+
+/**
+ * The records a decrypted fill memo implies. Throws when no note of this wallet derives the memo's
+ * received note: the memo is then not about a note this wallet owns, and nothing is recorded.
+ */
+export function recordsForMemo(
+  book: NoteBook,
+  owner: Owner,
+  orderId: string,
+  matchId: bigint,
+  memo: FillMemoPlaintext,
+): WalletRecord[] {
+  const { received, change } = memo;
+  // Nothing was bought and nothing is left (an exact note, a fill worth no quote): no note to add,
+  // and the event alone consumes the parent.
+  if (received.amount === 0n && (change === undefined || change.amount === 0n)) return [];
+  // The parent is the note whose derivations give the memo's notes (either may be empty).
+  const parent = book
+    .parentsOf(orderId, matchId)
+    .find(
+      (note) =>
+        derives(owner, note, received, deriveFillNote) ||
+        (change !== undefined && derives(owner, note, change, deriveChangeNote)),
+    );
+  if (parent === undefined) {
+    throw new Error(
+      `fill memo of order ${orderId} match ${matchId}: no note of this wallet derives the notes it names`,
+    );
+  }
+  const records: WalletRecord[] = [];
+  const put = (note: WalletNote) => records.push({ kind: 'note', note });
+  if (parent.status === 'reserved') put(consumedByFill(parent, orderId, matchId));
+  if (received.amount > 0n && book.note(received.commitment) === undefined) {
+    if (!derives(owner, parent, received, deriveFillNote)) {
+      throw new Error(
+        `fill memo of order ${orderId} match ${matchId}: its received note does not derive from the spent note`,
+      );
+    }
+    const note = deriveFillNote(
+      owner.hasher,
+      parentOf(owner, parent),
+      assetIdOfMint(received.mint),
+      received.amount,
+    );
+    put({
+      ...fromDerived(note, received.tree_id, received.mint, origin(orderId, matchId, 'received')),
+      status: 'pending',
+    });
+  }
+  if (change !== undefined && change.amount > 0n && book.note(change.commitment) === undefined) {
+    if (!derives(owner, parent, change, deriveChangeNote)) {
+      throw new Error(
+        `fill memo of order ${orderId} match ${matchId}: its change note does not derive from the spent note`,
+      );
+    }
+    const note = deriveChangeNote(
+      owner.hasher,
+      parentOf(owner, parent),
+      assetIdOfMint(change.mint),
+      change.amount,
+    );
+    const base = fromDerived(note, change.tree_id, change.mint, origin(orderId, matchId, 'change'));
+    // Until the wallet learns the order ended, the remainder may rest on this change (spec 3.1).
+    put(
+      book.hasEnded(orderId)
+        ? { ...base, status: 'pending' }
+        : { ...base, status: 'reserved', reserved_by: orderId },
+    );
+  }
+  return records;
+}
+
+function origin(orderId: string, matchId: bigint, role: NoteOrigin['role']): NoteOrigin {
+  return { order_id: orderId, match_id: matchId, role };
+}
+
+function isOutputOf(note: WalletNote, orderId: string, matchId: bigint): boolean {
+  return note.origin?.order_id === orderId && note.origin.match_id === matchId;
+}
+
+function parentOf(owner: Owner, note: WalletNote) {
+  return { ownerCommitment: owner.ownerCommitment, innerHash: note.inner_hash };
+}
+
+type Derive = typeof deriveFillNote;
+
+function derives(owner: Owner, parent: WalletNote, named: MemoNote, derive: Derive): boolean {
+  if (named.amount === 0n) return false;
+  try {
+    return (
+      derive(owner.hasher, parentOf(owner, parent), assetIdOfMint(named.mint), named.amount).hex
+        .commitment === named.commitment
+    );
+  } catch {
+    return false; // a malformed mint in the memo: nothing to derive
+  }
+}
+
+function fromDerived(
+  note: DerivedNote,
+  treeId: number,
+  mint: string,
+  noteOrigin: NoteOrigin,
+): Omit<WalletNote, 'status'> {
+  return {
+    commitment: note.hex.commitment,
+    tree_id: treeId,
+    mint,
+    value: note.value,
+    blinding: fieldToHex(note.blinding),
+    inner_hash: note.hex.innerHash,
+    origin: noteOrigin,
+  };
+}

@@ -1,0 +1,119 @@
+// How a Trader with a wallet handles the note of each order on a real (non-settling) venue: the
+// note is reserved before the order is sent, freed by a cancel and by a refusal, follows a modify
+// to a new order id, and a reservation a crash left without an order is freed by recover(). The
+// wallet's notes are confirmed against a small local tree (wallet-world.ts); the venue takes stub
+// proofs against TEST_ROOT.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { loadNoteHasher } from '@venue/notes';
+import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue, testMarket } from '@venue/testing';
+import {
+  KeyFile,
+  NoteWallet,
+  Trader,
+  VenueApiError,
+  type VenueClient,
+  type WalletNote,
+} from '../src/index.ts';
+import { connectedClient, credentials } from './helpers.ts';
+import { TreeWorld } from './wallet-world.ts';
+
+const QUOTE = testMarket('SOL-USDC').quoteMint;
+
+let venue: TestVenue;
+let dir: string;
+let client: VenueClient;
+let keyFile: KeyFile;
+
+before(async () => {
+  const hasher = await loadNoteHasher();
+  venue = await TestVenue.start({
+    enclave: true,
+    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'trader-wallet-'));
+  client = await connectedClient(venue);
+  await client.login(await credentials(venue, 'wallet'));
+  keyFile = await KeyFile.create(join(dir, 'key.json'));
+});
+after(async () => {
+  await client.close();
+  await venue.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A wallet with two spendable quote notes (100 and 200), confirmed in a local tree. */
+async function walletWithNotes(stateDir: string): Promise<{ wallet: NoteWallet; notes: WalletNote[] }> {
+  const wallet = await NoteWallet.open(keyFile, stateDir);
+  const world = new TreeWorld(
+    await loadNoteHasher(),
+    keyFile.publicParts.owner_commitment,
+    keyFile.publicParts.viewing_pubkey,
+  );
+  const notes = [100n, 200n].map((value) => wallet.prepareDeposit({ mint: QUOTE, value }).note);
+  for (const note of notes) world.append(note.commitment);
+  await wallet.scan(world);
+  return { wallet, notes };
+}
+
+test('each order holds its note from before the send until it ends, and a refusal frees it', async () => {
+  const stateDir = join(dir, 'lifecycle');
+  const { wallet, notes } = await walletWithNotes(stateDir);
+  const [small, large] = notes as [WalletNote, WalletNote];
+  const trader = Trader.open(client, keyFile, stateDir, { wallet });
+  try {
+    const bid = (note: WalletNote, price = 1000n) =>
+      trader.place({
+        symbol: 'SOL-USDC',
+        side: 'bid',
+        amount: 100n,
+        price,
+        input: wallet.stubInput(note, TEST_ROOT),
+      });
+
+    const order = await bid(small);
+    assert.equal(wallet.note(small.commitment)?.reserved_by, order.order_id);
+    // The same note cannot back a second order: refused locally, nothing is sent.
+    await assert.rejects(bid(small), /reserved by order/);
+    assert.equal(trader.orders.all().length, 1);
+
+    // A price off the tick is refused by the venue: the note it named is free again.
+    await assert.rejects(bid(large, 1005n), (error) => error instanceof VenueApiError);
+    assert.equal(wallet.note(large.commitment)?.status, 'spendable');
+
+    // A modify to a new id takes the note along; the cancel of the new id frees it.
+    const moved = await trader.modify(order.order_id, { price: 990n, newOrderId: true });
+    assert.equal(wallet.note(small.commitment)?.reserved_by, moved.order_id);
+    await trader.cancel(moved.order_id);
+    assert.equal(wallet.note(small.commitment)?.status, 'spendable');
+    assert.deepEqual(
+      wallet.balances().map((b) => [b.spendable, b.reserved, b.pending]),
+      [[300n, 0n, 0n]],
+    );
+  } finally {
+    trader.close();
+    wallet.close();
+  }
+});
+
+test('recover() frees a note a crash left reserved for an order that was never recorded', async () => {
+  const stateDir = join(dir, 'crash');
+  const { wallet, notes } = await walletWithNotes(stateDir);
+  const note = notes[0] as WalletNote;
+  wallet.reserve(note.commitment, 'ab'.repeat(16)); // the crash came before the order's intent
+  wallet.close();
+
+  const reopened = await NoteWallet.open(keyFile, stateDir);
+  assert.equal(reopened.note(note.commitment)?.status, 'reserved', 'the reservation survived the crash');
+  const trader = Trader.open(client, keyFile, stateDir, { wallet: reopened });
+  try {
+    await trader.recover();
+    assert.equal(reopened.note(note.commitment)?.status, 'spendable');
+  } finally {
+    trader.close();
+    reopened.close();
+  }
+});
