@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AssertionError, U64_MAX } from '@venue/protocol';
 import fc from 'fast-check';
-import { clearBatch, clearSortedBatch } from '../src/auction/clear-batch.ts';
+import { clearBatch, clearGatheredBatch, clearSortedBatch } from '../src/auction/clear-batch.ts';
+import type { GatheredSide } from '../src/auction/gathered.ts';
 import { AUCTION_LIMITS, type AuctionLimits } from '../src/auction/limits.ts';
 import { sortByPriority } from '../src/auction/priority.ts';
 import {
@@ -21,6 +22,8 @@ import {
   type Fill,
   type SkipReason,
 } from '../src/auction/types.ts';
+import { SAFE_UNITS, sideUnitsOf } from '../src/auction/units.ts';
+import { fingerprint } from '../src/state/market-columns.ts';
 
 type Skip = { readonly ref: number; readonly reason: SkipReason };
 
@@ -804,6 +807,100 @@ describe('the sorted entry the core uses', () => {
       { bids: [bid(1, 10n, 5n, { minFill: 6n })], asks: [] },
     ];
     for (const sides of bad) assert.throws(() => clearSortedBatch({ ...market, ...sides }), AssertionError);
+  });
+});
+
+/**
+ * What the core's gathering pass (batch/gather.ts) hands over, built plainly from a side in
+ * priority; null when a quantity or the total is beyond 2^53 (the core then uses the sorted entry).
+ * `print` lets a test make every print collide, which must only cost string comparisons.
+ */
+function gatheredSide(orders: readonly AuctionOrder[], print: (text: string) => number): GatheredSide | null {
+  const remaining = orders.map((order) => Number(order.remaining));
+  const total = remaining.reduce((a, b) => a + b, 0);
+  if (orders.some((order) => order.remaining > BigInt(SAFE_UNITS)) || total > SAFE_UNITS) return null;
+  const prices: bigint[] = [];
+  const units: number[] = [];
+  const ends: number[] = [];
+  orders.forEach((order, index) => {
+    if (prices.at(-1) !== order.priceLimit) {
+      prices.push(order.priceLimit);
+      units.push(0);
+      ends.push(0);
+    }
+    units[units.length - 1] = (units.at(-1) ?? 0) + (remaining[index] ?? 0);
+    ends[ends.length - 1] = index + 1;
+  });
+  return {
+    orders,
+    refs: Int32Array.from(orders, (order) => order.ref),
+    units: sideUnitsOf(
+      Float64Array.from(remaining),
+      Float64Array.from(orders, (order) => Number(order.minFill)),
+      total,
+      null,
+      null,
+    ),
+    prints: {
+      key: Int32Array.from(orders, (order) => print(order.tradingKey)),
+      owner: Int32Array.from(orders, (order) => print(order.owner)),
+    },
+    levels: { prices, units: Float64Array.from(units), ends: Int32Array.from(ends), count: prices.length },
+    fillOrKillCount: orders.filter((order) => order.fillOrKill).length,
+  };
+}
+
+describe('the gathered entry the core uses for books counted in numbers', () => {
+  test('gathered columns clear exactly as the same sides handed over sorted', () => {
+    let gathered = 0;
+    fc.assert(
+      fc.property(
+        auctionInput(200),
+        fc.option(smallLimits, { nil: undefined }),
+        fc.boolean(),
+        (input, limits, collide) => {
+          // The core numbers participants 0..n-1; the gathered refs check relies on it.
+          const orders = input.orders.map((order, index) => ({ ...order, ref: index }));
+          const { bids, asks } = sortByPriority(orders);
+          const print = collide ? () => 7 : fingerprint;
+          const bidSide = gatheredSide(bids, print);
+          const askSide = gatheredSide(asks, print);
+          if (bidSide === null || askSide === null) return;
+          gathered += 1;
+          const all = limits ?? AUCTION_LIMITS;
+          assert.deepStrictEqual(
+            clearGatheredBatch({ ...input, bids: bidSide, asks: askSide }, all),
+            clearSortedBatch({ ...input, bids, asks }, all),
+          );
+        },
+      ),
+      { numRuns: PROPERTY_RUNS },
+    );
+    assert.ok(gathered > PROPERTY_RUNS / 4, `only ${gathered} books were exact in numbers`);
+  });
+
+  test('columns that disagree with each other are an assertion', () => {
+    const market = { oraclePrice: 10n, bandLow: 1n, bandHigh: 100n, priceScale: 1n };
+    const bids = [bid(0, 10n, 5n), bid(1, 9n, 3n)];
+    const asks = [ask(2, 9n, 4n)];
+    const goodBids = gatheredSide(bids, fingerprint);
+    const goodAsks = gatheredSide(asks, fingerprint);
+    if (goodBids === null || goodAsks === null) throw new Error('a small book is exact in numbers');
+    assert.doesNotThrow(() => clearGatheredBatch({ ...market, bids: goodBids, asks: goodAsks }));
+    const breakings: ((side: GatheredSide) => GatheredSide)[] = [
+      (side) => ({ ...side, units: { ...side.units, total: side.units.total + 1 } }),
+      (side) => ({ ...side, refs: Int32Array.from([0, 0]) }),
+      (side) => ({ ...side, levels: { ...side.levels, prices: [...side.levels.prices].reverse() } }),
+      (side) => ({ ...side, levels: { ...side.levels, units: Float64Array.from([5, 4]) } }),
+      (side) => ({ ...side, units: { ...side.units, minFill: Float64Array.from([6, 1]) } }),
+      (side) => ({ ...side, prints: { ...side.prints, key: new Int32Array(1) } }),
+    ];
+    for (const breaking of breakings) {
+      assert.throws(
+        () => clearGatheredBatch({ ...market, bids: breaking(goodBids), asks: goodAsks }),
+        AssertionError,
+      );
+    }
   });
 });
 

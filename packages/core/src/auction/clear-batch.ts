@@ -13,14 +13,16 @@
  */
 import { AssertionError } from '@venue/protocol';
 import type { PassBudget } from './allocate.ts';
-import { clearRound, type RoundOutcome } from './clear-round.ts';
+import { clearRound, type GatheredRound, type RoundOutcome } from './clear-round.ts';
 import { fillOrKillOrders, shortFillOrKill, withoutOrders } from './fill-or-kill.ts';
+import { assertGatheredSides, type GatheredAuctionInput } from './gathered.ts';
 import { type Arithmetic, AUCTION_LIMITS, type AuctionLimits } from './limits.ts';
 import { type BookByPriority, type SortedAuctionInput, sortByPriority } from './priority.ts';
 import type { OracleBand } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
 import type { AuctionInput, AuctionOrder, AuctionResult } from './types.ts';
-import { assertAuctionInput, assertSortedAuctionInput } from './validate-input.ts';
+import { sideUnitsOf } from './units.ts';
+import { assertAuctionInput, assertMarketFields, assertSortedAuctionInput } from './validate-input.ts';
 
 /** `limits` and `arithmetic` are for tests: the venue runs with AUCTION_LIMITS, 'fastest'. */
 export function clearBatch(
@@ -31,7 +33,7 @@ export function clearBatch(
   assertAuctionInput(input);
   const { oraclePrice } = input;
   if (oraclePrice === null) return noOracle();
-  const market = { ...input, oraclePrice, arithmetic };
+  const market = marketOf(input, oraclePrice, arithmetic);
   return clearBook(sortByPriority(input.orders), market, limits, input.orders.length);
 }
 
@@ -46,9 +48,40 @@ export function clearSortedBatch(
   const count = input.bids.length + input.asks.length;
   return clearBook(
     { bids: input.bids, asks: input.asks },
-    { ...input, oraclePrice, arithmetic },
+    marketOf(input, oraclePrice, arithmetic),
     limits,
     count,
+  );
+}
+
+/**
+ * The core's entry for books it gathered in one pass (gathered.ts): the same auction as
+ * clearSortedBatch on the same orders, with the first round reading the gathered columns and level
+ * totals instead of the orders. Later fill-or-kill rounds work from the orders, as clearSortedBatch does.
+ */
+export function clearGatheredBatch(
+  input: GatheredAuctionInput,
+  limits: AuctionLimits = AUCTION_LIMITS,
+): AuctionResult {
+  assertMarketFields(input);
+  const { bids, asks, oraclePrice } = input;
+  assertGatheredSides(bids, asks);
+  if (oraclePrice === null) return noOracle();
+  const count = bids.orders.length + asks.orders.length;
+  const gathered: GatheredRound = {
+    units: {
+      bids: sideUnitsOf(bids.units.remaining, bids.units.minFill, bids.units.total, bids.refs, bids.prints),
+      asks: sideUnitsOf(asks.units.remaining, asks.units.minFill, asks.units.total, asks.refs, asks.prints),
+    },
+    bidLevels: bids.levels,
+    askLevels: asks.levels,
+  };
+  return clearBook(
+    { bids: bids.orders, asks: asks.orders },
+    marketOf(input, oraclePrice, 'fastest'),
+    limits,
+    count,
+    { round: gathered, fillOrKillCount: bids.fillOrKillCount + asks.fillOrKillCount },
   );
 }
 
@@ -71,6 +104,21 @@ interface Market extends OracleBand {
   readonly arithmetic: Arithmetic;
 }
 
+/** One literal for every entry, so the rounds see one shape of market (see units.ts sideUnitsOf). */
+function marketOf(
+  input: { readonly bandLow: bigint; readonly bandHigh: bigint; readonly priceScale: bigint },
+  oraclePrice: bigint,
+  arithmetic: Arithmetic,
+): Market {
+  return {
+    oraclePrice,
+    bandLow: input.bandLow,
+    bandHigh: input.bandHigh,
+    priceScale: input.priceScale,
+    arithmetic,
+  };
+}
+
 /**
  * Rounds until no fill-or-kill order is left short. A round that leaves fok orders short removes
  * them and prices the batch again without them, at most FILL_OR_KILL_ROUNDS_MAX times; past that,
@@ -81,13 +129,24 @@ function clearBook(
   market: Market,
   limits: AuctionLimits,
   orderCount: number,
+  gathered: { readonly round: GatheredRound; readonly fillOrKillCount: number } | null = null,
 ): AuctionResult {
   const budget: PassBudget = { passesLeft: limits.allocationPassesMax };
   const killed = new SkipLog(orderCount);
   let book = sorted;
-  let fokLeft = fillOrKillOrders(book).length;
+  let fokLeft = gathered === null ? fillOrKillOrders(book).length : gathered.fillOrKillCount;
   for (let round = 0; round < limits.fillOrKillRoundsMax; round += 1) {
-    const outcome = clearRound(book, market, market.priceScale, budget, orderCount, market.arithmetic);
+    // The gathered columns describe the book as handed over: the first round's only.
+    const columns = round === 0 && gathered !== null ? gathered.round : null;
+    const outcome = clearRound(
+      book,
+      market,
+      market.priceScale,
+      budget,
+      orderCount,
+      market.arithmetic,
+      columns,
+    );
     const short = outcome.clearingPrice === null || fokLeft === 0 ? [] : shortFillOrKill(book, outcome.fills);
     if (short.length === 0) return batchResult(outcome, killed, orderCount);
     for (const order of short) killed.record(order.ref, 'fill_or_kill');

@@ -3,12 +3,20 @@
  * allocate at it. `clearBatch` repeats it while fill-or-kill orders drop out.
  */
 import { allocate, type PassBudget } from './allocate.ts';
+import type { LevelTotals } from './gathered.ts';
 import type { Arithmetic } from './limits.ts';
 import type { BookByPriority } from './priority.ts';
-import { decidedBy, type OracleBand, type PriceRanking, rankCandidates } from './select-price.ts';
+import { decidedBy, type OracleBand, type PriceRanking, rankCandidates, rankLevels } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
 import type { AuctionOrder, AuctionResult, DecidedBy, Fill } from './types.ts';
-import { bookUnits } from './units.ts';
+import { type BookUnits, bookUnits } from './units.ts';
+
+/** What the core gathered for the book's first round (gathered.ts): its columns and level totals. */
+export interface GatheredRound {
+  readonly units: BookUnits;
+  readonly bidLevels: LevelTotals;
+  readonly askLevels: LevelTotals;
+}
 
 export interface RoundOutcome {
   readonly ranking: PriceRanking;
@@ -26,9 +34,13 @@ export function clearRound(
   budget: PassBudget,
   orderCount: number,
   arithmetic: Arithmetic,
+  gathered: GatheredRound | null = null,
 ): RoundOutcome {
-  const units = arithmetic === 'fastest' ? bookUnits(book) : null;
-  const ranking = rankCandidates(book, band, units);
+  const units = gathered !== null ? gathered.units : arithmetic === 'fastest' ? bookUnits(book) : null;
+  const ranking =
+    gathered !== null
+      ? rankLevels(gathered.bidLevels, gathered.askLevels, band)
+      : rankCandidates(book, band, units);
   const skips = new SkipLog(orderCount);
   const winner = ranking.shortlist[0];
   const notCleared = { ranking, clearingPrice: null, decidedBy: null, fills: [], skips } as const;

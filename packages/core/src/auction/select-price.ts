@@ -7,6 +7,7 @@
  * Cost: one pass over price levels after the priority sort, so O(n) here and O(n log n) overall.
  */
 import { AssertionError } from '@venue/protocol';
+import type { LevelTotals } from './gathered.ts';
 import type { BookByPriority } from './priority.ts';
 import { AUCTION_SHORTLIST_MAX, type AuctionOrder, type CandidatePrice, type DecidedBy } from './types.ts';
 import type { BookUnits } from './units.ts';
@@ -105,6 +106,53 @@ export function rankCandidates(
     const demandHere = units === null ? demandAtPrice : BigInt(demandUnitsAtPrice);
     const supplyHere = units === null ? supply : BigInt(supplyUnits);
     offer(shortlist, candidate(price, demandHere, supplyHere, band.oraclePrice));
+  }
+  return { candidatesConsidered, candidatesOutOfBand, shortlist };
+}
+
+/**
+ * rankCandidates for a book the core gathered (gathered.ts): the same upward sweep, a price level at
+ * a time instead of an order at a time, from the levels' totals. The sums are of safe integers in
+ * the same order as the per-order sweep adds them, so every candidate is the same.
+ */
+export function rankLevels(bids: LevelTotals, asks: LevelTotals, band: OracleBand): PriceRanking {
+  const shortlist: CandidatePrice[] = [];
+  let candidatesConsidered = 0;
+  let candidatesOutOfBand = 0;
+  let demand = 0;
+  for (let level = 0; level < bids.count; level += 1) demand += bids.units[level] as number;
+  let supply = 0;
+  let b = bids.count - 1;
+  let a = 0;
+  // decisions 2: a zero-limit ask is supply at every price and never a candidate (see above).
+  if (a < asks.count && asks.prices[a] === 0n) {
+    supply += asks.units[a] as number;
+    a += 1;
+  }
+  while (b >= 0 || a < asks.count) {
+    const bidPrice = bids.prices[b];
+    const askPrice = asks.prices[a];
+    const price =
+      bidPrice === undefined
+        ? (askPrice as bigint)
+        : askPrice === undefined || bidPrice < askPrice
+          ? bidPrice
+          : askPrice;
+    if (askPrice === price) {
+      supply += asks.units[a] as number;
+      a += 1;
+    }
+    const demandAtPrice = demand;
+    if (bidPrice === price) {
+      demand -= bids.units[b] as number;
+      b -= 1;
+    }
+    candidatesConsidered += 1;
+    if (price < band.bandLow || price > band.bandHigh) {
+      candidatesOutOfBand += 1;
+      continue;
+    }
+    offer(shortlist, candidate(price, BigInt(demandAtPrice), BigInt(supply), band.oraclePrice));
   }
   return { candidatesConsidered, candidatesOutOfBand, shortlist };
 }

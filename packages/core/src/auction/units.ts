@@ -10,6 +10,15 @@ import type { AuctionOrder } from './types.ts';
 
 export const SAFE_UNITS = Number.MAX_SAFE_INTEGER;
 
+/**
+ * Fingerprints of each order's trading key and owner (the core's state/market-columns.ts): orders
+ * whose prints differ on both cannot be a self-trade, so the walk compares no strings for them.
+ */
+export interface IdentityPrints {
+  readonly key: Int32Array;
+  readonly owner: Int32Array;
+}
+
 export interface SideUnits {
   /** remaining of the i-th order of the side. */
   readonly remaining: Float64Array;
@@ -17,6 +26,9 @@ export interface SideUnits {
   readonly minFill: Float64Array;
   /** The sum of `remaining`. */
   readonly total: number;
+  /** ref of the i-th order, when gathered (gathered.ts): the walk then reads no order for it. */
+  readonly refs: Int32Array | null;
+  readonly prints: IdentityPrints | null;
 }
 
 export interface BookUnits {
@@ -29,6 +41,20 @@ export function bookUnits(book: BookByPriority): BookUnits | null {
   const bids = sideUnits(book.bids);
   const asks = bids === null ? null : sideUnits(book.asks);
   return bids === null || asks === null ? null : { bids, asks };
+}
+
+/**
+ * Every SideUnits is built here, so all share one shape: the walk and the sweep are optimised for
+ * it once (objects of a new shape each batch would undo that after every collection).
+ */
+export function sideUnitsOf(
+  remaining: Float64Array,
+  minFill: Float64Array,
+  total: number,
+  refs: Int32Array | null,
+  prints: IdentityPrints | null,
+): SideUnits {
+  return { remaining, minFill, total, refs, prints };
 }
 
 /**
@@ -48,5 +74,5 @@ function sideUnits(orders: readonly AuctionOrder[]): SideUnits | null {
     remaining[index] = units;
     minFill[index] = Number(order.minFill);
   }
-  return { remaining, minFill, total };
+  return sideUnitsOf(remaining, minFill, total, null, null);
 }

@@ -67,7 +67,7 @@ function limitRanksNoLower(a: AuctionOrder, b: AuctionOrder): boolean {
   return a.side === 'bid' ? a.priceLimit > b.priceLimit : a.priceLimit < b.priceLimit;
 }
 
-function assertMarketFields(input: {
+export function assertMarketFields(input: {
   readonly priceScale: bigint;
   readonly bandLow: bigint;
   readonly bandHigh: bigint;

@@ -64,10 +64,19 @@ export function walkNumbers(
   let passes = 0;
   // Named identities, once this walk has passed over enough pairs to pay for naming (identities.ts).
   let names: RoundIdentities | null = null;
+  // A gathered book (gathered.ts) brings refs and identity prints as columns: the walk then reads
+  // an order only when the prints cannot rule out a self-trade.
+  const bidRefs = units.bids.refs;
+  const askRefs = units.asks.refs;
+  const bidPrints = units.bids.prints;
+  const askPrints = units.asks.prints;
   const fills: Fill[] = [];
   for (let bidIndex = 0; bidIndex < bids.length; bidIndex += 1) {
     if (volumeLeft === 0) break;
     const bid = bids[bidIndex] as AuctionOrder;
+    const bidRef = bidRefs === null ? bid.ref : (bidRefs[bidIndex] as number);
+    const bidKey = bidPrints === null ? 0 : (bidPrints.key[bidIndex] as number);
+    const bidOwner = bidPrints === null ? 0 : (bidPrints.owner[bidIndex] as number);
     let bidLeft = units.bids.remaining[bidIndex] as number;
     const bidMin = units.bids.minFill[bidIndex] as number;
     let previous = -1;
@@ -78,37 +87,46 @@ export function walkNumbers(
       const following = nextLive[index] as number;
       let blamed = 0;
       let askRanOut = false;
+      const askRef = askRefs === null ? ask.ref : (askRefs[index] as number);
       // Checks in walk-bigints.ts's order; the first failing one is the only one recorded.
-      if (names !== null) {
-        names.name(names.bids, bidIndex, bid);
-        names.name(names.asks, index, ask);
+      let selfTrade = false;
+      const printsDiffer =
+        bidPrints !== null &&
+        askPrints !== null &&
+        bidKey !== askPrints.key[index] &&
+        bidOwner !== askPrints.owner[index];
+      if (!printsDiffer) {
+        if (names !== null) {
+          names.name(names.bids, bidIndex, bid);
+          names.name(names.asks, index, ask);
+        }
+        selfTrade =
+          names === null
+            ? bid.tradingKey === ask.tradingKey || bid.owner === ask.owner
+            : names.selfTrade(bidIndex, index);
       }
-      const selfTrade =
-        names === null
-          ? bid.tradingKey === ask.tradingKey || bid.owner === ask.owner
-          : names.selfTrade(bidIndex, index);
       if (selfTrade) {
         const earlier = names === null ? compareTime(bid, ask) : names.compareTime(bid, bidIndex, ask, index);
         const askIsLater = earlier < 0;
-        skips.record(askIsLater ? ask.ref : bid.ref, 'self_trade');
+        skips.record(askIsLater ? askRef : bidRef, 'self_trade');
         blamed = askIsLater ? BLAME_ASK : BLAME_BID;
       } else {
         const quantity = Math.min(bidLeft, left, volumeLeft);
         const askMinFill = askMin[index] as number;
         if (quantity < bidMin || quantity < askMinFill) {
-          if (quantity < bidMin) skips.record(bid.ref, 'min_fill');
-          if (quantity < askMinFill) skips.record(ask.ref, 'min_fill');
+          if (quantity < bidMin) skips.record(bidRef, 'min_fill');
+          if (quantity < askMinFill) skips.record(askRef, 'min_fill');
           blamed = (quantity < bidMin ? BLAME_BID : 0) | (quantity < askMinFill ? BLAME_ASK : 0);
         } else if (quantity < quoted) {
-          skips.record(bid.ref, 'zero_quote');
-          skips.record(ask.ref, 'zero_quote');
+          skips.record(bidRef, 'zero_quote');
+          skips.record(askRef, 'zero_quote');
           // The order whose whole size moves no quote; both only if neither (see walk-bigints.ts).
           const dust = (bidLeft < quoted ? BLAME_BID : 0) | (left < quoted ? BLAME_ASK : 0);
           blamed = dust === 0 ? BLAME_BID | BLAME_ASK : dust;
         } else {
           fills.push({
-            bidRef: bid.ref,
-            askRef: ask.ref,
+            bidRef: bidRef,
+            askRef: askRef,
             quantity: BigInt(quantity),
             quoteAmount: quoteOfUnits(quantity, clearingPrice, priceUnits, priceScale, scaleUnits),
           });

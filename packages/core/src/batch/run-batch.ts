@@ -1,5 +1,5 @@
 import { AssertionError } from '@venue/protocol';
-import { clearSortedBatch } from '../auction/clear-batch.ts';
+import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
 import type { Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, CoreEvent, MatchEvent } from '../events.ts';
@@ -14,6 +14,7 @@ import {
   type PendingMatch,
   type VenueState,
 } from '../state/venue-state.ts';
+import { gatherSide } from './gather.ts';
 
 /**
  * Runs one market's batch at the current slot (decisions section 2). Takes part: every resting
@@ -58,16 +59,19 @@ function numberParticipants(state: VenueState, market: MarketState): OrderRow[] 
     arrivedNow = row;
   }
   const rows: OrderRow[] = [];
+  // The columns' copy of each ref, which the gathering pass reads (gather.ts).
+  const refs = market.columns.ref;
   let row = market.live.head;
   for (; row !== arrivedNow && row !== null; row = row.liveNext) {
-    if (row.state === 'resting') {
-      row.ref = rows.length;
-      rows.push(row);
-    } else {
-      row.ref = -1;
-    }
+    const ref = row.state === 'resting' ? rows.length : -1;
+    row.ref = ref;
+    refs[row.slot] = ref;
+    if (ref >= 0) rows.push(row);
   }
-  for (; row !== null; row = row.liveNext) row.ref = -1;
+  for (; row !== null; row = row.liveNext) {
+    row.ref = -1;
+    refs[row.slot] = -1;
+  }
   return rows;
 }
 
@@ -92,15 +96,31 @@ const NOT_CLEARED: Cleared = { fills: [], price: 0n };
 function auction(state: VenueState, market: MarketState, batch: bigint, events: CoreEvent[]): Cleared {
   const oracle = market.oraclePrice;
   const band = oracle === null ? { low: 0n, high: 0n } : priceBand(market.config, oracle);
-  // Rows are handed over as they are: an open row carries the fields the auction reads.
-  const result = clearSortedBatch({
-    bids: participantsByPriority(market.bids),
-    asks: participantsByPriority(market.asks),
+  const priced = {
     oraclePrice: oracle,
     bandLow: band.low,
     bandHigh: band.high,
     priceScale: market.config.priceScale,
-  });
+  };
+  // Rows are handed over as they are: an open row carries the fields the auction reads. A book whose
+  // quantities are exact as numbers (the usual case) is gathered in one pass (gather.ts).
+  const bids = gatherSide(market.bids, market.columns);
+  const asks = bids === null ? null : gatherSide(market.asks, market.columns);
+  const result =
+    bids !== null && asks !== null
+      ? clearGatheredBatch({
+          oraclePrice: priced.oraclePrice,
+          bandLow: priced.bandLow,
+          bandHigh: priced.bandHigh,
+          priceScale: priced.priceScale,
+          bids,
+          asks,
+        })
+      : clearSortedBatch({
+          ...priced,
+          bids: participantsByPriority(market.bids),
+          asks: participantsByPriority(market.asks),
+        });
   const record: BatchEvent = {
     type: 'batch',
     marketId: market.config.marketId,
@@ -254,6 +274,7 @@ function endArrivalBatch(
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
     row.arrivalBatchDone = true;
     row.fillOrKill = false;
+    row.market.columns.fillOrKill[row.slot] = 0;
     if (filled[ref] === 1) continue; // an ioc's unfilled remainder ends after its settlement
     events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
   }

@@ -9,6 +9,7 @@ import {
   isTerminal,
   type KeyNonces,
   type MarketState,
+  NO_SLOT,
   type OrderRow,
   type VenueState,
 } from '../state/venue-state.ts';
@@ -238,6 +239,7 @@ export function newRow(
     sequence: state.nextSequence,
     fillOrKill: order.order_type === 'fok',
     ref: -1,
+    slot: NO_SLOT,
     tradingKey: order.trading_key,
     owner: order.owner_commitment,
     state: 'resting',

@@ -47,6 +47,7 @@ export function applyMatchSettled(
   const remaining = row.amount - row.filled;
   row.remaining = remaining;
   row.minFill = effectiveMinFill(row.minFillSize, remaining);
+  row.market.columns.setQuantities(row);
   if (remaining === 0n) return [finish(state, config, row, FULLY_FILLED)];
 
   assert(command.changeNote !== null, `match ${command.matchId} left ${remaining} open but no change note`);

@@ -42,7 +42,7 @@ export function enterLevel(side: BookSide, row: OrderRow): void {
   if (level === undefined) {
     const index = findLevel(side, row.priceLimit);
     if (index >= 0) throw new AssertionError(`price level ${row.priceLimit} is missing from its index`);
-    level = { price: row.priceLimit, head: null, tail: null, size: 0 };
+    level = { price: row.priceLimit, headSlot: -1, head: null, tail: null, size: 0 };
     side.levels.splice(-index - 1, 0, level);
     side.byPrice.set(level.price, level);
   }

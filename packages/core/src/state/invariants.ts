@@ -1,6 +1,7 @@
 import { assert } from '@venue/protocol';
 import type { CoreConfig } from '../config.ts';
 import { ordersByPriority } from './book-side.ts';
+import { fingerprint, NO_SLOT } from './market-columns.ts';
 import {
   type BookSide,
   effectiveMinFill,
@@ -94,6 +95,7 @@ function checkRow(state: VenueState, orderId: string, row: OrderRow): void {
       `finished order ${orderId} is still indexed as open`,
     );
     assert(row.pending === null, `finished order ${orderId} keeps a pending match`);
+    assert(row.slot === NO_SLOT, `finished order ${orderId} keeps batch slot ${row.slot}`);
     assert(hold !== row, `finished order ${orderId} holds its note`);
     return;
   }
@@ -179,12 +181,18 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
     }
     let count = 0;
     let previous: OrderRow | null = null;
+    let slot = level.headSlot;
     for (let row = level.head; row !== null; row = row.levelNext) {
       assert(row.level === level && row.levelPrev === previous, `market ${id}: broken level ${level.price}`);
       assert(row.priceLimit === level.price, `market ${id}: order ${row.orderId} in the wrong level`);
+      // The columns' chain of the level lists the same orders (market-columns.ts).
+      assert(slot === row.slot, `market ${id}: level ${level.price} chains slot ${slot}, not ${row.slot}`);
+      checkColumns(market, row);
+      slot = market.columns.next[slot] as number;
       previous = row;
       count += 1;
     }
+    assert(slot === NO_SLOT, `market ${id}: level ${level.price} chains slots past its tail`);
     assert(level.tail === previous && count === level.size, `market ${id}: level ${level.price} size`);
   }
   const expected = [...open].sort((a, b) => comparePriority(side, a, b));
@@ -192,6 +200,21 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
   assert(
     kept.length === expected.length && kept.every((row, index) => row === expected[index]),
     `market ${id}: the ${side.descending ? 'bid' : 'ask'} side differs from a sort of its open orders`,
+  );
+}
+
+/** The order's batch columns hold what its row says (market-columns.ts). */
+function checkColumns(market: MarketState, row: OrderRow): void {
+  const { columns } = market;
+  const slot = row.slot;
+  assert(slot >= 0 && columns.rows[slot] === row, `order ${row.orderId} does not hold slot ${slot}`);
+  assert(
+    columns.remaining[slot] === Number(row.remaining) &&
+      columns.minFill[slot] === Number(row.minFill) &&
+      columns.fillOrKill[slot] === (row.fillOrKill ? 1 : 0) &&
+      columns.keyPrint[slot] === fingerprint(row.tradingKey) &&
+      columns.ownerPrint[slot] === fingerprint(row.owner),
+    `order ${row.orderId}: its batch columns are stale`,
   );
 }
 

@@ -3,7 +3,14 @@ import type { CoreConfig } from '../config.ts';
 import type { OrderEvent } from '../events.ts';
 import { enterLevel, leaveLevel, sideOf } from './book-side.ts';
 import { appendAccount, appendLive, unlinkAccount, unlinkLive } from './order-lists.ts';
-import { type AccountState, isTerminal, matchKey, type OrderRow, type VenueState } from './venue-state.ts';
+import {
+  type AccountState,
+  isTerminal,
+  matchKey,
+  type OrderRow,
+  type PriceLevel,
+  type VenueState,
+} from './venue-state.ts';
 
 /**
  * The indexes an order lives in, kept consistent in one place: booking adds it to all of them,
@@ -34,7 +41,10 @@ export function linkOpen(state: VenueState, row: OrderRow, account: AccountState
     throw new AssertionError(`order ${row.orderId} filed under account ${account.accountId}`);
   }
   appendLive(row.market.live, row);
+  const columns = row.market.columns;
+  columns.take(row);
   enterLevel(sideOf(row.market, row.side), row);
+  columns.chainAtTail(row.level as PriceLevel, row);
   appendAccount(account, row);
   if (row.connectionId !== null) connectionSet(state, row.connectionId).add(row);
 }
@@ -42,7 +52,10 @@ export function linkOpen(state: VenueState, row: OrderRow, account: AccountState
 /** Takes an open order out of the open-order indexes (it ends, or a reprice replaces it). */
 export function unlinkOpen(state: VenueState, row: OrderRow): void {
   unlinkLive(row.market.live, row);
+  const columns = row.market.columns;
+  columns.unchain(row.level as PriceLevel, row);
   leaveLevel(sideOf(row.market, row.side), row);
+  columns.release(row);
   const account = unlinkAccount(row);
   if (account.open === 0) state.accounts.delete(account.accountId);
   dropConnection(state, row);

@@ -1,5 +1,6 @@
 import type { CancelReason, OrderState, OrderType, SettlementFailureReason, Side } from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
+import { MarketColumns, NO_SLOT } from './market-columns.ts';
 
 /**
  * The whole state of the venue core. Two kinds of fields live here:
@@ -79,6 +80,8 @@ export interface OrderRow {
   fillOrKill: boolean;
   /** Index among the current batch's participants, or -1 when it takes no part. */
   ref: number;
+  /** Its slot in the market's batch columns while open (market-columns.ts), else NO_SLOT. */
+  slot: number;
 
   // ---- derived: index links (null when the order is not open) ----
   readonly market: MarketState;
@@ -95,6 +98,8 @@ export interface OrderRow {
 /** Open orders of one price on one side, oldest first (time priority within the level). */
 export interface PriceLevel {
   readonly price: bigint;
+  /** The head's slot in the market's columns, whose `next` chains the level (market-columns.ts). */
+  headSlot: number;
   head: OrderRow | null;
   tail: OrderRow | null;
   size: number;
@@ -132,6 +137,8 @@ export interface MarketState {
   readonly asks: BookSide;
   /** Unsettled match id (as a number: see matchKey) -> the order it reserves. */
   readonly pendingMatches: Map<number, OrderRow>;
+  /** What a batch reads of each open order, by slot. */
+  readonly columns: MarketColumns;
 }
 
 /** An account's open orders, in intake order. Dropped when the last one ends. */
@@ -207,8 +214,11 @@ export function emptyMarket(config: MarketConfig): MarketState {
     bids: { descending: true, levels: [], byPrice: new Map() },
     asks: { descending: false, levels: [], byPrice: new Map() },
     pendingMatches: new Map(),
+    columns: new MarketColumns(),
   };
 }
+
+export { NO_SLOT };
 
 /**
  * Match ids count up from 0 per market, one per matched order, so they stay below 2^53 (about 285

@@ -1,0 +1,75 @@
+import { AssertionError } from '@venue/protocol';
+import type { GatheredSide } from '../auction/gathered.ts';
+import { SAFE_UNITS, sideUnitsOf } from '../auction/units.ts';
+import { type MarketColumns, NO_SLOT } from '../state/market-columns.ts';
+import type { BookSide, OrderRow } from '../state/venue-state.ts';
+
+/**
+ * One pass over a book side in priority, collecting the batch's participants (slots with a ref)
+ * and everything the auction's first round reads from them into columns: remaining and minimum
+ * fill as numbers, refs, identity prints, the base open per price level, and how many are
+ * fill-or-kill. It reads the market's columns only (state/market-columns.ts), never a row: in
+ * priority order rows are scattered in memory, and reading them was half of a batch's time.
+ *
+ * Returns null when some quantity, or the side's total, is not exact as a number (beyond 2^53):
+ * the batch then takes the bigint path (clearSortedBatch on the rows).
+ */
+export function gatherSide(side: BookSide, columns: MarketColumns): GatheredSide | null {
+  let capacity = 0;
+  for (const level of side.levels) capacity += level.size;
+  const orders: OrderRow[] = [];
+  const refs = new Int32Array(capacity);
+  const remaining = new Float64Array(capacity);
+  const minFill = new Float64Array(capacity);
+  const keyPrint = new Int32Array(capacity);
+  const ownerPrint = new Int32Array(capacity);
+  const prices: bigint[] = [];
+  const levelUnits = new Float64Array(side.levels.length);
+  const ends = new Int32Array(side.levels.length);
+  const { rows, next, ref: refOf, fillOrKill } = columns;
+  let total = 0;
+  let fillOrKillCount = 0;
+  let count = 0;
+  for (const level of side.levels) {
+    const first = count;
+    let atLevel = 0;
+    for (let slot = level.headSlot; slot !== NO_SLOT; slot = next[slot] as number) {
+      const ref = refOf[slot] as number;
+      if (ref < 0) continue;
+      const row = rows[slot];
+      if (row === undefined || count === capacity) {
+        throw new AssertionError(`price level ${level.price} chains a free slot ${slot}`);
+      }
+      const units = columns.remaining[slot] as number;
+      atLevel += units;
+      if (!(units <= SAFE_UNITS && atLevel <= SAFE_UNITS)) return null;
+      orders.push(row);
+      refs[count] = ref;
+      remaining[count] = units;
+      minFill[count] = columns.minFill[slot] as number;
+      keyPrint[count] = columns.keyPrint[slot] as number;
+      ownerPrint[count] = columns.ownerPrint[slot] as number;
+      fillOrKillCount += fillOrKill[slot] as number;
+      count += 1;
+    }
+    if (count === first) continue;
+    total += atLevel;
+    if (!(total <= SAFE_UNITS)) return null;
+    levelUnits[prices.length] = atLevel;
+    ends[prices.length] = count;
+    prices.push(level.price);
+  }
+  return {
+    orders,
+    refs: refs.subarray(0, count),
+    units: sideUnitsOf(remaining.subarray(0, count), minFill.subarray(0, count), total, null, null),
+    prints: { key: keyPrint.subarray(0, count), owner: ownerPrint.subarray(0, count) },
+    levels: {
+      prices,
+      units: levelUnits.subarray(0, prices.length),
+      ends: ends.subarray(0, prices.length),
+      count: prices.length,
+    },
+    fillOrKillCount,
+  };
+}
