@@ -3,8 +3,14 @@
  * rules, canonical encoding, sha256 and Ed25519 verification of a place-order body. Baseline:
  * node:crypto Ed25519 verification alone over the same digests with cached keys, which is the
  * ceiling of intake (benchmarks.md). The ratio shows what our parsing and encoding cost on top.
+ *
+ * Then the note-commitment re-derivation as the main thread pays it: with the proof worker's answer
+ * remembered and looked up (CommitmentMemo, what the venue does), against Poseidon computed inline on
+ * the main thread (what it did before), over the same fresh (owner, inner hash, value) triples.
  */
 import { createHash } from 'node:crypto';
+import { CommitmentMemo } from '@venue/adapters';
+import { loadNoteHasher } from '@venue/notes';
 import {
   decodePlaceOrder,
   encodePlaceOrder,
@@ -52,7 +58,51 @@ function bodies(count: number): string[] {
   });
 }
 
-export function run(quick: boolean): Figure[] {
+export async function run(quick: boolean): Promise<Figure[]> {
+  return [...protocolFigures(quick), ...(await commitmentFigures(quick))];
+}
+
+async function commitmentFigures(quick: boolean): Promise<Figure[]> {
+  const hasher = await loadNoteHasher();
+  const count = quick ? 500 : 2_000;
+  const runs = quick ? 3 : 5;
+  const field = (label: string) => `0${createHash('sha256').update(label).digest('hex').slice(1)}`;
+  const triples = Array.from({ length: count }, (_, i) => ({
+    owner: field(`owner-${i}`),
+    inner: field(`inner-${i}`),
+    value: BigInt(1000 + i),
+  }));
+  const derived = triples.map((t) => hasher.noteCommitment(t.owner, t.inner, t.value));
+  process.stderr.write(`intake: ${count} note commitments, ${runs} runs each\n`);
+  const inline = opsPerSecond(
+    (i) => {
+      const t = triples[i % count];
+      if (t === undefined) throw new Error('unreachable');
+      hasher.noteCommitment(t.owner, t.inner, t.value);
+    },
+    count,
+    runs,
+  );
+  const memo = new CommitmentMemo();
+  const lookUp = memo.wrap(() => {
+    throw new Error('the memo missed: the benchmark must measure lookups only');
+  });
+  const remembered = opsPerSecond(
+    (i) => {
+      const t = triples[i % count];
+      const commitment = derived[i % count];
+      if (t === undefined || commitment === undefined) throw new Error('unreachable');
+      memo.remember(t.owner, t.inner, t.value, commitment);
+      if (lookUp(t.owner, t.inner, t.value) !== commitment) throw new Error('the memo answered wrongly');
+    },
+    count,
+    runs,
+  );
+  const poseidonBaseline = { name: 'Poseidon re-derivation inline', value: Math.round(inline.median) };
+  return [figure('intake', 'note_commitment_main_thread', 'ops/s', 'higher', remembered, poseidonBaseline)];
+}
+
+function protocolFigures(quick: boolean): Figure[] {
   const count = quick ? 2_000 : 10_000;
   const runs = quick ? 3 : 7;
   const texts = bodies(count);

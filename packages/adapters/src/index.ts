@@ -30,6 +30,7 @@ export * from './rate-limit/trading-rate-limiter.ts';
 export * from './settlement/index.ts';
 export * from './stream/stream-server.ts';
 export * from './stream/stream-session.ts';
+export * from './venue/commitment-memo.ts';
 export * from './venue/drain-control.ts';
 export * from './venue/engine-boot.ts';
 export * from './venue/intake-checks.ts';

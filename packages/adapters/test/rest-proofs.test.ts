@@ -1,10 +1,11 @@
 // Real collateral proofs at order intake (spec 2.1 valid_input_proof, issue 4 on the venue side):
 // a venue running the Groth16 verifier with Poseidon note commitments books an order whose proof
 // was made by the notes prover for a note in a real note tree, and refuses a stub proof and a
-// tampered proof with their own codes, changing nothing.
+// tampered proof with their own codes, changing nothing. The venue is wired as dev mode and serve
+// are: the proof worker re-derives the note commitment and the sequencer only looks it up.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assetOfOrder, proofChecksOf } from '@venue/adapters';
+import { assetOfOrder, CommitmentMemo, proofChecksOf } from '@venue/adapters';
 import {
   assetIdOfMint,
   createNote,
@@ -22,6 +23,9 @@ let venue: TestVenue;
 let verifier: ProofVerifier;
 let trader: Trader;
 let order: PlaceOrder;
+const memo = new CommitmentMemo();
+/** Re-derivations the sequencer had to compute itself (the memo had no answer). */
+let inline = 0;
 
 before(async () => {
   const hasher = await loadNoteHasher();
@@ -57,10 +61,19 @@ before(async () => {
   });
   await verifier.ready();
   venue = await TestVenue.start({
-    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+    core: {
+      ...TEST_CORE_CONFIG,
+      noteCommitment: memo.wrap((owner, inner, value) => {
+        inline += 1;
+        return hasher.noteCommitment(owner, inner, value);
+      }),
+    },
     proofMode: 'groth16',
     roots: [proved.orderFields.merkle_root],
-    proofs: proofChecksOf(verifier),
+    proofs: proofChecksOf(verifier, {
+      memo,
+      priceScaleOf: (symbol) => (symbol === market.symbol ? market.priceScale : undefined),
+    }),
   });
   trader = { ...(await venue.trader('prover')), key };
   order = signPlaceOrder(
@@ -106,8 +119,24 @@ test('a tampered proof (C replaced by A, both curve points) is refused with 400 
   assert.equal(envelopeOf(refused).code, 1033);
 });
 
-test('the real proof books the order', async () => {
+test('a value the note does not hold is refused with 400 1032, the worker having derived it', async () => {
+  const before = venue.server.engine.core.stateHash();
+  // The proof is valid for the note (its value is not a public input); the commitment re-derived
+  // with the claimed 1001 differs from the note's, which the core catches with its own code.
+  const inflated = signPlaceOrder({ ...order, collateral_amount: 1001n, arrival_nonce: 2n }, trader.key);
+  const hitsBefore = memo.stats.hits;
+  const refused = await venue.place(trader, inflated);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(envelopeOf(refused).code, 1032);
+  assert.equal(memo.stats.hits, hitsBefore + 1, 'the sequencer used the worker-derived commitment');
+  assert.equal(inline, 0);
+  assert.equal(venue.server.engine.core.stateHash(), before);
+});
+
+test('the real proof books the order, its commitment derived off the sequencer', async () => {
   const placed = await venue.place(trader, order);
   assert.equal(placed.status, 200, placed.text);
   assert.equal(JSON.parse(placed.text).order_id, order.order_id);
+  assert.equal(inline, 0, 'the sequencer never ran Poseidon');
+  assert.equal(memo.stats.size, 0, 'each derivation serves one order');
 });

@@ -5,6 +5,7 @@ export * from './auction/types.ts';
 export * from './commands.ts';
 export * from './config.ts';
 export * from './events.ts';
+export * from './intake/note-value.ts';
 export * from './market.ts';
 export * from './u64.ts';
 export * from './venue-core.ts';

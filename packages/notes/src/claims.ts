@@ -15,6 +15,8 @@ import { type ProofClaim, publicInputsOfOrder } from './public-inputs.ts';
 /** An order's proof claim with the asset its note must hold: what a verification worker receives. */
 export interface AssetClaim extends ProofClaim {
   readonly assetId: bigint;
+  /** The note value the order claims; when named, the worker also re-derives the note commitment. */
+  readonly noteValue?: bigint;
 }
 
 /**

@@ -38,12 +38,23 @@ export interface ProofVerifier {
   ready(): Promise<void>;
   /** True when the order's proof verifies for the public inputs its fields give. */
   verify(order: PlaceOrder): Promise<boolean>;
+  /**
+   * verify, and re-derive the note commitment from the order's owner commitment, inner hash and
+   * `noteValue` on the same worker, off the caller's thread. `commitment` is null for a stub proof
+   * (it never reaches a worker) or inputs outside the field.
+   */
+  verifyDeriving(order: PlaceOrder, noteValue: bigint): Promise<DerivedVerdict>;
   /** verify for many orders at once (one answer per order, same order); all or none are queued. */
   verifyMany(orders: readonly PlaceOrder[]): Promise<boolean[]>;
   /** Proofs waiting and being checked, and the limit. */
   load(): { queued: number; inFlight: number; queueMax: number };
   /** Stops the workers; pending verifications reject. */
   close(): Promise<void>;
+}
+
+export interface DerivedVerdict {
+  readonly valid: boolean;
+  readonly commitment: string | null;
 }
 
 export const VERIFIER_QUEUE_MAX_DEFAULT = 4096;
@@ -68,7 +79,7 @@ export class VerifierConfigError extends Error {
 
 interface Pending {
   readonly claim: AssetClaim;
-  readonly resolve: (valid: boolean) => void;
+  readonly resolve: (verdict: DerivedVerdict) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -153,7 +164,7 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
     if (reply.type === 'result') {
       assert(reply.results.length === batch.length, 'one result per claim');
       batch.forEach((item, i) => {
-        item.resolve(reply.results[i] === true);
+        item.resolve({ valid: reply.results[i] === true, commitment: reply.commitments[i] ?? null });
       });
     } else {
       const error = new Error(
@@ -184,19 +195,24 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
     }
   };
 
-  const enqueue = (orders: readonly PlaceOrder[]): Promise<boolean>[] => {
+  const enqueue = (orders: readonly PlaceOrder[], noteValue?: bigint): Promise<DerivedVerdict>[] => {
     if (failure !== null) throw failure;
     const real = orders.filter((o) => !isStubProof(o.valid_input_proof));
     if (queue.length + inFlight + real.length > queueMax) throw new VerifierBusyError(queueMax);
-    const claims = real.map((order) => ({ order, claim: claimOf(order, options.assetOf(order)) }));
+    const claims = real.map((order) => ({
+      order,
+      claim: claimOf(order, options.assetOf(order), noteValue),
+    }));
     if (claims.length > 0) ensurePool();
     let next = 0;
     const answers = orders.map((order) => {
       // A stub proof never reaches a worker: it is not a curve point encoding at all.
-      if (isStubProof(order.valid_input_proof)) return Promise.resolve(options.mode === 'stub');
+      if (isStubProof(order.valid_input_proof)) {
+        return Promise.resolve({ valid: options.mode === 'stub', commitment: null });
+      }
       const claim = claims[next++]?.claim;
       assert(claim !== undefined, 'one claim per real proof');
-      return new Promise<boolean>((resolve, reject) => queue.push({ claim, resolve, reject }));
+      return new Promise<DerivedVerdict>((resolve, reject) => queue.push({ claim, resolve, reject }));
     });
     dispatch();
     return answers;
@@ -213,10 +229,15 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
     async verify(order) {
       const [answer] = enqueue([order]);
       assert(answer !== undefined, 'one answer per order');
+      return (await answer).valid;
+    },
+    async verifyDeriving(order, noteValue) {
+      const [answer] = enqueue([order], noteValue);
+      assert(answer !== undefined, 'one answer per order');
       return answer;
     },
     async verifyMany(orders) {
-      return Promise.all(enqueue(orders));
+      return (await Promise.all(enqueue(orders))).map((verdict) => verdict.valid);
     },
     load: () => ({ queued: queue.length, inFlight, queueMax }),
     async close() {
@@ -247,8 +268,9 @@ function workerBootstrap(): string {
 }
 
 /** The fields a worker needs, copied so the worker never sees the rest of the order. */
-function claimOf(order: PlaceOrder, assetId: bigint): AssetClaim {
+function claimOf(order: PlaceOrder, assetId: bigint, noteValue: bigint | undefined): AssetClaim {
   const claim: AssetClaim = {
+    ...(noteValue === undefined ? {} : { noteValue }),
     note_commitment: order.note_commitment,
     merkle_root: order.merkle_root,
     owner_commitment: order.owner_commitment,

@@ -5,6 +5,7 @@ import { after, test } from 'node:test';
 import {
   assetIdOfMint,
   createProofVerifier,
+  loadNoteHasher,
   STUB_PROOF_HEX,
   spentMint,
   VerifierBusyError,
@@ -32,6 +33,20 @@ test('the settling venue accepts the real proof and refuses a stub proof', async
   await venue.ready();
   assert.equal(await venue.verify(fixture.order), true);
   assert.equal(await venue.verify(stubOrder), false);
+});
+
+test('verifyDeriving re-derives the note commitment on the worker, for the value the order claims', async () => {
+  const hasher = await loadNoteHasher();
+  const { order } = fixture;
+  const right = await venue.verifyDeriving(order, 1000n);
+  assert.deepEqual(right, { valid: true, commitment: order.note_commitment });
+  // Another value gives another commitment; the proof itself does not depend on the value.
+  const wrong = await venue.verifyDeriving(order, 1001n);
+  assert.equal(wrong.valid, true);
+  assert.equal(wrong.commitment, hasher.noteCommitment(order.owner_commitment, order.note_inner_hash, 1001n));
+  assert.notEqual(wrong.commitment, order.note_commitment);
+  // A stub proof never reaches a worker, so nothing is derived for it.
+  assert.deepEqual(await venue.verifyDeriving(stubOrder, 1000n), { valid: false, commitment: null });
 });
 
 test('the settling venue refuses a proof for another root, note, tree, key, or side', async () => {

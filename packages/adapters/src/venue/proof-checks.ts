@@ -1,6 +1,7 @@
-import type { MarketConfig } from '@venue/core';
+import { claimedNoteValue, type MarketConfig } from '@venue/core';
 import { assetIdOfMint, isStubProof, type ProofVerifier, spentMint, VerifierBusyError } from '@venue/notes';
 import { type PlaceOrder, VenueError } from '@venue/protocol';
+import type { CommitmentMemo } from './commitment-memo.ts';
 import type { ProofChecks } from './intake-checks.ts';
 
 /**
@@ -10,7 +11,7 @@ import type { ProofChecks } from './intake-checks.ts';
  * refuses to exist in stub mode on a settling venue). Any other proof is verified for real in both
  * modes. A full verification queue is 503 VENUE_BUSY, refused at once.
  */
-export function proofChecksOf(verifier: ProofVerifier): ProofChecks {
+export function proofChecksOf(verifier: ProofVerifier, derivation?: CommitmentDerivation): ProofChecks {
   return {
     async check(order) {
       if (isStubProof(order.valid_input_proof)) {
@@ -22,7 +23,7 @@ export function proofChecksOf(verifier: ProofVerifier): ProofChecks {
       }
       let valid: boolean;
       try {
-        valid = await verifier.verify(order);
+        valid = await verifyOrder(verifier, order, derivation);
       } catch (error) {
         if (error instanceof VerifierBusyError) {
           throw new VenueError(
@@ -40,6 +41,31 @@ export function proofChecksOf(verifier: ProofVerifier): ProofChecks {
       }
     },
   };
+}
+
+/**
+ * Where the proof worker's re-derivation of an order's note commitment goes (commitment-memo.ts):
+ * the memo the core's `noteCommitment` reads, and the price scale that fixes the note value.
+ */
+export interface CommitmentDerivation {
+  readonly memo: CommitmentMemo;
+  /** The price scale of the market listed as `symbol`; undefined for an unknown symbol. */
+  readonly priceScaleOf: (symbol: string) => bigint | undefined;
+}
+
+async function verifyOrder(
+  verifier: ProofVerifier,
+  order: PlaceOrder,
+  derivation: CommitmentDerivation | undefined,
+): Promise<boolean> {
+  const scale = derivation?.priceScaleOf(order.symbol);
+  const value = scale === undefined ? null : claimedNoteValue(order, scale);
+  if (derivation === undefined || value === null) return verifier.verify(order);
+  const verdict = await verifier.verifyDeriving(order, value);
+  if (verdict.valid && verdict.commitment !== null) {
+    derivation.memo.remember(order.owner_commitment, order.note_inner_hash, value, verdict.commitment);
+  }
+  return verdict.valid;
 }
 
 /** The asset an order's note must hold: the quote mint for a bid, the base mint for an ask. */

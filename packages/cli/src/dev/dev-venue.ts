@@ -2,6 +2,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   assetOfOrder,
+  CommitmentMemo,
   createBootIdentity,
   createEnclave,
   createSettlementPipeline,
@@ -107,6 +108,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   const identity = await createBootIdentity(identityNamesFor(options.host));
   const hasher = await loadNoteHasher();
   const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
+  const commitments = new CommitmentMemo();
   const verifier = createProofVerifier({
     mode: 'groth16',
     settles: true,
@@ -121,7 +123,8 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     retentionSlots: 9_000n,
     accountOpenOrdersMax: ACCOUNT_OPEN_ORDERS_MAX,
     rootWindowMax: 64,
-    noteCommitment: hasher.noteCommitment,
+    // Derived on the proof worker at intake; the sequencer looks it up (commitment-memo.ts).
+    noteCommitment: commitments.wrap(hasher.noteCommitment),
   };
   // The code is read and measured once: the enclave attests that measurement and /evidences serves
   // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
@@ -154,7 +157,13 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     core,
     markets: DEV_MARKETS.map((m) => m.listing),
     // The pipeline needs each order's note opening, which the core does not keep.
-    proofs: rememberingProofChecks(proofChecksOf(verifier), openings),
+    proofs: rememberingProofChecks(
+      proofChecksOf(verifier, {
+        memo: commitments,
+        priceScaleOf: (symbol) => markets.find((m) => m.symbol === symbol)?.priceScale,
+      }),
+      openings,
+    ),
     log: { level: options.logLevel },
   });
   // The oracle simulator publishes signed updates every slot; the monitor gates the markets, and the

@@ -13,7 +13,7 @@ import {
   type OrderRow,
   type VenueState,
 } from '../state/venue-state.ts';
-import { mulDivFloor } from '../u64.ts';
+import { nominalNoteValue } from './note-value.ts';
 
 /**
  * The intake rules of a place-order body that need venue state (spec 2.1, 8). The rules that need
@@ -167,8 +167,7 @@ export function checkPlace(
  * covers `amount` base. collateral_amount, when present, is the note's real value and must cover it.
  */
 function coveredValue(order: PlaceOrder, priceScale: bigint): bigint {
-  const nominal =
-    order.side === 'bid' ? mulDivFloor(order.amount, order.price_limit, priceScale) : order.amount;
+  const nominal = nominalNoteValue(order, priceScale);
   if (nominal === null) {
     throw new VenueError(
       'COST_OVERFLOW',
