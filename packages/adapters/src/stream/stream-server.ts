@@ -3,7 +3,7 @@ import type { Server } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { CoreEvent } from '@venue/core';
 import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
 import {
@@ -125,22 +125,31 @@ export class StreamServer {
       return;
     }
     this.#wss.handleUpgrade(request, socket, head, (ws) => {
-      const session = new StreamSession(ws, this.#host());
-      this.#sessions.add(session);
-      const loginTimer = setTimeout(() => {
-        if (session.accountId === null) session.close(CLOSE.policy, 'no login in time');
-      }, STREAM_LOGIN_TIMEOUT_MS);
-      loginTimer.unref();
-      ws.on('message', (data: Buffer, isBinary) => session.receive(data, isBinary));
-      ws.on('pong', () => {
-        session.alive = true;
-      });
-      ws.on('error', () => ws.terminate());
-      ws.on('close', () => {
-        clearTimeout(loginTimer);
-        this.#detach(session);
-      });
+      this.accept(ws);
     });
+  }
+
+  /**
+   * Starts a session on an upgraded socket. Public so that the deterministic simulator can hand in
+   * an in-memory socket (packages/testing/src/sim) and a connection id of its own.
+   */
+  accept(ws: WebSocket, connectionId?: string): StreamSession {
+    const session = new StreamSession(ws, this.#host(), connectionId);
+    this.#sessions.add(session);
+    const loginTimer = setTimeout(() => {
+      if (session.accountId === null) session.close(CLOSE.policy, 'no login in time');
+    }, STREAM_LOGIN_TIMEOUT_MS);
+    loginTimer.unref();
+    ws.on('message', (data: Buffer, isBinary) => session.receive(data, isBinary));
+    ws.on('pong', () => {
+      session.alive = true;
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      clearTimeout(loginTimer);
+      this.#detach(session);
+    });
+    return session;
   }
 
   #refusalOf(request: IncomingMessage): VenueError | null {

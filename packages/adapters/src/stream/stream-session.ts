@@ -57,7 +57,7 @@ type FrameStep = () => StepReply | Promise<StepReply>;
  * sends carries the next `seq` (from 1, no gaps).
  */
 export class StreamSession {
-  readonly connectionId = randomBytes(16).toString('hex');
+  readonly connectionId: string;
   readonly #socket: WebSocket;
   readonly #host: SessionHost;
   #seq = 0;
@@ -75,9 +75,11 @@ export class StreamSession {
   #closed = false;
   alive = true;
 
-  constructor(socket: WebSocket, host: SessionHost) {
+  /** `connectionId` is random unless given (the deterministic simulator names its connections). */
+  constructor(socket: WebSocket, host: SessionHost, connectionId = randomBytes(16).toString('hex')) {
     this.#socket = socket;
     this.#host = host;
+    this.connectionId = connectionId;
   }
 
   get accountId(): string | null {
@@ -162,6 +164,9 @@ export class StreamSession {
       } catch (failure) {
         outcome = Promise.reject(failure);
       }
+      // A refusal may come while an earlier reply still waits for the disk: mark it handled now (its
+      // error frame still goes out in turn below), or Node ends the process on an unhandled rejection.
+      outcome.catch(() => undefined);
       this.#replies = this.#replies
         .then(() => outcome)
         .then(

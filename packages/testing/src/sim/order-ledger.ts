@@ -96,6 +96,12 @@ export class OrderLedger {
     if (order !== undefined) order.note = commitment;
   }
 
+  /** The order now rests on `commitment` (its change note, as its owner derived it). */
+  moveToNote(orderId: string, commitment: string): void {
+    const order = this.#orders.get(orderId);
+    if (order !== undefined) order.note = commitment;
+  }
+
   /** No note backs two orders that are still live (resting, pending or partially filled). */
   checkNotes(): void {
     const backing = new Map<string, string>();

@@ -1,58 +1,85 @@
 import { createHash } from 'node:crypto';
-import { type Command, type CoreEvent, type MatchEvent, VenueCore } from '@venue/core';
-import { isVenueError, SETTLEMENT_FAILURE_REASONS } from '@venue/protocol';
+import type { VenueClock } from '@venue/adapters';
+import { accountAddress, ChainSimulator } from '@venue/chain-sim';
+import type { CoreConfig, CoreEvent } from '@venue/core';
+import { assetIdOfMint, createNote, deriveChangeNote, fieldToHex, type NoteHasher } from '@venue/notes';
 import {
-  hex32,
-  orderBody,
-  placeCommand,
-  TEST_CORE_CONFIG,
-  TEST_ROOT,
-  TEST_SESSION,
-  testMarket,
-} from '../core-fixtures.ts';
+  errorNameOf,
+  SETTLEMENT_FAILURE_REASONS,
+  type TradingKey,
+  tradingKeyFromSeed,
+} from '@venue/protocol';
+import { TEST_CORE_CONFIG, testMarket } from '../core-fixtures.ts';
 import { drawFaultRates, type FaultRates } from './faults.ts';
+import { eventText, type ReplayedRecord, replayJournal } from './journal-audit.ts';
 import { OrderLedger, SimInvariantError } from './order-ledger.ts';
 import { SimRandom } from './random.ts';
+import { SimClient, type SimNote, type SimOrder, seededBytes } from './sim-client.ts';
+import { SimDisk } from './sim-disk.ts';
+import { type SimHasherKind, simHasher } from './sim-hasher.ts';
+import { type Frame, SimSocket } from './sim-socket.ts';
+import { SimVenue } from './sim-venue.ts';
 
 /**
- * The deterministic simulator (issue 11 item 1), skeleton. One seed drives everything: the venue
- * core (VenueCore, applied directly as the sequencer would), a settlement chain that answers each
- * batch's matches after a delay, an oracle, and simulated clients that place, cancel and modify,
- * reuse notes and replay bodies, and disconnect. Time is the simulated slot; nothing reads a wall
- * clock or draws outside the seed. Faults come at the seed's own rates (faults.ts).
+ * The deterministic simulator (issue 11 item 1; docs/simulation.md). One seed drives the real venue
+ * (sim-venue.ts: sequencer, FileJournal with group commit on a simulated disk, settlement pipeline,
+ * stream sessions, tokens, intake with real signatures) against the chain simulator, with simulated
+ * bots that deposit notes, log in, place, cancel and modify through stream frames, and faults at
+ * the seed's own rates (faults.ts). Time is the chain's slot plus simulated wall-clock jumps; the
+ * disk completes fdatasyncs when the seed says; nothing reads a wall clock or draws outside the
+ * seed, so a failing seed fails the same way every run.
  *
- * After every step: the core's validateInternalState(), the order ledger's invariants (one state
- * per order, spec 3.1 transitions only, the terminal event last, no note behind two live orders,
- * events only to the owner). Every REPLAY_CHECK_STEPS steps and at the end, the whole command log
- * replayed into a fresh core must give the live stateHash(). A crash fault restores the core from
- * the latest snapshot plus the commands after it, and must land on the same stateHash.
- *
- * Ports for the parts being wired elsewhere: `SimSettlement` (today an outcome model; the chain
- * simulator plugs in here) and `SimJournal` (today the in-memory command log; FileJournal over
- * in-memory files plugs in here).
+ * After every step: the core's validateInternalState(); the order ledger (one state per order, spec
+ * 3.1 transitions, terminal last, no note behind two live orders, events only to the owner); value
+ * conserved per mint on chain; every frame a connection received in seq order without a gap and
+ * about its own account's orders only; auth refusals exactly when the client's token is dead.
+ * At every crash: the recovered core equals a replay of the whole journal from scratch, and every
+ * event the venue let out (so every acknowledgement) is in it. Every REPLAY_CHECK_STEPS steps and
+ * at the end, with the disk caught up: replaying the journal from scratch gives the live stateHash
+ * and exactly the events the venue let out.
  */
 
-export const REPLAY_CHECK_STEPS = 100;
-export const SNAPSHOT_EVERY_COMMANDS = 50;
+export const REPLAY_CHECK_STEPS = 250;
 const ACCOUNTS = 4;
 const MARKET = testMarket('SOL-USDC');
+const FINALITY_DEPTH = 4;
+const TREES = TEST_CORE_CONFIG.treeCount;
+const WALL_START_MS = 1_800_000_000_000;
+const SLOT_MS = 400;
+/** A request refused for its token, as a session reports it (spec 4.8, section 7). */
+const AUTH_REFUSALS: ReadonlySet<string> = new Set([
+  'NOT_LOGGED_IN',
+  'TOKEN_EXPIRED',
+  'TOKEN_REVOKED',
+  'INVALID_TOKEN',
+]);
 
 export interface SimOptions {
   readonly seed: number;
   readonly steps: number;
+  /** Note hash: the cheap sha256 stand-in (default) or the real Poseidon. */
+  readonly hasher?: SimHasherKind;
 }
 
 export interface SimReport {
   readonly seed: number;
   readonly steps: number;
-  readonly commands: number;
+  readonly hasher: SimHasherKind;
+  /** Journal records written (all boots). */
+  readonly records: number;
+  readonly requests: number;
+  readonly acks: number;
   readonly refused: number;
   readonly orders: number;
   readonly events: number;
+  readonly frames: number;
   readonly crashes: number;
+  readonly settlementBatches: number;
   readonly faults: Readonly<Record<string, number>>;
+  readonly refusals: Readonly<Record<string, number>>;
   readonly rates: FaultRates;
   readonly stateHash: string;
+  readonly chainHash: string;
 }
 
 /** A failing run: the message names the seed and how to reproduce it. */
@@ -62,409 +89,759 @@ export class SimFailure extends Error {
     readonly step: number,
     cause: unknown,
     steps: number,
+    hasher: SimHasherKind = 'sha256',
   ) {
     super(
       `seed ${seed} failed at step ${step}: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}\n` +
-        `  reproduce: npm run sim -- --seed ${seed} --steps ${steps}`,
+        `  reproduce: npm run sim -- --seed ${seed} --steps ${steps}${hasher === 'poseidon' ? ' --poseidon' : ''}`,
       { cause },
     );
     this.name = 'SimFailure';
   }
 }
 
-/** Where settlement outcomes come from. The chain simulator will implement this. */
-export interface SimSettlement {
-  /** The core reserved orders in a batch; the port answers later through `due`. */
-  matched(matches: readonly MatchEvent[], slot: bigint): void;
-  /** Outcome commands due at `slot` (match_settled / match_failed), unstamped. */
-  due(slot: bigint, remaining: (match: MatchEvent) => bigint): Command[];
-}
+/** What a client expects of the reply to one of its requests. */
+type Expectation =
+  | { readonly kind: 'place' | 'modify'; readonly orderId: string; readonly tokenAlive: boolean }
+  | { readonly kind: 'cancel' | 'replay'; readonly tokenAlive: boolean };
 
-/** The durable log of commands. FileJournal (over in-memory files) will implement this. */
-export interface SimJournal {
-  append(command: Command): void;
-  /** Takes a snapshot of the state after the last appended command. */
-  snapshot(core: VenueCore): void;
-  /** A crash and a restart: the state recovered from what was made durable. */
-  recover(): VenueCore;
-  readonly commands: readonly Command[];
-}
-
-/** Settles each batch of one market together after a random delay, or fails it at the fault rate. */
-export class OutcomeSettlement implements SimSettlement {
-  readonly #random: SimRandom;
-  readonly #rates: FaultRates;
-  readonly #waiting = new Map<string, { dueSlot: bigint; matches: MatchEvent[]; fail: boolean }>();
-  failures = 0;
-
-  constructor(random: SimRandom, rates: FaultRates) {
-    this.#random = random;
-    this.#rates = rates;
-  }
-
-  matched(matches: readonly MatchEvent[], slot: bigint): void {
-    for (const match of matches) {
-      const key = `${match.marketId}/${match.batch}`;
-      let batch = this.#waiting.get(key);
-      if (batch === undefined) {
-        const delay = 1n + BigInt(this.#random.below(this.#rates.settlementDelaySlotsMax + 1));
-        batch = {
-          dueSlot: slot + delay,
-          matches: [],
-          fail: this.#random.chance(this.#rates.settlementFailure),
-        };
-        this.#waiting.set(key, batch);
-      }
-      batch.matches.push(match);
-    }
-  }
-
-  due(slot: bigint, remaining: (match: MatchEvent) => bigint): Command[] {
-    const commands: Command[] = [];
-    for (const [key, batch] of [...this.#waiting]) {
-      if (batch.dueSlot > slot) continue;
-      this.#waiting.delete(key);
-      if (batch.fail) this.failures += 1;
-      for (const match of batch.matches) {
-        if (batch.fail) {
-          const reason = this.#random.pick(SETTLEMENT_FAILURE_REASONS);
-          commands.push({
-            type: 'match_failed',
-            marketId: match.marketId,
-            matchId: match.matchId,
-            reason,
-            slot,
-          });
-          continue;
-        }
-        const left = remaining(match) - match.baseQuantity;
-        const changeNote =
-          left > 0n
-            ? {
-                commitment: hex32(`change-${match.marketId}-${match.matchId}`),
-                value: left,
-                treeId: match.treeId,
-              }
-            : null;
-        commands.push({
-          type: 'match_settled',
-          marketId: match.marketId,
-          matchId: match.matchId,
-          changeNote,
-          slot,
-        });
-      }
-    }
-    return commands;
-  }
-}
-
-/** The command log in memory, with snapshots; recovery = newest snapshot + the commands after it. */
-export class MemoryJournal implements SimJournal {
-  readonly commands: Command[] = [];
-  #snapshot: { text: string; at: number } | null = null;
-
-  append(command: Command): void {
-    this.commands.push(command);
-  }
-
-  snapshot(core: VenueCore): void {
-    this.#snapshot = { text: core.snapshot(), at: this.commands.length };
-  }
-
-  recover(): VenueCore {
-    const core =
-      this.#snapshot === null
-        ? new VenueCore(TEST_CORE_CONFIG)
-        : VenueCore.restore(TEST_CORE_CONFIG, this.#snapshot.text);
-    for (const command of this.commands.slice(this.#snapshot?.at ?? 0)) core.apply(command);
-    return core;
-  }
-}
-
-interface SimClient {
-  readonly accountId: string;
-  readonly key: string;
-  nonce: bigint;
-  cancelNonce: bigint;
-  connection: number;
-  /** Signed bodies this client sent, for replays. */
-  readonly sent: Command[];
+/** Lets every promise chain that can move without the disk or a crypto thread run to its end. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export class Simulator {
   readonly #random: SimRandom;
   readonly #rates: FaultRates;
-  readonly #ledger = new OrderLedger();
-  readonly #settlement: OutcomeSettlement;
-  readonly #journal: SimJournal;
+  readonly #hasherKind: SimHasherKind;
+  readonly #hasher: NoteHasher;
+  readonly #chain: ChainSimulator;
+  readonly #signer: TradingKey;
+  readonly #config: CoreConfig;
+  readonly #disk = new SimDisk();
+  readonly #sealingKey: Uint8Array;
   readonly #clients: SimClient[] = [];
   readonly #faults: Record<string, number> = {};
-  readonly #matches = new Map<string, MatchEvent>();
-  #core = new VenueCore(TEST_CORE_CONFIG);
+  /** Refusals by error name. */
+  readonly #refusals: Record<string, number> = {};
+  readonly #violations: string[] = [];
+  /** Who placed each order id, as the clients know it (the sockets' ownership check). */
+  readonly #owners = new Map<string, string>();
+  /** Order ids refused for a dead token: none may ever be booked. */
+  readonly #refusedForToken = new Set<string>();
+  /** Per tree, the chain's root at the last slot or reorg: what the venue's window holds. */
+  readonly #roots: string[] = [];
+  readonly #clock: VenueClock;
+  #ledger = new OrderLedger();
+  /** Every event the venue let out (to its listeners), in order, as text. */
+  #released: string[] = [];
+  #venue!: SimVenue;
+  #boots = 0;
+  #warpMs = 0;
   #nextOrder = 1;
   #price = 1000n;
-  #refused = 0;
-  #crashes = 0;
   #pausedUntil = -1n;
   #staleUntil = -1n;
+  #crashes = 0;
+  #requests = 0;
+  #acks = 0;
+  #refused = 0;
+  #frames = 0;
+  #chainTouched = true;
 
-  constructor(readonly seed: number) {
+  private constructor(
+    readonly seed: number,
+    hasherKind: SimHasherKind,
+    hasher: NoteHasher,
+  ) {
     this.#random = new SimRandom(seed);
     this.#rates = drawFaultRates(this.#random);
-    this.#settlement = new OutcomeSettlement(this.#random, this.#rates);
-    this.#journal = new MemoryJournal();
-    for (let i = 0; i < ACCOUNTS; i++) {
-      this.#clients.push({
-        accountId: `acct-${i}`,
-        key: `k${i}`,
-        nonce: 1n,
-        cancelNonce: 1n,
-        connection: 0,
-        sent: [],
-      });
-    }
+    this.#hasherKind = hasherKind;
+    this.#hasher = hasher;
+    this.#config = { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment };
+    this.#sealingKey = seededBytes(`sim-sealing-key-${seed}`);
+    this.#signer = tradingKeyFromSeed(seededBytes(`sim-settlement-signer-${seed}`));
+    this.#chain = new ChainSimulator(hasher, {
+      shards: TREES,
+      rootWindow: TEST_CORE_CONFIG.rootWindowMax,
+      finalityDepth: FINALITY_DEPTH,
+      confirmationDepth: 1,
+      governance: {
+        authority: tradingKeyFromSeed(seededBytes(`sim-authority-${seed}`)).publicKey,
+        measurement: 'ab'.repeat(32),
+        settlement_signer: this.#signer.publicKey,
+      },
+    });
+    const chain = this.#chain;
+    this.#clock = {
+      nowMs: () => WALL_START_MS + Number(chain.slot) * SLOT_MS + this.#warpMs,
+      slot: () => chain.slot,
+      finalizedSlot: () => chain.finalizedSlot(),
+      slotDurationMs: SLOT_MS,
+    };
+    for (let i = 0; i < ACCOUNTS; i++) this.#clients.push(new SimClient(seed, i));
   }
 
-  static run(options: SimOptions): SimReport {
-    const sim = new Simulator(options.seed);
+  static async run(options: SimOptions): Promise<SimReport> {
+    const kind = options.hasher ?? 'sha256';
+    const sim = new Simulator(options.seed, kind, await simHasher(kind));
     let step = 0;
     try {
-      sim.#open();
+      await sim.#open();
       for (step = 1; step <= options.steps; step++) {
-        sim.#step();
-        sim.#check(step % REPLAY_CHECK_STEPS === 0);
+        await sim.#step();
+        await sim.#check(step % REPLAY_CHECK_STEPS === 0 && step !== options.steps);
       }
-      sim.#check(true);
+      await sim.#check(true);
+      await sim.#venue.kill();
     } catch (error) {
-      throw new SimFailure(options.seed, step, error, options.steps);
+      await sim.#venue?.kill().catch(() => undefined);
+      throw new SimFailure(options.seed, step, error, options.steps, kind);
     }
     return sim.#report(options.steps);
   }
 
   // ---- The world ----
 
-  #open(): void {
-    this.#apply({ type: 'boot', sessionId: TEST_SESSION, slot: 0n });
-    this.#apply({ type: 'add_market', market: MARKET });
-    for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId++) {
-      this.#apply({ type: 'roots', treeId, roots: [TEST_ROOT], slot: 0n });
-    }
-    this.#apply({ type: 'oracle_price', marketId: MARKET.marketId, price: this.#price, slot: 0n });
+  async #open(): Promise<void> {
+    const chain = this.#chain;
+    const oracle = accountAddress('oracle', MARKET.symbol);
+    chain.updateOracle({ address: oracle, price: this.#price, confidence: 1n });
+    chain.createMarket({
+      market_id: MARKET.marketId,
+      symbol: MARKET.symbol,
+      base_mint: MARKET.baseMint,
+      quote_mint: MARKET.quoteMint,
+      tick_size: MARKET.tickSize,
+      min_size: MARKET.minSize,
+      price_scale: MARKET.priceScale,
+      oracle,
+    });
+    // The clients' view of the roots follows the chain's beats, as the venue's root mirror does.
+    chain.onEvent((event) => {
+      if (event.kind === 'slot' || event.kind === 'reorg') this.#captureRoots();
+    });
+    chain.advance(FINALITY_DEPTH + 1);
+    await this.#bootVenue();
   }
 
-  #step(): void {
+  #captureRoots(): void {
+    for (let tree = 0; tree < TREES; tree++) this.#roots[tree] = this.#chain.currentRoot(tree).root;
+  }
+
+  async #bootVenue(): Promise<void> {
+    this.#disk.holdSyncs = false;
+    this.#boots += 1;
+    const boot = this.#boots;
+    this.#venue = await SimVenue.boot({
+      config: this.#config,
+      market: MARKET,
+      clock: this.#clock,
+      chain: this.#chain,
+      signer: this.#signer,
+      hasher: this.#hasher,
+      disk: this.#disk,
+      sealingKey: this.#sealingKey,
+      sessionId: createHash('sha256').update(`sim-session-${this.seed}-${boot}`).digest('hex'),
+      clients: this.#clients,
+      onFault: (fault) => this.#violations.push(`the stream logged a fault: ${JSON.stringify(fault)}`),
+      onEvents: (events) => {
+        if (boot === this.#boots) this.#heard(events);
+      },
+    });
+    // The monitors state the gates and the price again at every boot (a lost record is no lost gate).
+    const engine = this.#venue.engine;
+    const slot = this.#chain.slot;
+    engine.record({
+      type: 'venue_gate',
+      pauseReasons: slot < this.#pausedUntil ? ['attestation_mismatch'] : [],
+    });
+    const stale = slot < this.#staleUntil;
+    engine.record({
+      type: 'market_gate',
+      marketId: MARKET.marketId,
+      pausedReason: stale ? 'oracle_stale' : null,
+    });
+    engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: stale ? null : this.#price });
+    await this.#quiesce();
+    this.#disk.holdSyncs = true;
+  }
+
+  /** Completes every fdatasync (and those the completions start) until the journal is idle. */
+  async #quiesce(): Promise<void> {
+    await settle();
+    while (this.#disk.pendingSyncs > 0) {
+      this.#disk.completeSyncs();
+      await settle();
+    }
+  }
+
+  async #step(): Promise<void> {
     const roll = this.#random.below(100);
-    if (roll < 45) this.#place();
-    else if (roll < 58) this.#cancel();
-    else if (roll < 66) this.#modify();
+    if (roll < 42) await this.#place();
+    else if (roll < 54) await this.#cancel();
+    else if (roll < 62) await this.#modify();
     else this.#tick();
     this.#maybeFaults();
+    await settle();
+    if (!this.#random.chance(this.#rates.diskLag)) {
+      this.#disk.completeSyncs();
+      await settle();
+    }
+    if (this.#random.chance(this.#rates.crash)) await this.#crash('crash');
+    // A journal that failed refuses everything until the venue restarts and recovers.
+    else if (this.#venue.engine.journal?.failure != null) await this.#crash('restart_after_sync_failure');
   }
 
-  #place(): void {
-    const client = this.#random.pick(this.#clients);
-    if (client.sent.length > 0 && this.#random.chance(this.#rates.replay)) {
-      this.#fault('replay');
-      this.#apply({ ...(this.#random.pick(client.sent) as Command), slot: this.#core.slot } as Command);
+  // ---- Clients ----
+
+  /**
+   * Makes sure the client has a logged-in connection. A client whose token died (expired, revoked)
+   * first sends one order on it, which must be refused for its token and booked never.
+   */
+  async #session(client: SimClient): Promise<SimSocket> {
+    if (client.socket !== null && !client.socket.closed && client.loggedIn && client.token !== null) {
+      if (this.#tokenAlive(client)) return client.socket;
+      if (this.#random.chance(0.5)) this.#probeDeadToken(client);
+    }
+    if (client.socket === null || client.socket.closed) {
+      client.connections += 1;
+      const socket = new SimSocket(
+        `${client.accountId}#${client.connections}`,
+        (orderId) => this.#owners.get(orderId),
+        (frame) => this.#onFrame(client, frame),
+      );
+      this.#venue.stream.accept(
+        socket.asWebSocket(),
+        `conn-${this.seed}-${client.accountId}-${client.connections}`,
+      );
+      client.socket = socket;
+      client.loggedIn = false;
+    }
+    const socket = client.socket;
+    // Earlier replies on this socket may wait for the disk; a login must not wait behind them.
+    await this.#quiesce();
+    const issued = await this.#venue.issueToken(client, this.#clock.nowMs());
+    client.token = {
+      accessToken: issued.accessToken,
+      expiresAtMs: issued.claims.expiresAtMs,
+      revoked: false,
+    };
+    const login = await this.#request(socket, client, (id) =>
+      client.loginFrame(issued.accessToken, this.#random.chance(0.5), id),
+    );
+    if (login['op'] !== 'login') {
+      throw new SimInvariantError(`a login with a fresh token was answered ${JSON.stringify(login)}`);
+    }
+    socket.accountId = client.accountId;
+    client.loggedIn = true;
+    const subscribed = await this.#request(socket, client, (id) =>
+      JSON.stringify({ op: 'subscribe', request_id: id, channels: ['orders', 'fills'] }),
+    );
+    if (subscribed['op'] !== 'subscribe') {
+      throw new SimInvariantError(`subscribing was answered ${JSON.stringify(subscribed)}`);
+    }
+    return socket;
+  }
+
+  /** Sends a frame and waits for its reply (token checks run on a crypto thread: wait it out). */
+  async #request(socket: SimSocket, client: SimClient, frame: (id: string) => string): Promise<Frame> {
+    const id = client.requestId();
+    const holder: { reply: Frame | null } = { reply: null };
+    void socket.reply(id).then((received) => {
+      holder.reply = received;
+    });
+    socket.deliver(frame(id));
+    while (holder.reply === null) await settle();
+    return holder.reply;
+  }
+
+  #tokenAlive(client: SimClient): boolean {
+    const token = client.token;
+    return token !== null && !token.revoked && this.#clock.nowMs() < token.expiresAtMs;
+  }
+
+  #probeDeadToken(client: SimClient): void {
+    const note = client.wallet[0]?.note;
+    if (note === undefined || client.socket === null) return;
+    this.#fault('dead_token_request');
+    const order = this.#signOrder(client, note);
+    this.#refusedForToken.add(order.orderId);
+    this.#send(client, client.placeFrame(order.body, 'x'), {
+      kind: 'place',
+      orderId: order.orderId,
+      tokenAlive: false,
+    });
+  }
+
+  readonly #expected = new Map<string, Expectation>();
+
+  #send(client: SimClient, text: string, expectation: Expectation): void {
+    const socket = client.socket;
+    if (socket === null) return;
+    const id = client.requestId();
+    this.#expected.set(`${client.accountId}/${id}`, expectation);
+    this.#requests += 1;
+    // The request id goes in front: every frame builder writes `"request_id":"x"` once.
+    socket.deliver(text.replace('"request_id":"x"', `"request_id":"${id}"`));
+  }
+
+  #onFrame(client: SimClient, frame: Frame): void {
+    this.#frames += 1;
+    const requestId = frame['request_id'];
+    if (typeof requestId !== 'string') return;
+    const key = `${client.accountId}/${requestId}`;
+    const expected = this.#expected.get(key);
+    if (expected === undefined) return;
+    this.#expected.delete(key);
+    if (frame['op'] === 'error') {
+      this.#refused += 1;
+      const name = errorNameOf(Number(frame['code'])) ?? String(frame['code']);
+      this.#refusals[name] = (this.#refusals[name] ?? 0) + 1;
+      if (process.env['SIM_DEBUG']) console.error(expected.kind, name, frame['message']);
+      const forToken = AUTH_REFUSALS.has(name);
+      if (forToken === expected.tokenAlive) {
+        this.#violations.push(
+          `${client.accountId} ${expected.kind} ${requestId} was refused with ${name} while its token was ${expected.tokenAlive ? 'alive' : 'dead'}`,
+        );
+      }
       return;
     }
-    const id = this.#seedScoped(this.#nextOrder++);
-    let note = `n${id}`;
+    if (!expected.tokenAlive) {
+      this.#violations.push(`${client.accountId} ${expected.kind} with a dead token was accepted`);
+      return;
+    }
+    this.#acks += 1;
+    if (expected.kind === 'place' || expected.kind === 'modify') client.acked.add(expected.orderId);
+  }
+
+  #orderId(): string {
+    return createHash('sha256')
+      .update(`sim-order-${this.seed}-${this.#nextOrder++}`)
+      .digest('hex')
+      .slice(0, 32);
+  }
+
+  /** Signs a fresh order on `note`: its side is the one that spends the note's mint. */
+  #signOrder(client: SimClient, note: SimNote, orderId = this.#orderId()): SimOrder {
+    const side = note.mint === MARKET.quoteMint ? 'bid' : 'ask';
+    const price = this.#price + BigInt(this.#random.below(11) - 5) * MARKET.tickSize;
+    const coverable = side === 'bid' ? (note.value * MARKET.priceScale) / price : note.value;
+    const cap = coverable < 40n ? coverable : 40n;
+    const amount = cap < 1n ? 1n : 1n + BigInt(this.#random.below(Number(cap)));
+    const body = client.signOrder({
+      orderId,
+      market: MARKET,
+      side,
+      type: this.#random.pick(['limit', 'limit', 'limit', 'ioc', 'fok'] as const),
+      amount,
+      price,
+      expirySlot: this.#chain.slot + 15n + BigInt(this.#random.below(200)),
+      note,
+      merkleRoot: this.#roots[note.treeId] ?? '',
+      sessionId: this.#venue.sessionId,
+    });
+    this.#owners.set(orderId, client.accountId);
+    return { orderId, side, note, body };
+  }
+
+  /** Deposits a note of each mint for the client (usable once the next slot's roots are out). */
+  #deposit(client: SimClient): void {
+    for (const mint of [MARKET.quoteMint, MARKET.baseMint]) {
+      const value = 1n + BigInt(this.#random.below(mint === MARKET.quoteMint ? 60 : 50));
+      const treeId = this.#random.below(TREES);
+      const blinding = BigInt(
+        `0x${seededBytes(`sim-blinding-${this.seed}-${this.#nextOrder++}`)
+          .toString('hex')
+          .slice(2)}`,
+      );
+      const note = createNote(this.#hasher, {
+        ownerCommitment: this.#hasher.ownerCommitment(client.spendingKey),
+        assetId: assetIdOfMint(mint),
+        value,
+        blinding,
+      });
+      this.#chainTouched = true;
+      this.#chain.deposit({
+        tree_id: treeId,
+        mint,
+        value,
+        owner_commitment: note.hex.ownerCommitment,
+        blinding: fieldToHex(note.blinding),
+        spend_authority: client.spendAuthority,
+      });
+      client.wallet.push({
+        note: {
+          commitment: note.hex.commitment,
+          ownerCommitment: note.hex.ownerCommitment,
+          innerHash: note.hex.innerHash,
+          value,
+          treeId,
+          mint,
+        },
+        slot: this.#chain.slot,
+      });
+    }
+  }
+
+  /** A note deposited before this slot's roots were mirrored, and still on the chain (no reorg). */
+  #usableNote(client: SimClient): SimNote | undefined {
+    const slot = this.#chain.slot;
+    for (let i = 0; i < client.wallet.length; i++) {
+      const entry = client.wallet[i] as SimClient['wallet'][number];
+      if (this.#chain.locate(entry.note.commitment) === undefined) {
+        if (entry.slot < slot) client.wallet.splice(i--, 1); // a reorg took the deposit back
+        continue;
+      }
+      if (entry.slot >= slot) continue;
+      client.wallet.splice(i, 1);
+      return entry.note;
+    }
+    return undefined;
+  }
+
+  async #place(): Promise<void> {
+    const client = this.#random.pick(this.#clients);
+    await this.#session(client);
+    const alive = this.#tokenAlive(client);
+    const sent = [...client.orders.values()];
+    if (sent.length > 0 && this.#random.chance(this.#rates.replay)) {
+      this.#fault('replay');
+      const again = this.#random.pick(sent);
+      this.#send(client, client.placeFrame(again.body, 'x'), { kind: 'replay', tokenAlive: alive });
+      return;
+    }
     const live = this.#ledger.liveOrders(client.accountId);
     if (live.length > 0 && this.#random.chance(this.#rates.noteReuse)) {
-      this.#fault('note_reuse');
-      note = `n${this.#idOfOrder.get(this.#random.pick(live)) ?? id}`;
+      const holder = client.orders.get(this.#random.pick(live));
+      if (holder !== undefined) {
+        this.#fault('note_reuse');
+        const order = this.#signOrder(client, holder.note);
+        this.#send(client, client.placeFrame(order.body, 'x'), {
+          kind: 'place',
+          orderId: order.orderId,
+          tokenAlive: alive,
+        });
+        return;
+      }
     }
-    const side = this.#random.chance(0.5) ? 'bid' : 'ask';
-    const body = orderBody({
-      id,
-      side,
-      key: client.key,
-      type: this.#random.pick(['limit', 'limit', 'limit', 'ioc', 'fok'] as const),
-      price: this.#price + BigInt(this.#random.below(11) - 5) * MARKET.tickSize,
-      amount: 1n + BigInt(this.#random.below(40)),
-      nonce: client.nonce++,
-      expiry: this.#core.slot + 15n + BigInt(this.#random.below(200)),
-      note,
+    const note = this.#usableNote(client);
+    if (note === undefined) {
+      this.#deposit(client);
+      return;
+    }
+    const order = this.#signOrder(client, note);
+    client.orders.set(order.orderId, order);
+    this.#send(client, client.placeFrame(order.body, 'x'), {
+      kind: 'place',
+      orderId: order.orderId,
+      tokenAlive: alive,
     });
-    const command = placeCommand(
-      body,
-      this.#core.slot,
-      client.accountId,
-      `conn-${client.accountId}-${client.connection}`,
-    );
-    this.#idOfOrder.set(body.order_id, note.slice(1));
-    client.sent.push(command);
-    this.#apply(command);
   }
 
-  /** Note labels by order id, so a reused note is the same commitment (same owner, inner, value). */
-  readonly #idOfOrder = new Map<string, string>();
-
-  #cancel(): void {
+  async #cancel(): Promise<void> {
     const client = this.#random.pick(this.#clients);
     const live = this.#ledger.liveOrders(client.accountId);
     if (live.length === 0) return;
+    await this.#session(client);
     const orderId = this.#random.pick(live);
-    this.#apply({
-      type: 'cancel',
-      orderId,
-      params: {
-        trading_key: hex32(`key-${client.key}`),
-        cancel_nonce: client.cancelNonce++,
-        session_id: TEST_SESSION,
-        trading_key_signature: '00'.repeat(64),
-      },
-      accountId: client.accountId,
-      slot: this.#core.slot,
-    });
+    const frame = client.cancelFrame(orderId, this.#venue.sessionId, 'x');
+    this.#send(client, frame, { kind: 'cancel', tokenAlive: this.#tokenAlive(client) });
   }
 
-  #modify(): void {
+  async #modify(): Promise<void> {
     const client = this.#random.pick(this.#clients);
     const live = this.#ledger.liveOrders(client.accountId);
     if (live.length === 0) return;
+    await this.#session(client);
     const oldOrderId = this.#random.pick(live);
+    const old = client.orders.get(oldOrderId);
+    if (old === undefined) return;
+    // A reprice in place keeps the id; otherwise a new id. Either way the same note backs it.
     const inPlace = this.#random.chance(0.5);
-    const id = inPlace
-      ? Number(this.#idOfOrder.get(oldOrderId) ?? this.#nextOrder++)
-      : this.#seedScoped(this.#nextOrder++);
-    const note = this.#idOfOrder.get(oldOrderId) ?? String(id);
-    const replacement = orderBody({
-      id,
-      key: client.key,
-      side: this.#random.chance(0.5) ? 'bid' : 'ask',
-      price: this.#price + BigInt(this.#random.below(11) - 5) * MARKET.tickSize,
-      amount: 1n + BigInt(this.#random.below(40)),
-      nonce: client.nonce++,
-      expiry: this.#core.slot + 15n + BigInt(this.#random.below(200)),
-      note: `n${note}`,
-    });
-    const order = inPlace ? { ...replacement, order_id: oldOrderId } : replacement;
-    this.#idOfOrder.set(order.order_id, note);
-    this.#apply({
-      type: 'modify',
-      oldOrderId,
-      request: { cancel_signature: '00'.repeat(64), cancel_nonce: client.cancelNonce++, replacement: order },
-      replacementDigest: createHash('sha256')
-        .update(`${order.order_id}/${order.arrival_nonce}`)
-        .digest('hex'),
-      accountId: client.accountId,
-      connectionId: `conn-${client.accountId}-${client.connection}`,
-      slot: this.#core.slot,
+    const replacement = this.#signOrder(client, old.note, inPlace ? oldOrderId : this.#orderId());
+    client.orders.set(replacement.orderId, replacement);
+    const frame = client.modifyFrame(oldOrderId, replacement.body, 'x');
+    this.#send(client, frame, {
+      kind: 'modify',
+      orderId: replacement.orderId,
+      tokenAlive: this.#tokenAlive(client),
     });
   }
+
+  // ---- What the venue lets out ----
+
+  /** Events as the venue's listeners hear them: after durability, in journal order. */
+  #heard(events: readonly CoreEvent[]): void {
+    for (const event of events) {
+      this.#released.push(eventText(event));
+      const booked = this.#bookedBy(event);
+      if (booked !== null) {
+        const order = this.#clients.find((c) => c.accountId === booked.accountId)?.orders.get(booked.orderId);
+        this.#ledger.booked(
+          booked.orderId,
+          booked.accountId,
+          order?.note.commitment ?? `unknown-${booked.orderId}`,
+        );
+      }
+      this.#ledger.observe([event]);
+      if (event.type === 'order' && event.kind === 'partially_filled' && event.newNoteAmount !== undefined) {
+        this.#followChange(event.accountId, event.orderId, event.newNoteAmount);
+      }
+    }
+  }
+
+  /** The order a placed or modified reply booked, or null. An order refused for its token never is. */
+  #bookedBy(event: CoreEvent): { orderId: string; accountId: string } | null {
+    if (!((event.type === 'placed' && !event.repeat) || event.type === 'modified')) return null;
+    const orderId = event.response.order_id;
+    if (this.#refusedForToken.has(orderId)) {
+      this.#violations.push(`order ${orderId}, refused for its dead token, was booked`);
+    }
+    return { orderId, accountId: event.accountId };
+  }
+
+  /** The ledger rebuilt from the journal's records (after a crash): notes come from the commands. */
+  #rebuildLedger(records: readonly ReplayedRecord[]): void {
+    this.#ledger = new OrderLedger();
+    for (const { command, events } of records) {
+      for (const event of events) {
+        const booked = this.#bookedBy(event);
+        if (booked === null) continue;
+        const body =
+          command.type === 'place'
+            ? command.order
+            : command.type === 'modify'
+              ? command.request.replacement
+              : null;
+        this.#ledger.booked(
+          booked.orderId,
+          booked.accountId,
+          body?.note_commitment ?? `unknown-${booked.orderId}`,
+        );
+      }
+      this.#ledger.observe(events);
+      if (command.type === 'match_settled' && command.changeNote !== null) {
+        this.#ledger.changeNote(command.marketId, command.matchId, command.changeNote.commitment);
+      }
+    }
+  }
+
+  /**
+   * A partial fill moved the order onto its change note. The owner derives that note from its own
+   * note (as the SDK does), and it must be a leaf of the chain by now (the fill is final).
+   */
+  #followChange(accountId: string, orderId: string, value: bigint): void {
+    const order = this.#clients.find((c) => c.accountId === accountId)?.orders.get(orderId);
+    if (order === undefined || value === 0n) return;
+    const change = deriveChangeNote(
+      this.#hasher,
+      { ownerCommitment: order.note.ownerCommitment, innerHash: order.note.innerHash },
+      assetIdOfMint(order.note.mint),
+      value,
+    );
+    if (this.#chain.locate(change.hex.commitment) === undefined) {
+      this.#violations.push(`order ${orderId}'s change note, as its owner derives it, is not on the chain`);
+    }
+    order.note = { ...order.note, commitment: change.hex.commitment, innerHash: change.hex.innerHash, value };
+    this.#ledger.moveToNote(orderId, change.hex.commitment);
+  }
+
+  // ---- Time, chain and oracle ----
 
   #tick(): void {
-    const slot = this.#core.slot + 1n;
-    this.#apply({ type: 'tick', slot });
-    const remaining = (match: MatchEvent) => {
-      const record = this.#core.orderRecord(match.orderId, match.accountId);
-      return record.remaining_amount;
-    };
-    for (const outcome of this.#settlement.due(slot, remaining)) this.#apply(outcome);
-    // The oracle publishes every slot unless its feed is stale; a price walks within the band.
+    const chain = this.#chain;
+    const rates = this.#rates;
+    if (this.#random.chance(rates.settlementFailure)) {
+      this.#fault('settlement_failure');
+      chain.faults.failNextSettlement(this.#random.pick(SETTLEMENT_FAILURE_REASONS), MARKET.marketId);
+    }
+    if (this.#random.chance(rates.settlementDelay)) {
+      this.#fault('settlement_delay');
+      chain.faults.delayNextSettlement(
+        1n + BigInt(this.#random.below(rates.settlementDelaySlotsMax)),
+        MARKET.marketId,
+      );
+    }
+    // Each beat: the root mirror, then the pipeline (which catches the core up: expiries, batches).
+    chain.advance(1);
+    this.#chainTouched = true;
+    if (this.#random.chance(rates.reorg)) {
+      const depth = 1 + this.#random.below(FINALITY_DEPTH - 1);
+      this.#fault('reorg');
+      chain.reorg(BigInt(depth));
+    }
+    const venue = this.#venue;
+    venue.stream.sweep();
+    const slot = chain.slot;
     if (slot === this.#staleUntil) {
-      this.#apply({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: null, slot });
+      venue.engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: null });
     }
     if (slot >= this.#staleUntil) {
       const step = BigInt(this.#random.below(3) - 1) * MARKET.tickSize;
-      this.#price =
-        this.#price + step < 900n || this.#price + step > 1100n ? this.#price : this.#price + step;
-      this.#apply({ type: 'oracle_price', marketId: MARKET.marketId, price: this.#price, slot });
+      const next = this.#price + step;
+      if (next >= 900n && next <= 1100n) this.#price = next;
+      venue.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: this.#price });
     }
-    if (slot === this.#pausedUntil) this.#apply({ type: 'venue_gate', pauseReasons: [], slot });
+    if (slot === this.#pausedUntil) venue.engine.record({ type: 'venue_gate', pauseReasons: [] });
   }
 
   #maybeFaults(): void {
-    const slot = this.#core.slot;
+    const slot = this.#chain.slot;
     const rates = this.#rates;
+    const engine = this.#venue.engine;
     if (slot >= this.#staleUntil && this.#random.chance(rates.oracleStale)) {
       this.#fault('oracle_stale');
       this.#staleUntil = slot + 1n + BigInt(this.#random.below(20));
-      this.#apply({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_stale', slot });
-      this.#apply({ type: 'oracle_price', marketId: MARKET.marketId, price: null, slot });
+      engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_stale' });
+      engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: null });
     }
     if (this.#random.chance(rates.oracleReplay)) {
       // The monitor refuses a replayed update and pauses the market until the next good one.
       this.#fault('oracle_replay');
       this.#staleUntil = slot + 1n;
-      this.#apply({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_invalid', slot });
-      this.#apply({ type: 'oracle_price', marketId: MARKET.marketId, price: null, slot });
+      engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_invalid' });
+      engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: null });
     }
     if (slot >= this.#pausedUntil && this.#random.chance(rates.venuePause)) {
       this.#fault('attestation_mismatch');
       this.#pausedUntil = slot + 1n + BigInt(this.#random.below(30));
-      this.#apply({ type: 'venue_gate', pauseReasons: ['attestation_mismatch'], slot });
+      engine.record({ type: 'venue_gate', pauseReasons: ['attestation_mismatch'] });
     }
     if (this.#random.chance(rates.disconnect)) {
-      this.#fault('disconnect');
       const client = this.#random.pick(this.#clients);
-      this.#apply({
-        type: 'disconnect',
-        connectionId: `conn-${client.accountId}-${client.connection}`,
-        slot,
-      });
-      client.connection += 1;
+      if (client.socket !== null && !client.socket.closed) {
+        this.#fault('disconnect');
+        client.socket.hangUp();
+        client.socket = null;
+        client.loggedIn = false;
+      }
     }
-    if (this.#random.chance(rates.crash)) this.#crash();
+    if (this.#random.chance(rates.clockJump)) {
+      this.#fault('clock_jump');
+      this.#warpMs += (10 + this.#random.below(31)) * 60_000;
+    }
+    if (this.#random.chance(rates.tokenRevoke)) {
+      const client = this.#random.pick(this.#clients);
+      this.#fault('token_revoked');
+      if (client.token !== null) client.token.revoked = true;
+      void this.#venue.auth.revokeTokens(client.apiKey, this.#clock.nowMs());
+    }
+    if (this.#random.chance(rates.syncFailure)) this.#disk.failNextSync = true;
   }
 
-  #crash(): void {
-    this.#fault('crash');
+  // ---- Crashes ----
+
+  /**
+   * The venue dies with records in flight; the disk keeps what it keeps; the next boot recovers.
+   * Checked: the recovered state is the journal replayed from scratch, and every event the venue
+   * had let out before the crash (each acknowledgement among them) is in that replay, in order.
+   */
+  async #crash(kind: string): Promise<void> {
+    this.#fault(kind);
     this.#crashes += 1;
-    const live = this.#core.stateHash();
-    const recovered = this.#journal.recover();
-    if (recovered.stateHash() !== live) {
+    const heard = this.#released;
+    this.#released = []; // the next boot's events are checked against the replay below
+    await this.#venue.kill();
+    const { torn } = this.#disk.crash(this.#random);
+    if (torn) this.#fault('torn_write');
+    this.#disk.failNextSync = false;
+    for (const client of this.#clients) {
+      client.socket = null;
+      client.loggedIn = false;
+      client.token = null;
+    }
+    this.#expected.clear();
+    await this.#bootVenue();
+    const { core, records } = await replayJournal(this.#disk, this.#config, this.#sealingKey);
+    if (core.stateHash() !== this.#venue.engine.core.stateHash()) {
       throw new SimInvariantError(
-        `recovery after a crash gave ${recovered.stateHash()}, the live venue had ${live}`,
+        'after recovery, the journal replayed from scratch does not give the recovered state',
       );
     }
-    this.#core = recovered;
-  }
-
-  // ---- The sequencer ----
-
-  /** Applies a command as the sequencer would: journaled when accepted, refused when not. */
-  #apply(command: Command): void {
-    let events: CoreEvent[];
-    try {
-      events = this.#core.apply(command);
-    } catch (error) {
-      if (!isVenueError(error)) throw error;
-      this.#refused += 1;
-      return;
-    }
-    this.#journal.append(command);
-    if (this.#journal.commands.length % SNAPSHOT_EVERY_COMMANDS === 0) this.#journal.snapshot(this.#core);
-    for (const event of events) {
-      if (event.type === 'placed' && !event.repeat) {
-        const order = (command as Extract<Command, { type: 'place' }>).order;
-        this.#ledger.booked(event.response.order_id, event.accountId, order.note_commitment);
-      }
-      if (event.type === 'modified') {
-        const replacement = (command as Extract<Command, { type: 'modify' }>).request.replacement;
-        this.#ledger.booked(event.response.order_id, event.accountId, replacement.note_commitment);
+    const replayed = records.flatMap((record) => record.events.map(eventText));
+    for (let i = 0; i < heard.length; i++) {
+      if (replayed[i] !== heard[i]) {
+        if (process.env['SIM_DEBUG'])
+          console.error({
+            heard: heard.slice(i - 2, i + 3),
+            replayed: replayed.slice(i - 2, i + 3),
+            n: heard.length,
+            m: replayed.length,
+          });
+        throw new SimInvariantError(
+          `event ${i} the venue let out before the crash is not in the recovered journal: ${heard[i]}`,
+        );
       }
     }
-    this.#ledger.observe(events);
-    const matches = events.filter((e): e is MatchEvent => e.type === 'match');
-    for (const match of matches) this.#matches.set(`${match.marketId}/${match.matchId}`, match);
-    if (matches.length > 0) this.#settlement.matched(matches, this.#core.slot);
-    if (command.type === 'match_settled' && command.changeNote !== null) {
-      this.#ledger.changeNote(command.marketId, command.matchId, command.changeNote.commitment);
+    const booked = new Set(
+      records.flatMap((record) =>
+        record.events.flatMap((e) =>
+          e.type === 'placed' || e.type === 'modified' ? [e.response.order_id] : [],
+        ),
+      ),
+    );
+    for (const client of this.#clients) {
+      for (const orderId of client.acked) {
+        if (!booked.has(orderId)) {
+          throw new SimInvariantError(
+            `order ${orderId} was acknowledged to ${client.accountId} but lost in the crash`,
+          );
+        }
+      }
+    }
+    // The ledger restarts from what the journal says happened.
+    const heardSinceBoot = this.#released.length;
+    this.#released = replayed;
+    this.#rebuildLedger(records);
+    // Clients reconcile too (as a bot does from GET /orders after reconnecting): partial fills that
+    // were recovered from the disk but never sent move their orders onto the change notes.
+    const all = records.flatMap((record) => record.events);
+    const unheard = all.slice(heard.length, all.length - heardSinceBoot);
+    for (const event of unheard) {
+      if (event.type === 'order' && event.kind === 'partially_filled' && event.newNoteAmount !== undefined) {
+        this.#followChange(event.accountId, event.orderId, event.newNoteAmount);
+      }
     }
   }
 
-  #check(replay: boolean): void {
-    this.#core.validateInternalState();
+  // ---- Invariants ----
+
+  async #check(replay: boolean): Promise<void> {
+    const venue = this.#venue;
+    venue.engine.core.validateInternalState();
     this.#ledger.checkNotes();
+    // Value moves on chain only in a slot, a reorg or a deposit: audit after those (it reads every note).
+    if (this.#chainTouched) {
+      this.#chainTouched = false;
+      for (const [mint, totals] of this.#chain.audit()) {
+        if (totals.vault !== totals.notes) {
+          throw new SimInvariantError(
+            `value not conserved on chain for ${mint}: vault ${totals.vault}, notes ${totals.notes}`,
+          );
+        }
+      }
+    }
+    for (const client of this.#clients) {
+      const socket = client.socket;
+      if (socket !== null) this.#violations.push(...socket.violations.splice(0));
+    }
+    if (this.#violations.length > 0) throw new SimInvariantError(this.#violations.join('; '));
     if (!replay) return;
-    const fresh = new VenueCore(TEST_CORE_CONFIG);
-    for (const command of this.#journal.commands) fresh.apply(command);
-    if (fresh.stateHash() !== this.#core.stateHash()) {
-      throw new SimInvariantError('replaying every command from scratch does not give the live stateHash');
+    await this.#quiesce();
+    // A sync failure while catching up stops the journal: restart (and audit) first.
+    if (venue.engine.journal?.failure != null) {
+      await this.#crash('restart_after_sync_failure');
+      await this.#quiesce();
+    }
+    const live = this.#venue.engine.core.stateHash();
+    const { core, records } = await replayJournal(this.#disk, this.#config, this.#sealingKey);
+    if (core.stateHash() !== live) {
+      throw new SimInvariantError('replaying the journal from scratch does not give the live stateHash');
+    }
+    const replayed = records.flatMap((record) => record.events.map(eventText));
+    if (replayed.length !== this.#released.length || replayed.some((text, i) => text !== this.#released[i])) {
+      throw new SimInvariantError('the events the venue let out differ from those of its journal replayed');
     }
   }
 
@@ -472,23 +849,28 @@ export class Simulator {
     this.#faults[kind] = (this.#faults[kind] ?? 0) + 1;
   }
 
-  /** Order ids unique across seeds too (the seed is part of the id label). */
-  #seedScoped(n: number): number {
-    return (this.seed % 100_000) * 1_000_000 + n;
-  }
-
   #report(steps: number): SimReport {
     return {
       seed: this.seed,
       steps,
-      commands: this.#journal.commands.length,
+      hasher: this.#hasherKind,
+      records: Number(this.#venue.engine.journal?.lastSeq ?? 0n),
+      requests: this.#requests,
+      acks: this.#acks,
       refused: this.#refused,
       orders: this.#ledger.orderCount,
       events: this.#ledger.eventsSeen,
+      frames: this.#frames,
       crashes: this.#crashes,
-      faults: { ...this.#faults, settlement_failure: this.#settlement.failures },
+      settlementBatches: Number(this.#chain.market(MARKET.marketId).next_batch_seq),
+      faults: {
+        ...this.#faults,
+        ...(this.#disk.syncsFailed === 0 ? {} : { sync_failure: this.#disk.syncsFailed }),
+      },
+      refusals: { ...this.#refusals },
       rates: this.#rates,
-      stateHash: this.#core.stateHash(),
+      stateHash: this.#venue.engine.core.stateHash(),
+      chainHash: this.#chain.stateHash(),
     };
   }
 }
