@@ -1,15 +1,19 @@
 // The `venue` trading and operator commands against a real venue over HTTPS (attested, pinned):
 // keys are generated owner-only and only their public parts printed; place, orders, modify and
 // cancel work end to end with table and --json output that agree with the venue's records; a venue
-// refusal prints its code and message and exits 1; admin commands manage accounts and the drain.
+// refusal prints its code and message and exits 1; admin commands manage accounts and the drain;
+// on a settling venue, watch, modify and cancel keep the wallet in step with fills.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { type RpcServer, startRpcServer } from '@venue/chain-sim';
 import { loadNoteHasher } from '@venue/notes';
-import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue } from '@venue/testing';
+import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue, testMarket } from '@venue/testing';
 import { runCli } from '../src/index.ts';
+
+const MARKET = testMarket('SOL-USDC');
 
 let venue: TestVenue;
 let dir: string;
@@ -164,5 +168,148 @@ describe('venue CLI', () => {
     const refused = await venueCli('--account', 'bob', 'admin', 'drain');
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /error 11\d\d \(HTTP 403\)/);
+  });
+});
+
+// On a venue that settles (stub proofs, which this fixture's proof mode allows), the CLI alone
+// keeps a wallet right: `venue watch` hands the fill of a partially filled bid to the wallet (the
+// received note is spendable, the change backs the rest), `venue modify` moves the rest onto that
+// change note by itself with the open amount, and `venue cancel` frees it.
+describe('venue CLI on a settling venue', () => {
+  const FINALITY = 4;
+  let settling: TestVenue;
+  let rpc: RpcServer;
+  let home: string;
+
+  before(async () => {
+    const hasher = await loadNoteHasher();
+    settling = await TestVenue.start({
+      settlement: true,
+      finalityDepth: FINALITY,
+      core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+    });
+    settling.server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: 1000n });
+    assert.ok(
+      settling.chain !== undefined && settling.platform !== undefined && settling.enclave !== undefined,
+    );
+    rpc = await startRpcServer(settling.chain);
+    home = mkdtempSync(join(tmpdir(), 'venue-cli-settling-'));
+    const accounts = {
+      alice: await settling.server.provision('trader', 'settling alice'),
+      bob: await settling.server.provision('trader', 'settling bob'),
+    };
+    writeFileSync(join(home, 'dev-accounts.json'), JSON.stringify(accounts), { mode: 0o600 });
+    writeFileSync(
+      join(home, 'platform-root.json'),
+      JSON.stringify({
+        root_key_id: settling.platform.rootKeyId,
+        root_public_key: settling.platform.rootPublicKey,
+        measurement: settling.enclave.measurement,
+      }),
+    );
+  });
+  after(async () => {
+    await rpc.close();
+    await settling.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** `venue --account <who> <args>` with <who>'s own key file; stderr is passed to `onStderr` as it comes. */
+  async function as(who: string, args: string[], onStderr?: (text: string) => void) {
+    let stdout = '';
+    let stderr = '';
+    const status = await runCli(
+      [
+        '--venue',
+        `https://127.0.0.1:${settling.port}`,
+        '--credentials',
+        join(home, 'dev-accounts.json'),
+        '--key-file',
+        join(home, who, 'key.json'),
+        '--account',
+        who,
+        ...args,
+      ],
+      {
+        stdout: (t) => {
+          stdout += t;
+        },
+        stderr: (t) => {
+          stderr += t;
+          onStderr?.(stderr);
+        },
+        interactive: false,
+      },
+    );
+    return { status, stdout, stderr };
+  }
+
+  async function asJson(who: string, ...args: string[]) {
+    const run = await as(who, ['--json', ...args]);
+    assert.equal(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout);
+  }
+
+  /** Spendable, reserved and pending of both mints from `venue balance` (no tree read). */
+  async function balances(who: string): Promise<Record<string, string[]>> {
+    const rows = (await asJson(who, 'balance', '--no-scan')) as Array<Record<string, string>>;
+    const of = (mint: string) => {
+      const row = rows.find((r) => r['mint'] === mint);
+      return [row?.['spendable'] ?? '0', row?.['reserved'] ?? '0', row?.['pending'] ?? '0'];
+    };
+    return { base: of(MARKET.baseMint), quote: of(MARKET.quoteMint) };
+  }
+
+  test('watch applies a partial fill to the wallet; modify rests the rest on the change note; cancel frees it', async () => {
+    for (const who of ['alice', 'bob']) assert.equal((await as(who, ['keys', 'generate'])).status, 0);
+    const chainRpc = ['--chain-rpc', rpc.url];
+    await asJson('alice', 'deposit', '--mint', MARKET.quoteMint, '--amount', '1000', ...chainRpc);
+    await asJson('bob', 'deposit', '--mint', MARKET.baseMint, '--amount', '10', ...chainRpc);
+    settling.advanceSlots(1); // the deposits' root reaches the venue
+    for (const who of ['alice', 'bob']) assert.equal((await as(who, ['balance'])).status, 0);
+
+    // alice watches: pending_settlement, partially_filled and the fill memo.
+    let watching: () => void = () => {};
+    const subscribed = new Promise<void>((resolve) => {
+      watching = resolve;
+    });
+    const watch = as('alice', ['watch', '--count', '3'], (text) => {
+      if (text.includes('watching')) watching();
+    });
+    await subscribed;
+    const bid = await asJson(
+      'alice',
+      'place',
+      '--symbol',
+      'SOL-USDC',
+      '--side',
+      'bid',
+      '--amount',
+      '10',
+      '--price',
+      '1000',
+    );
+    await asJson('bob', 'place', '--symbol', 'SOL-USDC', '--side', 'ask', '--amount', '4', '--price', '1000');
+    settling.advanceSlots(1 + FINALITY);
+    const watched = await watch;
+    assert.equal(watched.status, 0, watched.stderr);
+    assert.match(watched.stdout, /partially_filled filled 4/);
+    assert.doesNotMatch(watched.stderr, /wallet/, 'every message applied to the wallet');
+    // 4 base bought at 1000 for 4 quote: the received note is spendable, the change backs the rest.
+    assert.deepEqual(await balances('alice'), { base: ['4', '0', '0'], quote: ['0', '996', '0'] });
+
+    const id = String(bid['order_id']);
+    const notes = (await asJson('alice', 'balance', '--no-scan', '--notes')) as Array<Record<string, string>>;
+    const change = notes.find((n) => n['status'] === 'reserved');
+    assert.ok(change !== undefined && change['commitment'] !== bid['note_commitment']);
+    const modified = await asJson('alice', 'modify', id, '--price', '990');
+    assert.equal(modified['order_id'], id);
+    const [record] = (await asJson('alice', 'orders', id)) as Array<Record<string, string>>;
+    assert.equal(record?.['note_commitment'], change['commitment'], 'the replacement names the change note');
+    assert.equal(record?.['remaining_amount'], '6', 'the open amount stays what was open');
+    assert.equal(record?.['price_limit'], '990');
+
+    assert.equal((await as('alice', ['cancel', id])).status, 0);
+    assert.deepEqual(await balances('alice'), { base: ['4', '0', '0'], quote: ['996', '0', '0'] });
   });
 });

@@ -28,7 +28,10 @@ export { KEY_FILE_FORMAT, KeyFile, type KeyFilePublicParts } from './key-file.ts
 export {
   type Balance,
   type DepositFields,
+  type ExpectedOutput,
+  type FillFacts,
   type FillMemoDecryptor,
+  type MarketTerms,
   type NoteOrigin,
   type NoteStatus,
   NoteWallet,
@@ -36,10 +39,13 @@ export {
   nominalCost,
   type OrderOutcome,
   SCAN_INCLUSION_CHECKS_MAX,
+  SCAN_OUTPUT_SEARCHES_MAX,
   type ScanProgress,
   STUB_PROOF,
   spentMintOf,
   type TreeReader,
+  type UnresolvedOutput,
+  type ValueRule,
   type WalletNote,
 } from './note-wallet.ts';
 export { isTerminal, type LocalOrder, type LocalOrderState, OrderStore } from './order-store.ts';
@@ -78,5 +84,6 @@ export {
   type TraderOptions,
 } from './trader.ts';
 export { openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
+export { OUTPUT_VALUES_MAX } from './wallet/inferred-outputs.ts';
 export { NoteStateError } from './wallet/note-lifecycle.ts';
 export { WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';

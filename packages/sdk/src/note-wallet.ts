@@ -25,6 +25,13 @@ import type { KeyFile } from './key-file.ts';
 import { SealedLog } from './sealed-log.ts';
 import type { NoteInput } from './trader.ts';
 import { type FillMemoDecryptor, openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
+import {
+  candidateCommitments,
+  candidateValues,
+  type ExpectedOutput,
+  noteOfOutput,
+  outputKey,
+} from './wallet/inferred-outputs.ts';
 import { type Balance, NoteBook, type WalletRecord } from './wallet/note-book.ts';
 import {
   rebound,
@@ -42,6 +49,12 @@ import {
 } from './wallet/settlement-outputs.ts';
 
 export type { FillMemoDecryptor } from './wallet/fill-memos.ts';
+export type {
+  ExpectedOutput,
+  FillFacts,
+  MarketTerms,
+  ValueRule,
+} from './wallet/inferred-outputs.ts';
 export type { Balance } from './wallet/note-book.ts';
 export type { NoteOrigin, NoteStatus, WalletNote } from './wallet/note-lifecycle.ts';
 export type { OrderOutcome } from './wallet/settlement-outputs.ts';
@@ -98,6 +111,24 @@ export interface NoteWalletOptions {
 export const SCAN_INCLUSION_CHECKS_MAX = 256;
 
 /**
+ * Expected outputs (matches without a memo) searched for per scan; each costs up to
+ * OUTPUT_VALUES_MAX hashes and a read of the leaves appended after its spent note.
+ */
+export const SCAN_OUTPUT_SEARCHES_MAX = 64;
+
+/** An output of a match the wallet knows of but cannot hold yet, and why. */
+export interface UnresolvedOutput {
+  readonly output: ExpectedOutput;
+  /** What is missing: the facts lack a value, or no candidate value was found among the leaves. */
+  readonly reason: string;
+  /**
+   * The facts allow the output to hold nothing (no note then exists): a bid whose clearing price
+   * may have spent its note exactly, or an ask whose fill may be worth no quote unit.
+   */
+  readonly mayBeEmpty: boolean;
+}
+
+/**
  * What an order's note must hold (design decisions section 2): a bid pays quote,
  * floor(amount x price_limit / price_scale); an ask sells `amount` of base.
  */
@@ -125,6 +156,7 @@ export class NoteWallet {
   readonly #log: SealedLog<WalletRecord> | null;
   readonly #book = new NoteBook();
   readonly #decryptMemo: FillMemoDecryptor;
+  readonly #candidates = new Map<string, Map<string, bigint>>();
 
   private constructor(
     keyFile: KeyFile,
@@ -238,7 +270,24 @@ export class NoteWallet {
       const inclusion = await inclusionOrUndefined(reader, note);
       if (inclusion !== undefined) found.push(this.#put(withLeaf(note, inclusion.leaf_index)));
     }
+    found.push(...(await this.#searchOutputs(reader)));
     return found;
+  }
+
+  /**
+   * Outputs of matches the wallet knows of (an event or record said the note was consumed) but
+   * holds no note for: the fill memo never arrived and the value is not known, or not yet found in
+   * the tree. Each says what is missing.
+   */
+  unresolvedOutputs(): UnresolvedOutput[] {
+    return this.#book.unresolved().map((output) => {
+      const { values, complete, mayBeEmpty } = candidateValues(output.rule);
+      const reason =
+        values.length === 0
+          ? `unknown value: missing ${output.missing ?? 'the value'}`
+          : `${values.length}${complete ? '' : '+'} candidate values, none a leaf yet${output.missing === undefined ? '' : `; missing ${output.missing}`}`;
+      return { output, reason, mayBeEmpty };
+    });
   }
 
   /** Per mint: spendable, reserved, pending (and locked) value, sorted by mint. */
@@ -320,10 +369,13 @@ export class NoteWallet {
     reader: TreeReader,
     prover: ValidInputProver | 'stub',
   ): Promise<NoteInput> {
-    if (note.status === 'pending' || note.status === 'spent' || note.leaf_index === undefined) {
+    // A reserved change note may not have been seen by a scan yet: its inclusion proves its leaf.
+    if (note.status === 'pending' || note.status === 'spent') {
       throw new Error(`note ${note.commitment} is ${note.status}; only a note in the tree can back an order`);
     }
-    const { path, root } = pathFromInclusion(await reader.treeInclusion(note.tree_id, note.commitment));
+    const inclusion = await reader.treeInclusion(note.tree_id, note.commitment);
+    if (note.leaf_index === undefined) this.#put(withLeaf(note, inclusion.leaf_index));
+    const { path, root } = pathFromInclusion(inclusion);
     if (prover === 'stub') return this.stubInput(note, fieldToHex(root));
     const proved = await prover.prove({
       spendingKey: this.#keyFile.spendingKey(),
@@ -352,6 +404,72 @@ export class NoteWallet {
     };
   }
 
+  /**
+   * Looks for the outputs of matches without a memo among the leaves appended after each spent
+   * note: a leaf equal to the commitment of one candidate value proves that value (only this
+   * owner's derivation gives it). A found note is spendable, or reserved when it is the change an
+   * order still rests on. Unfound outputs remember how far they were compared.
+   */
+  async #searchOutputs(reader: TreeReader): Promise<WalletNote[]> {
+    const open = this.#book
+      .unresolved()
+      .filter((output) => output.rule.kind !== 'unknown')
+      .slice(0, SCAN_OUTPUT_SEARCHES_MAX);
+    if (open.length === 0) return [];
+    const found: WalletNote[] = [];
+    const shardSizes = new Map((await reader.treeRoots()).map((r) => [r.tree_id, r.leaf_count]));
+    for (const [treeId, outputs] of groupBy(open, (o) => o.tree_id)) {
+      const size = shardSizes.get(treeId) ?? 0n;
+      const wanted = new Map<string, { output: ExpectedOutput; value: bigint }>();
+      for (const output of outputs) {
+        for (const [commitment, value] of this.#candidatesOf(output)) {
+          wanted.set(commitment, { output, value });
+        }
+      }
+      let from = outputs.reduce((low, o) => (o.search_from < low ? o.search_from : low), size);
+      while (from < size) {
+        const page = await reader.treeLeaves(treeId, from);
+        for (const leaf of page.leaves) {
+          const hit = wanted.get(leaf.commitment);
+          if (hit === undefined || leaf.index < hit.output.search_from) continue;
+          if (this.#book.note(leaf.commitment) !== undefined) continue;
+          found.push(this.#put(this.#foundOutput(hit.output, hit.value, leaf.index)));
+        }
+        const next = page.next_from ?? from + BigInt(page.leaves.length);
+        if (next <= from) break;
+        from = next;
+      }
+      for (const output of outputs) {
+        const held = this.#book.outputOf(output.order_id, output.match_id, output.role);
+        if (held === undefined && from !== output.search_from) {
+          this.#write({ kind: 'expected', output: { ...output, search_from: from } });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Candidate commitments of an output, computed once per wallet (up to OUTPUT_VALUES_MAX hashes). */
+  #candidatesOf(output: ExpectedOutput): Map<string, bigint> {
+    const key = outputKey(output);
+    let candidates = this.#candidates.get(key);
+    if (candidates === undefined) {
+      candidates = candidateCommitments(this.#owner, output);
+      this.#candidates.set(key, candidates);
+    }
+    return candidates;
+  }
+
+  /** The note of an expected output found as leaf `leafIndex`. */
+  #foundOutput(output: ExpectedOutput, value: bigint, leafIndex: bigint): WalletNote {
+    const note = { ...noteOfOutput(this.#owner, output, value), leaf_index: leafIndex };
+    // The change of a match the order survived backs the rest of it until the order ends.
+    const backs = output.role === 'change' && !this.#book.hasEnded(output.order_id);
+    return backs
+      ? { ...note, status: 'reserved', reserved_by: output.order_id }
+      : { ...note, status: 'spendable' };
+  }
+
   /** Checks the state machine's invariants over every note (throws AssertionError). */
   validate(): void {
     this.#book.validate();
@@ -378,6 +496,12 @@ export class NoteWallet {
     this.#log?.append(record);
     this.#book.apply(record);
   }
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
 }
 
 /** The note's inclusion, or undefined while it is not a leaf (NOTE_NOT_FOUND). */

@@ -93,16 +93,31 @@ export class OrderStore {
     });
   }
 
-  /** A modify replaced the body of `orderId` in place: new price, amount and note, resting again. */
+  /**
+   * A modify replaced the body of `orderId` in place: new price, amount and note, resting again.
+   * The order keeps what it filled, and the replacement's amount is what is open from now on
+   * (spec 4.1 rule 7), so the order's total amount is that plus the fills, as the venue records it.
+   */
   replacedInPlace(body: PlaceOrder, arrivalSlot: bigint): void {
     const order = this.#required(body.order_id);
     this.#update({
       ...fromBody(body),
-      state: 'resting',
+      state: order.filled_quantity > 0n ? 'partially_filled' : 'resting',
       arrival_slot: arrivalSlot,
+      amount: body.amount + order.filled_quantity,
       filled_quantity: order.filled_quantity,
-      remaining_amount: body.amount - order.filled_quantity,
+      remaining_amount: body.amount,
     });
+  }
+
+  /**
+   * The order rests on another note now: the change note of a partial fill (spec 3.1), which no
+   * event names but the wallet derives. Ignored for a finished order.
+   */
+  noteMoved(orderId: string, noteCommitment: string): void {
+    const order = this.#required(orderId);
+    if (isTerminal(order.state) || order.note_commitment === noteCommitment) return;
+    this.#update({ ...order, note_commitment: noteCommitment });
   }
 
   /** Moves an order to `state` (cancel reply, or a refusal that proves the order never booked). */

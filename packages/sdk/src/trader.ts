@@ -19,6 +19,7 @@ import { type NoteWallet, nominalCost } from './note-wallet.ts';
 import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
 import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
 import type { StreamGap, VenueStream } from './stream.ts';
+import type { WalletNote } from './wallet/note-lifecycle.ts';
 import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
 
 /**
@@ -64,13 +65,21 @@ export interface OrderRequest {
   readonly input?: NoteInput;
 }
 
-/** What a modify changes; the rest is copied from the order's current body. */
+/**
+ * What a modify changes; the rest is copied from the order as it stands: its current body, its
+ * open amount, and the note it rests on now (after a partial fill, the change note).
+ */
 export interface ModifyChanges {
   readonly price?: bigint;
+  /** The amount open from now on (spec 4.1 rule 7); default: what is open now (`remaining_amount`). */
   readonly amount?: bigint;
   readonly minFillSize?: bigint;
   readonly lifetimeSlots?: bigint;
-  /** A new note (and proof) for the replacement; default: the current one (spec 4.1 rule 5). */
+  /**
+   * A new note (and proof) for the replacement; default: the note the order rests on now (spec
+   * 4.1 rule 5). After a partial fill that is the change note, which the wallet proves afresh;
+   * without a wallet such a modify needs this input.
+   */
   readonly input?: NoteInput;
   /** Give the replacement a new order id (the old id is retired and cancelled, spec 3.1). */
   readonly newOrderId?: boolean;
@@ -218,6 +227,7 @@ export class Trader {
    * (GET /orders/{id}); if not, resends the recorded body, byte for byte.
    */
   async recover(): Promise<void> {
+    await this.readMarkets();
     for (const order of this.orders.all().filter((o) => o.state === 'unsent')) {
       const records = await this.client.reconcile([order.order_id]);
       const record = records.get(order.order_id);
@@ -259,16 +269,17 @@ export class Trader {
     const old = current.body;
     const minFill = changes.minFillSize ?? old.min_fill_size;
     const id = changes.newOrderId === true ? newOrderId() : orderId;
+    const amount = changes.amount ?? current.remaining_amount;
     const replacement = this.keys.signOrder(
       await this.#draft(
         {
           symbol: old.symbol,
           side: old.side,
           type: old.order_type,
-          amount: changes.amount ?? old.amount,
+          amount,
           price: changes.price ?? old.price_limit,
           ...(minFill === undefined ? {} : { minFillSize: minFill }),
-          input: changes.input ?? (await this.#sameNote(old, changes)),
+          input: changes.input ?? (await this.#currentNote(current, amount, changes)),
         },
         id,
         changes.lifetimeSlots,
@@ -301,10 +312,15 @@ export class Trader {
     return this.orders.get(id) as LocalOrder;
   }
 
-  /** Applies an orders-channel event to the local view (and to the wallet's notes). */
+  /**
+   * Applies an orders-channel event to the local view and to the wallet's notes. After a partial
+   * fill the order rests on its change note, which the wallet derives: the view follows it.
+   */
   applyEvent(event: OrderEvent): void {
+    const before = this.orders.get(event.order_id);
     this.orders.applyEvent(event);
-    this.#notes?.event(event);
+    this.#notes?.event(event, before);
+    this.#followNote(event.order_id);
   }
 
   /** Applies a fills-channel message to the wallet: its memo's notes join it (no-op without a wallet). */
@@ -317,6 +333,7 @@ export class Trader {
    * This is the recovery after a stream gap (spec 6.1) and the check at the end of a session.
    */
   async reconcile(): Promise<void> {
+    await this.readMarkets();
     const open = this.orders.open().map((order) => order.order_id);
     for (let i = 0; i < open.length; i += RECONCILE_ORDERS_MAX) {
       const records = await this.client.reconcile(open.slice(i, i + RECONCILE_ORDERS_MAX));
@@ -325,6 +342,15 @@ export class Trader {
         else if (this.orders.get(id)?.state !== 'unsent') this.#settleLocally(id, 'cancelled');
       }
     }
+  }
+
+  /**
+   * Reads the terms of the open orders' markets (GET /instruments/{symbol}) for the wallet, so that
+   * fills applied afterwards are worked out even when their memo never arrives. place, recover()
+   * and reconcile() do it by themselves; a process that only applies events calls it first.
+   */
+  async readMarkets(): Promise<void> {
+    await this.#notes?.know(this.orders.open().map((o) => o.body.symbol));
   }
 
   /** Follows a stream: events update the view, and a gap triggers reconcile(). Returns an unfollow. */
@@ -373,8 +399,17 @@ export class Trader {
 
   /** Adopts the venue's record of an order, in the order view and the wallet. */
   #adopt(record: OrderRecord): void {
+    const before = this.orders.get(record.order_id);
     this.orders.adopt(record);
-    this.#notes?.record(record);
+    this.#notes?.record(record, before);
+  }
+
+  /** The order's view names the one wallet note backing it, when the wallet knows that note. */
+  #followNote(orderId: string): void {
+    const backing = this.wallet?.backing(orderId) ?? [];
+    if (backing.length === 1 && this.orders.get(orderId) !== undefined) {
+      this.orders.noteMoved(orderId, (backing[0] as WalletNote).commitment);
+    }
   }
 
   /** An order the venue no longer knows is finished here as `state`. */
@@ -467,20 +502,32 @@ export class Trader {
   }
 
   /**
-   * The old order's note for its replacement (spec 4.1 rule 5). The note's value does not change
-   * with the price, so when the replacement's cost differs the note's real value goes in
-   * `collateral_amount` (the surplus returns as change); a note that no longer covers it is refused here.
+   * The note the order rests on now, for its replacement (spec 4.1 rule 5). Before any fill that
+   * is the note its body names, and the body's proof is reused. After a partial fill it is the
+   * change note (spec 3.1), which the wallet derived and proves afresh: the original note is
+   * consumed on chain. The note's value does not change with the price, so when the replacement
+   * costs less the value goes in `collateral_amount` (the surplus returns as change); a note that
+   * no longer covers the replacement is refused here, before anything is signed.
    */
-  async #sameNote(old: PlaceOrder, changes: ModifyChanges): Promise<NoteInput> {
+  async #currentNote(current: LocalOrder, amount: bigint, changes: ModifyChanges): Promise<NoteInput> {
+    const old = current.body;
     const instrument = await this.client.instrument(old.symbol);
-    const cost = (o: { side: Side; amount: bigint; price: bigint }) => nominalCost(o, instrument);
+    const needed = nominalCost(
+      { side: old.side, amount, price: changes.price ?? old.price_limit },
+      instrument,
+    );
+    const change = this.#changeNoteOf(current);
+    if (change !== undefined) {
+      if (change.value < needed) {
+        throw new RangeError(
+          `order ${current.order_id} rests on its change note worth ${change.value}, but the replacement costs ${needed}; pass a larger note as input`,
+        );
+      }
+      return (this.#notes as OrderNotes).proved(change, needed);
+    }
     const value =
-      old.collateral_amount ?? cost({ side: old.side, amount: old.amount, price: old.price_limit });
-    const needed = cost({
-      side: old.side,
-      amount: changes.amount ?? old.amount,
-      price: changes.price ?? old.price_limit,
-    });
+      old.collateral_amount ??
+      nominalCost({ side: old.side, amount: old.amount, price: old.price_limit }, instrument);
     if (needed > value) {
       throw new RangeError(
         `the order's note holds ${value} but the replacement costs ${needed}; pass a larger note as input`,
@@ -488,6 +535,26 @@ export class Trader {
     }
     const { collateral_amount: _, ...rest } = inputOf(old);
     return needed === value ? rest : { ...rest, collateral_amount: value };
+  }
+
+  /**
+   * The wallet's change note the order rests on when it differs from the note of its body;
+   * undefined when the body's note still backs the order. Throws when the order filled since its
+   * body was signed and the note it rests on now is not one this trader holds.
+   */
+  #changeNoteOf(current: LocalOrder): WalletNote | undefined {
+    const body = current.body;
+    const backing = this.wallet?.backing(current.order_id) ?? [];
+    const change = backing.find((n) => n.commitment !== body.note_commitment);
+    if (change !== undefined) return change;
+    if (backing.length > 0) return undefined;
+    // A reprice in place after fills signed `amount` as the open part: the rest was filled before.
+    const filledSinceSigned = current.filled_quantity > current.amount - body.amount;
+    const moved = current.note_commitment !== body.note_commitment;
+    if (!filledSinceSigned && !moved) return undefined;
+    throw new Error(
+      `order ${current.order_id} was partially filled and rests on a change note${moved ? ` (${current.note_commitment})` : ''} that this trader cannot prove: ${this.wallet === undefined ? 'give the Trader a wallet, or pass the change note as input' : 'reconcile() so the wallet learns it, then modify again'}`,
+    );
   }
 
   /**

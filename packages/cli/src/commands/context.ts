@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createValidInputProver, type ValidInputProver } from '@venue/notes';
 import {
   type Credentials,
   connectVenue,
@@ -150,13 +152,29 @@ export class CommandContext {
     return resolve(this.options.walletDir ?? dirname(this.options.keyFile));
   }
 
-  /** A trader for the key file's trading key, logged in as the trading account. */
-  async trader(): Promise<{ trader: Trader; client: VenueClient; keys: KeyFile }> {
+  /**
+   * Runs `body` with a Trader for the key file's trading key that holds the wallet beside the key
+   * file, and a prover when the venue checks proofs (GET /info proof_mode groth16); closes both
+   * after. One Trader per key at a time (its nonce file is locked): see openWalletTrader.
+   */
+  async withTrader<T>(body: (parts: WalletTrader) => Promise<T>): Promise<T> {
     const keys = await this.keyFile();
     const client = await this.login();
-    const trader = Trader.open(client, keys, this.stateDir());
-    this.#opened.push(() => trader.close());
-    return { trader, client, keys };
+    const prover =
+      client.info.proof_mode === 'stub' ? null : await createValidInputProver({ singleThread: true });
+    try {
+      const { trader, wallet } = await openWalletTrader(client, keys, this.stateDir(), {
+        ...(prover === null ? {} : { prover }),
+      });
+      try {
+        return await body({ trader, client, keys, prover });
+      } finally {
+        trader.close();
+        wallet.close();
+      }
+    } finally {
+      await prover?.close();
+    }
   }
 
   async wallet(keys: KeyFile): Promise<NoteWallet> {
@@ -168,6 +186,45 @@ export class CommandContext {
   /** Closes what the command opened, last first. */
   async close(): Promise<void> {
     for (const close of this.#opened.reverse()) await close();
+  }
+}
+
+/** A Trader holding the wallet, with the connection, key file and prover it was opened with. */
+export interface WalletTrader {
+  readonly trader: Trader;
+  readonly client: VenueClient;
+  readonly keys: KeyFile;
+  /** Null on a venue that takes stub proofs (GET /info proof_mode stub). */
+  readonly prover: ValidInputProver | null;
+}
+
+/** How long a command waits for another command of the same key to finish with its state. */
+export const KEY_BUSY_WAIT_MS_MAX = 60_000;
+const KEY_BUSY_POLL_MS = 100;
+
+/**
+ * Opens the wallet and a Trader of the key file from the state folder, as they are on disk now.
+ * The Trader takes the key's lock, so commands of one key (place, cancel, modify, watch applying
+ * an event) change the order and note logs one at a time, each starting from what the last one
+ * wrote; while another holds the lock this waits, up to KEY_BUSY_WAIT_MS_MAX.
+ */
+export async function openWalletTrader(
+  client: VenueClient,
+  keys: KeyFile,
+  stateDir: string,
+  options: { prover?: ValidInputProver } = {},
+): Promise<{ trader: Trader; wallet: NoteWallet }> {
+  const deadline = Date.now() + KEY_BUSY_WAIT_MS_MAX;
+  for (;;) {
+    const wallet = await NoteWallet.open(keys, stateDir);
+    try {
+      return { trader: Trader.open(client, keys, stateDir, { wallet, ...options }), wallet };
+    } catch (error) {
+      wallet.close();
+      const busy = /in use by process|already open in this process/.test((error as Error).message);
+      if (!busy || Date.now() > deadline) throw error;
+    }
+    await sleep(KEY_BUSY_POLL_MS);
   }
 }
 

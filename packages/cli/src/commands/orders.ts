@@ -1,4 +1,4 @@
-import { createValidInputProver, type ValidInputProver } from '@venue/notes';
+import type { ValidInputProver } from '@venue/notes';
 import type { OrderRecord, OrderType, Side } from '@venue/protocol';
 import {
   type KeyFile,
@@ -7,19 +7,20 @@ import {
   NoteWallet,
   nominalCost,
   spentMintOf,
-  Trader,
+  type Trader,
   type VenueClient,
 } from '@venue/sdk';
 import { type Command, Option } from 'commander';
-import { type CommandContext, withContext } from './context.ts';
+import { withContext } from './context.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseOrderId, parseU64 } from './parsers.ts';
 
 /**
  * `place`, `cancel`, `modify` and `orders`: the trading commands, over the SDK's Trader, so each
  * order is recorded (sealed, beside the key file) before it is sent and a retry resends the same
- * signed body. `place` and `cancel` run the Trader with the wallet beside the key file: the note
- * is reserved for the order before it is signed, and freed when a cancel succeeds.
+ * signed body. They run the Trader with the wallet beside the key file: the note is reserved for
+ * the order before it is signed, follows a modify (after a partial fill, onto the change note the
+ * order rests on) and is freed when a cancel succeeds.
  */
 
 interface PlaceFlags {
@@ -67,20 +68,22 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .action((flags: PlaceFlags, command: Command) =>
       withContext(command, io, async (context) => {
         const bar = context.out.progress('proving');
-        const order = await withWalletTrader(context, async ({ trader, client, keys, prover }) => {
-          bar.update(0, 1);
-          const input = await noteInputFor(flags, client, keys, trader, prover);
-          return trader.place({
-            symbol: flags.symbol,
-            side: flags.side,
-            type: flags.type,
-            amount: flags.amount,
-            price: flags.price,
-            ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
-            ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
-            ...(input === undefined ? {} : { input }),
-          });
-        }).finally(() => bar.stop());
+        const order = await context
+          .withTrader(async ({ trader, client, keys, prover }) => {
+            bar.update(0, 1);
+            const input = await noteInputFor(flags, client, keys, trader, prover);
+            return trader.place({
+              symbol: flags.symbol,
+              side: flags.side,
+              type: flags.type,
+              amount: flags.amount,
+              price: flags.price,
+              ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
+              ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
+              ...(input === undefined ? {} : { input }),
+            });
+          })
+          .finally(() => bar.stop());
         context.out.result(
           orderView(order),
           () => `placed ${order.order_id}: ${order.state} at slot ${order.arrival_slot ?? '?'}`,
@@ -94,7 +97,7 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .argument('<order_id>', '32 hex characters', parseOrderId)
     .action((orderId: string, _flags: unknown, command: Command) =>
       withContext(command, io, async (context) => {
-        const response = await withWalletTrader(context, ({ trader }) => trader.cancel(orderId));
+        const response = await context.withTrader(({ trader }) => trader.cancel(orderId));
         context.out.result(response, () => `cancelled ${orderId}`);
       }),
     );
@@ -117,12 +120,16 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
           if (flags.price === undefined && flags.amount === undefined && flags.lifetime === undefined) {
             throw new CliError('nothing to change: give --price, --amount or --lifetime');
           }
-          const { trader } = await context.trader();
-          const order = await trader.modify(orderId, {
-            ...(flags.price === undefined ? {} : { price: flags.price }),
-            ...(flags.amount === undefined ? {} : { amount: flags.amount }),
-            ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
-            newOrderId: flags.newId === true,
+          const order = await context.withTrader(async ({ trader }) => {
+            // A fill nobody watched moved the order onto its change note: the venue's record
+            // shows it, and the wallet works the note out from it before the replacement names it.
+            await trader.reconcile();
+            return trader.modify(orderId, {
+              ...(flags.price === undefined ? {} : { price: flags.price }),
+              ...(flags.amount === undefined ? {} : { amount: flags.amount }),
+              ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
+              newOrderId: flags.newId === true,
+            });
           });
           context.out.result(
             orderView(order),
@@ -162,39 +169,6 @@ export const ORDER_COLUMNS: Record<string, (record: OrderRecord) => string> = {
 function orderView(order: LocalOrder) {
   const { body: _body, ...view } = order;
   return { ...view, symbol: order.body.symbol, side: order.body.side, trading_key: order.body.trading_key };
-}
-
-interface WalletTrader {
-  readonly trader: Trader;
-  readonly client: VenueClient;
-  readonly keys: KeyFile;
-  /** Null on a venue that takes stub proofs (GET /info proof_mode stub). */
-  readonly prover: ValidInputProver | null;
-}
-
-/**
- * Runs `body` with a Trader that holds the wallet beside the key file (one Trader per process:
- * its nonce file is locked), and a prover when the venue checks proofs; closes both after.
- */
-async function withWalletTrader<T>(
-  context: CommandContext,
-  body: (parts: WalletTrader) => Promise<T>,
-): Promise<T> {
-  const keys = await context.keyFile();
-  const client = await context.login();
-  const wallet = await context.wallet(keys);
-  const prover =
-    client.info.proof_mode === 'stub' ? null : await createValidInputProver({ singleThread: true });
-  const trader = Trader.open(client, keys, context.stateDir(), {
-    wallet,
-    ...(prover === null ? {} : { prover }),
-  });
-  try {
-    return await body({ trader, client, keys, prover });
-  } finally {
-    trader.close();
-    await prover?.close();
-  }
 }
 
 /**

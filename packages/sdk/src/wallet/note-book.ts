@@ -1,4 +1,5 @@
 import { assert } from '@venue/protocol';
+import { type ExpectedOutput, isKnownEmpty, outputKey } from './inferred-outputs.ts';
 import { isUsable, type WalletNote } from './note-lifecycle.ts';
 
 /**
@@ -12,7 +13,9 @@ export type WalletRecord =
   | { readonly kind: 'note'; readonly note: WalletNote }
   | { readonly kind: 'cursor'; readonly tree_id: number; readonly next: bigint }
   /** The order will back nothing more: a change note a later memo names is free at once. */
-  | { readonly kind: 'order_end'; readonly order_id: string };
+  | { readonly kind: 'order_end'; readonly order_id: string }
+  /** A match output known without its memo; the last record of an output wins (inferred-outputs.ts). */
+  | { readonly kind: 'expected'; readonly output: ExpectedOutput };
 
 /** Value per state for one mint. */
 export interface Balance {
@@ -31,11 +34,29 @@ export class NoteBook {
   readonly #notes = new Map<string, WalletNote>();
   readonly #cursors = new Map<number, bigint>();
   readonly #ended = new Set<string>();
+  readonly #expected = new Map<string, ExpectedOutput>();
 
   apply(record: WalletRecord): void {
     if (record.kind === 'note') this.#notes.set(record.note.commitment, record.note);
     else if (record.kind === 'cursor') this.#cursors.set(record.tree_id, record.next);
+    else if (record.kind === 'expected') this.#expected.set(outputKey(record.output), record.output);
     else this.#ended.add(record.order_id);
+  }
+
+  /**
+   * Expected outputs the wallet does not hold as notes yet (no memo, not found in the tree yet),
+   * leaving out those known to hold nothing.
+   */
+  unresolved(): ExpectedOutput[] {
+    return [...this.#expected.values()].filter(
+      (output) =>
+        !isKnownEmpty(output) && this.outputOf(output.order_id, output.match_id, output.role) === undefined,
+    );
+  }
+
+  /** The expected output of `key`, if one was recorded. */
+  expected(key: string): ExpectedOutput | undefined {
+    return this.#expected.get(key);
   }
 
   note(commitment: string): WalletNote | undefined {

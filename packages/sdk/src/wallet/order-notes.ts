@@ -1,8 +1,10 @@
 import type { ValidInputProver } from '@venue/notes';
-import type { FillMessage, OrderEvent, OrderRecord } from '@venue/protocol';
+import type { FillMessage, Instrument, OrderEvent, OrderRecord } from '@venue/protocol';
 import type { VenueClient } from '../client.ts';
-import { type NoteWallet, nominalCost, spentMintOf } from '../note-wallet.ts';
+import { type NoteWallet, nominalCost, spentMintOf, type WalletNote } from '../note-wallet.ts';
+import type { LocalOrder } from '../order-store.ts';
 import type { NoteInput, OrderRequest } from '../trader.ts';
+import type { FillFacts, MarketTerms } from './inferred-outputs.ts';
 import type { OrderOutcome } from './settlement-outputs.ts';
 
 /**
@@ -14,6 +16,8 @@ import type { OrderOutcome } from './settlement-outputs.ts';
  * - events, reconciled records and cancel replies become wallet outcomes (note-wallet.ts).
  * - modify: the note follows the order to a new id; a replacement on another note reserves that
  *   one first and frees the old one once the venue accepted.
+ * - fills: the order's side, limit and market terms go with each fill event or record, so the
+ *   wallet can find the match's outputs even when the fill memo never arrives.
  */
 
 /** Wallet errors kept for the bot to read (memos that do not open, outcomes that do not apply). */
@@ -25,6 +29,8 @@ export class OrderNotes {
   readonly #tradingKey: string;
   readonly #prover: ValidInputProver | undefined;
   readonly #onError: (error: Error) => void;
+  /** Market terms by symbol, read once (GET /instruments/{symbol}); events are applied synchronously. */
+  readonly #markets = new Map<string, MarketTerms>();
 
   constructor(
     wallet: NoteWallet,
@@ -48,6 +54,7 @@ export class OrderNotes {
    * venue whose GET /info says proof_mode stub); a note worth more is named as collateral.
    */
   async inputFor(request: OrderRequest, orderId: string, slot: bigint): Promise<NoteInput> {
+    const instrument = await this.#instrument(request.symbol);
     if (request.input !== undefined) {
       if (this.wallet.note(request.input.note_commitment) !== undefined) {
         this.wallet.reserve(request.input.note_commitment, orderId);
@@ -58,7 +65,6 @@ export class OrderNotes {
     if (!stub && this.#prover === undefined) {
       throw new Error('placing without an input on a proving venue needs a prover (Trader option `prover`)');
     }
-    const instrument = await this.#client.instrument(request.symbol);
     const cost = nominalCost(request, instrument);
     const mint = spentMintOf(request.side, instrument);
     const note = this.wallet.claim(mint, cost, orderId, slot);
@@ -68,17 +74,48 @@ export class OrderNotes {
       );
     }
     try {
-      const input = await this.wallet.input(
-        note,
-        this.#tradingKey,
-        this.#client,
-        stub ? 'stub' : (this.#prover as ValidInputProver),
-      );
-      return note.value > cost ? { ...input, collateral_amount: note.value } : input;
+      return await this.proved(note, cost);
     } catch (error) {
       this.wallet.unreserve(note.commitment);
       throw error;
     }
+  }
+
+  /**
+   * The note fields of a wallet note for an order costing `cost`: inclusion path and VALID_INPUT
+   * proof (a stub proof on a venue whose GET /info says proof_mode stub); a note worth more than
+   * the cost names its value as collateral.
+   */
+  async proved(note: WalletNote, cost: bigint): Promise<NoteInput> {
+    const stub = this.#client.info.proof_mode === 'stub';
+    if (!stub && this.#prover === undefined) {
+      throw new Error('proving a note on a proving venue needs a prover (Trader option `prover`)');
+    }
+    const input = await this.wallet.input(
+      note,
+      this.#tradingKey,
+      this.#client,
+      stub ? 'stub' : (this.#prover as ValidInputProver),
+    );
+    return note.value > cost ? { ...input, collateral_amount: note.value } : input;
+  }
+
+  /** Reads and keeps the market terms of `symbol` (before events of its orders need them). */
+  async know(symbols: Iterable<string>): Promise<void> {
+    for (const symbol of new Set(symbols)) {
+      if (!this.#markets.has(symbol)) await this.#instrument(symbol);
+    }
+  }
+
+  async #instrument(symbol: string): Promise<Instrument> {
+    const instrument = await this.#client.instrument(symbol);
+    this.#markets.set(symbol, {
+      base_mint: instrument.base_mint,
+      quote_mint: instrument.quote_mint,
+      tick_size: instrument.tick_size,
+      price_scale: instrument.price_scale,
+    });
+    return instrument;
   }
 
   /** The order was never booked (refused, or failed before its first send): its note is free. */
@@ -86,17 +123,55 @@ export class OrderNotes {
     this.#guard(() => this.wallet.applyOrderOutcome({ order_id: orderId, kind: 'refused' }));
   }
 
-  /** An orders-channel event or a local end (a cancel reply). */
+  /**
+   * An orders-channel event or a local end (a cancel reply). `before` is the order as the bot knew
+   * it before the event: the rise of its filled quantity is the match's base quantity.
+   */
   event(
-    event: Pick<OrderEvent, 'order_id' | 'kind' | 'match_id' | 'new_note_amount' | 'lock_expiry_slot'>,
+    event: Pick<
+      OrderEvent,
+      'order_id' | 'kind' | 'match_id' | 'new_note_amount' | 'lock_expiry_slot' | 'filled_quantity'
+    >,
+    before?: LocalOrder,
   ): void {
-    this.#guard(() => this.wallet.applyOrderOutcome(outcomeOf(event)));
+    this.#guard(() => {
+      const fill = this.#factsOf(before, event.filled_quantity, {
+        ...(event.new_note_amount === undefined ? {} : { change_value: event.new_note_amount }),
+      });
+      this.wallet.applyOrderOutcome({ ...outcomeOf(event), ...(fill === undefined ? {} : { fill }) });
+    });
   }
 
-  /** A record read from GET /orders/{id}: the truth after a gap. */
-  record(record: OrderRecord): void {
+  /** A record read from GET /orders/{id}: the truth after a gap. `before`: the local order then. */
+  record(record: OrderRecord, before?: LocalOrder): void {
     const { new_note_amount: _, ...outcome } = outcomeOf({ ...record, kind: record.state });
-    this.#guard(() => this.wallet.applyOrderOutcome(outcome));
+    this.#guard(() => {
+      // While the order rests, the record names the note it rests on: the change of its last match.
+      const resting = record.state === 'partially_filled';
+      const fill = this.#factsOf(before, record.filled_quantity, {
+        ...(resting ? { change_commitment: record.note_commitment } : {}),
+      });
+      this.wallet.applyOrderOutcome({ ...outcome, ...(fill === undefined ? {} : { fill }) });
+    });
+  }
+
+  /** The fill facts of an order that filled up to `filled` (undefined without the order or market). */
+  #factsOf(
+    before: LocalOrder | undefined,
+    filled: bigint | undefined,
+    extra: Pick<FillFacts, 'change_value' | 'change_commitment'>,
+  ): FillFacts | undefined {
+    if (before === undefined || filled === undefined) return undefined;
+    const market = this.#markets.get(before.body.symbol);
+    if (market === undefined) return undefined;
+    const rise = filled - before.filled_quantity;
+    return {
+      side: before.body.side,
+      price_limit: before.price_limit,
+      market,
+      ...(rise > 0n ? { base_quantity: rise } : {}),
+      ...extra,
+    };
   }
 
   /** A fills-channel message: the memo is opened and its notes recorded. */

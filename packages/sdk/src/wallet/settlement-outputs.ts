@@ -7,6 +7,14 @@ import {
   type NoteHasher,
 } from '@venue/notes';
 import type { FillMemoPlaintext, MemoNote, OrderEventKind } from '@venue/protocol';
+import {
+  candidateCommitments,
+  expectedOutputs,
+  type FillFacts,
+  isKnownEmpty,
+  noteOfOutput,
+  outputKey,
+} from './inferred-outputs.ts';
 import type { NoteBook, WalletRecord } from './note-book.ts';
 import { consumedByFill, type NoteOrigin, released, type WalletNote } from './note-lifecycle.ts';
 
@@ -40,6 +48,11 @@ export interface OrderOutcome {
   readonly match_id?: bigint;
   readonly new_note_amount?: bigint;
   readonly lock_expiry_slot?: bigint;
+  /**
+   * What the event or record says about the match (with the order's side, limit and market), so
+   * that its outputs can be found without the fill memo (inferred-outputs.ts).
+   */
+  readonly fill?: FillFacts;
 }
 
 const TERMINAL_KINDS: ReadonlySet<OrderOutcome['kind']> = new Set([
@@ -62,6 +75,9 @@ export function recordsForOutcome(book: NoteBook, owner: Owner, outcome: OrderOu
     for (const note of backing) {
       if (isOutputOf(note, orderId, matchId)) continue; // the memo of this match came first
       put(consumedByFill(note, orderId, matchId));
+      if (outcome.fill !== undefined) {
+        records.push(...recordsForMissedMemo(book, owner, note, orderId, matchId, outcome.fill));
+      }
       const amount = outcome.new_note_amount ?? 0n;
       if (amount === 0n || book.outputOf(orderId, matchId, 'change') !== undefined) continue;
       const change = deriveChangeNote(owner.hasher, parentOf(owner, note), assetIdOfMint(note.mint), amount);
@@ -83,9 +99,45 @@ export function recordsForOutcome(book: NoteBook, owner: Owner, outcome: OrderOu
       put(released(note, outcome.kind === 'settlement_failed' ? outcome.lock_expiry_slot : undefined));
     } else {
       put(consumedByFill(note, orderId, matchId ?? 0n));
+      if (outcome.fill !== undefined && matchId !== undefined) {
+        records.push(...recordsForMissedMemo(book, owner, note, orderId, matchId, outcome.fill));
+      }
     }
   }
   if (book.knowsOrder(orderId)) records.push({ kind: 'order_end', order_id: orderId });
+  return records;
+}
+
+/**
+ * The outputs of a match known from its event or record alone, recorded as expected until the
+ * memo or the tree search (NoteWallet.scan) gives each its note. A change the record names by
+ * commitment is found at once among its candidate values: the order rests on it, so it is
+ * reserved. Outputs already held or already expected are left as they are.
+ */
+function recordsForMissedMemo(
+  book: NoteBook,
+  owner: Owner,
+  parent: WalletNote,
+  orderId: string,
+  matchId: bigint,
+  facts: FillFacts,
+): WalletRecord[] {
+  const records: WalletRecord[] = [];
+  for (const output of expectedOutputs(parent, orderId, matchId, facts)) {
+    if (book.outputOf(orderId, matchId, output.role) !== undefined) continue;
+    if (book.expected(outputKey(output)) !== undefined) continue;
+    const named = facts.change_commitment;
+    const value =
+      output.role === 'change' && named !== undefined
+        ? candidateCommitments(owner, output).get(named)
+        : undefined;
+    if (value === undefined) {
+      records.push({ kind: 'expected', output });
+      continue;
+    }
+    const note = noteOfOutput(owner, output, value);
+    records.push({ kind: 'note', note: { ...note, status: 'reserved', reserved_by: orderId } });
+  }
   return records;
 }
 
@@ -101,9 +153,14 @@ export function recordsForMemo(
   memo: FillMemoPlaintext,
 ): WalletRecord[] {
   const { received, change } = memo;
+  // An output the memo leaves empty was maybe expected from the event: it is settled as empty.
+  const emptied = emptyOutputs(book, orderId, matchId, {
+    received: received.amount,
+    change: change?.amount ?? 0n,
+  });
   // Nothing was bought and nothing is left (an exact note, a fill worth no quote): no note to add,
   // and the event alone consumes the parent.
-  if (received.amount === 0n && (change === undefined || change.amount === 0n)) return [];
+  if (received.amount === 0n && (change === undefined || change.amount === 0n)) return emptied;
   // The parent is the note whose derivations give the memo's notes (either may be empty).
   const parent = book
     .parentsOf(orderId, matchId)
@@ -117,7 +174,7 @@ export function recordsForMemo(
       `fill memo of order ${orderId} match ${matchId}: no note of this wallet derives the notes it names`,
     );
   }
-  const records: WalletRecord[] = [];
+  const records: WalletRecord[] = [...emptied];
   const put = (note: WalletNote) => records.push({ kind: 'note', note });
   if (parent.status === 'reserved') put(consumedByFill(parent, orderId, matchId));
   if (received.amount > 0n && book.note(received.commitment) === undefined) {
@@ -156,6 +213,22 @@ export function recordsForMemo(
         ? { ...base, status: 'pending' }
         : { ...base, status: 'reserved', reserved_by: orderId },
     );
+  }
+  return records;
+}
+
+/** Expected outputs of the match that the memo shows to hold nothing, recorded as known empty. */
+function emptyOutputs(
+  book: NoteBook,
+  orderId: string,
+  matchId: bigint,
+  amounts: Record<NoteOrigin['role'], bigint>,
+): WalletRecord[] {
+  const records: WalletRecord[] = [];
+  for (const role of ['received', 'change'] as const) {
+    const output = book.expected(outputKey({ order_id: orderId, match_id: matchId, role }));
+    if (output === undefined || amounts[role] > 0n || isKnownEmpty(output)) continue;
+    records.push({ kind: 'expected', output: { ...output, rule: { kind: 'exact', value: 0n } } });
   }
   return records;
 }

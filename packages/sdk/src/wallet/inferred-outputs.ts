@@ -1,0 +1,229 @@
+import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex } from '@venue/notes';
+import type { Side } from '@venue/protocol';
+import type { NoteOrigin, WalletNote } from './note-lifecycle.ts';
+import type { Owner } from './settlement-outputs.ts';
+
+/**
+ * The outputs of a match whose fill memo never arrived (no stream was listening, or the venue
+ * recovered the match at boot and sends no memo for it, docs/settlement.md section 4). Both output
+ * notes take their blinding from the spent note's inner hash, so the owner can re-derive each one
+ * as soon as it knows the value; what the orders channel and GET /orders/{id} carry fixes some
+ * values and leaves others open:
+ *
+ * | side | received note                       | change note                                   |
+ * | ---- | ----------------------------------- | --------------------------------------------- |
+ * | bid  | base: the match's base quantity     | note value - quote paid; exact from a partial fill's new_note_amount, else one per candidate clearing price |
+ * | ask  | quote: one per candidate clearing price | note value - base quantity                |
+ *
+ * The base quantity is the rise of the order's filled_quantity (exact when one match lies between
+ * two things the bot saw). The quote amount is floor(base x clearing_price / price_scale), and no
+ * event or record carries the clearing price: only the memo does. The wallet therefore records an
+ * ExpectedOutput with a rule for its possible values, and the scan compares the commitment of each
+ * candidate with the leaves appended after the spent note; a leaf that matches proves the value,
+ * since nobody else can make a commitment to this owner's derived blinding. Candidate clearing
+ * prices are the tick multiples on the order's side of its limit (a bid clears at or below it, an
+ * ask at or above), at most OUTPUT_VALUES_MAX distinct amounts, nearest the limit first.
+ */
+
+/** Candidate values compared per expected output: 4096 Poseidon hashes, about half a second. */
+export const OUTPUT_VALUES_MAX = 4096;
+
+/** The market terms the values follow from (GET /instruments/{symbol}). */
+export interface MarketTerms {
+  readonly base_mint: string;
+  readonly quote_mint: string;
+  readonly tick_size: bigint;
+  readonly price_scale: bigint;
+}
+
+/** What the orders channel or GET /orders/{id} tell about one match of one order. */
+export interface FillFacts {
+  readonly side: Side;
+  readonly price_limit: bigint;
+  readonly market: MarketTerms;
+  /** Base units the match traded: the rise of filled_quantity since the bot last saw the order. */
+  readonly base_quantity?: bigint;
+  /** Value of the change note the rest of the order rests on (partially_filled `new_note_amount`). */
+  readonly change_value?: bigint;
+  /** The note the order rests on after the match (GET /orders/{id} `note_commitment`), while it rests. */
+  readonly change_commitment?: string;
+}
+
+/** How the value of an expected output follows from the facts. */
+export type ValueRule =
+  | { readonly kind: 'exact'; readonly value: bigint }
+  | {
+      /** floor(base x price / price_scale) over tick multiples, or `minus_from` less it. */
+      readonly kind: 'quote';
+      readonly base_quantity: bigint;
+      readonly side: Side;
+      readonly price_limit: bigint;
+      readonly tick_size: bigint;
+      readonly price_scale: bigint;
+      readonly minus_from?: bigint;
+    }
+  | { readonly kind: 'unknown' };
+
+/** An output note of a match that the wallet knows exists but holds no memo for. */
+export interface ExpectedOutput {
+  readonly order_id: string;
+  readonly match_id: bigint;
+  readonly role: NoteOrigin['role'];
+  readonly mint: string;
+  readonly tree_id: number;
+  /** Inner hash of the spent note: both output blindings derive from it. */
+  readonly parent_inner_hash: string;
+  readonly rule: ValueRule;
+  /** Leaves of the shard before this index were already compared (the spent note's leaf + 1 at first). */
+  readonly search_from: bigint;
+  /** What the facts lack to fix the value (shown by NoteWallet.unresolvedOutputs). */
+  readonly missing?: string;
+}
+
+/** An output known to hold nothing: its memo or its facts say so (no note exists). */
+export function isKnownEmpty(output: ExpectedOutput): boolean {
+  return output.rule.kind === 'exact' && output.rule.value <= 0n;
+}
+
+/** The key of an output: one change and one received note per order per match. */
+export function outputKey(output: Pick<ExpectedOutput, 'order_id' | 'match_id' | 'role'>): string {
+  return `${output.order_id}:${output.match_id}:${output.role}`;
+}
+
+const CLEARING_PRICE_MISSING = 'the clearing price (no order event or record carries it, only the fill memo)';
+
+/**
+ * The outputs of match `matchId` of `orderId` that spent `parent`, as far as `facts` determine
+ * them; the change is left out when the caller derives it exactly (`change_value` given).
+ */
+export function expectedOutputs(
+  parent: WalletNote,
+  orderId: string,
+  matchId: bigint,
+  facts: FillFacts,
+): ExpectedOutput[] {
+  const bid = facts.side === 'bid';
+  const { market } = facts;
+  // An ask pays base: its change value gives the base quantity even when the fill delta is unsure.
+  const base =
+    !bid && facts.change_value !== undefined ? parent.value - facts.change_value : facts.base_quantity;
+  const known = base !== undefined && base > 0n && (bid || base <= parent.value);
+  const quote = (minusFrom?: bigint): ValueRule =>
+    known && base !== undefined
+      ? {
+          kind: 'quote',
+          base_quantity: base,
+          side: facts.side,
+          price_limit: facts.price_limit,
+          tick_size: market.tick_size,
+          price_scale: market.price_scale,
+          ...(minusFrom === undefined ? {} : { minus_from: minusFrom }),
+        }
+      : { kind: 'unknown' };
+  const baseMissing = `the base quantity of match ${matchId} (filled_quantity rose by an unknown or unusable amount)`;
+  const shared = {
+    order_id: orderId,
+    match_id: matchId,
+    tree_id: parent.tree_id,
+    parent_inner_hash: parent.inner_hash,
+    search_from: parent.leaf_index === undefined ? 0n : parent.leaf_index + 1n,
+  };
+  const received: ExpectedOutput = {
+    ...shared,
+    role: 'received',
+    mint: bid ? market.base_mint : market.quote_mint,
+    ...(bid
+      ? known && base !== undefined
+        ? { rule: { kind: 'exact', value: base } }
+        : { rule: { kind: 'unknown' }, missing: baseMissing }
+      : { rule: quote(), missing: known ? CLEARING_PRICE_MISSING : baseMissing }),
+  };
+  if (facts.change_value !== undefined) return [received];
+  const change: ExpectedOutput = {
+    ...shared,
+    role: 'change',
+    mint: parent.mint,
+    ...(bid
+      ? { rule: quote(parent.value), missing: known ? CLEARING_PRICE_MISSING : baseMissing }
+      : known && base !== undefined
+        ? { rule: { kind: 'exact', value: parent.value - base } }
+        : { rule: { kind: 'unknown' }, missing: baseMissing }),
+  };
+  return [received, change];
+}
+
+/** The values an output may hold (see candidateValues). */
+export interface Candidates {
+  /** Positive values, nearest the limit price first. */
+  readonly values: bigint[];
+  /** Whether `values` is every value the rule allows. */
+  readonly complete: boolean;
+  /** Whether the rule allows nothing at all: then no note exists (the chain stores no empty note). */
+  readonly mayBeEmpty: boolean;
+}
+
+/** The values an output may hold under `rule`. */
+export function candidateValues(rule: ValueRule): Candidates {
+  if (rule.kind === 'unknown') return { values: [], complete: false, mayBeEmpty: true };
+  if (rule.kind === 'exact') {
+    const empty = rule.value <= 0n;
+    return { values: empty ? [] : [rule.value], complete: true, mayBeEmpty: empty };
+  }
+  const { base_quantity: base, tick_size: tick, price_scale: scale } = rule;
+  const values: bigint[] = [];
+  // Nearest the limit first: a bid clears at or below its limit, an ask at or above (0: any price).
+  const bid = rule.side === 'bid';
+  const lowestTicks = bid ? 1n : rule.price_limit === 0n ? 1n : (rule.price_limit + tick - 1n) / tick;
+  let ticks = bid ? rule.price_limit / tick : lowestTicks;
+  let last: bigint | undefined;
+  let mayBeEmpty = false;
+  // Several prices may give one quote amount when base x tick < price_scale; bound the walk too.
+  for (let steps = 0; steps < OUTPUT_VALUES_MAX * 4 && ticks >= 1n; steps += 1) {
+    const quote = (base * ticks * tick) / scale;
+    if (quote !== last) {
+      last = quote;
+      const value = rule.minus_from === undefined ? quote : rule.minus_from - quote;
+      if (value > 0n) values.push(value);
+      else mayBeEmpty = true;
+      if (values.length >= OUTPUT_VALUES_MAX) return { values, complete: false, mayBeEmpty };
+    }
+    if (bid && ticks === 1n) return { values, complete: true, mayBeEmpty };
+    ticks += bid ? -1n : 1n;
+  }
+  return { values, complete: false, mayBeEmpty };
+}
+
+/** The note `output` is when it holds `value`, with its leaf, as a wallet note without status. */
+export function noteOfOutput(
+  owner: Owner,
+  output: ExpectedOutput,
+  value: bigint,
+): Omit<WalletNote, 'status'> {
+  const parent = { ownerCommitment: owner.ownerCommitment, innerHash: output.parent_inner_hash };
+  const derive = output.role === 'change' ? deriveChangeNote : deriveFillNote;
+  const note = derive(owner.hasher, parent, assetIdOfMint(output.mint), value);
+  return {
+    commitment: note.hex.commitment,
+    tree_id: output.tree_id,
+    mint: output.mint,
+    value,
+    blinding: fieldToHex(note.blinding),
+    inner_hash: note.hex.innerHash,
+    origin: { order_id: output.order_id, match_id: output.match_id, role: output.role },
+  };
+}
+
+/**
+ * Commitment -> value for every candidate of `output`: one Poseidon each, from the output's inner
+ * hash (the same for every value).
+ */
+export function candidateCommitments(owner: Owner, output: ExpectedOutput): Map<string, bigint> {
+  const { values } = candidateValues(output.rule);
+  const byCommitment = new Map<string, bigint>();
+  if (values.length === 0) return byCommitment;
+  const inner = noteOfOutput(owner, output, values[0] as bigint).inner_hash;
+  for (const value of values) {
+    byCommitment.set(owner.hasher.noteCommitment(owner.ownerCommitment, inner, value), value);
+  }
+  return byCommitment;
+}
