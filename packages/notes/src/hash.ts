@@ -56,6 +56,15 @@ export function loadNoteHasher(): Promise<NoteHasher> {
 }
 
 function hasherOf(wasm: Awaited<ReturnType<typeof buildPoseidon>>): NoteHasher {
+  return noteHasherOver((inputs) => wasm.F.toObject(wasm(inputs)));
+}
+
+/**
+ * The note hashes over a given permutation of 1 to 16 field elements. The venue uses circomlib's
+ * Poseidon (`loadNoteHasher`); the deterministic simulator passes a cheap stand-in with the same
+ * shape, so everything above the permutation (domains, field checks, hex encodings) is this code.
+ */
+export function noteHasherOver(permutation: (inputs: readonly bigint[]) => bigint): NoteHasher {
   const poseidon = (inputs: readonly bigint[]): bigint => {
     assert(inputs.length >= 1 && inputs.length <= POSEIDON_INPUTS_MAX, 'Poseidon takes 1 to 16 inputs');
     for (const input of inputs) {
@@ -64,7 +73,7 @@ function hasherOf(wasm: Awaited<ReturnType<typeof buildPoseidon>>): NoteHasher {
         throw new VenueError('OUT_OF_RANGE', `Poseidon input ${input} is not a BN254 field element`);
       }
     }
-    return wasm.F.toObject(wasm(inputs));
+    return permutation(inputs);
   };
   const commitment = (owner: bigint, inner: bigint, value: bigint): bigint =>
     poseidon([DOMAIN.commitment, owner, inner, checkedValue(value)]);

@@ -1,14 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  DOMAIN,
-  fieldFromDigest,
-  fieldFromHex,
-  fieldToHex,
-  isFieldElement,
-  loadNoteHasher,
-  type NoteHasher,
-} from '@venue/notes';
-import { U64_MAX, VenueError } from '@venue/protocol';
+import { fieldFromDigest, loadNoteHasher, type NoteHasher, noteHasherOver } from '@venue/notes';
 
 /**
  * A cheap stand-in for the note hashes, for the simulator only: sha256 over the inputs, truncated to
@@ -19,40 +10,12 @@ import { U64_MAX, VenueError } from '@venue/protocol';
  * A fixed subset of seeds runs with the real Poseidon (`simHasher('poseidon')`).
  */
 export function sha256NoteHasher(): NoteHasher {
-  const poseidon = (inputs: readonly bigint[]): bigint => {
-    if (inputs.length < 1 || inputs.length > 16) throw new Error('the note hash takes 1 to 16 inputs');
+  // Field checks, domains and encodings are the notes package's own; only the permutation differs.
+  return noteHasherOver((inputs) => {
     const hash = createHash('sha256');
-    for (const input of inputs) {
-      if (!isFieldElement(input)) {
-        throw new VenueError('OUT_OF_RANGE', `note hash input ${input} is not a BN254 field element`);
-      }
-      hash.update(input.toString(16).padStart(64, '0'), 'hex');
-    }
+    for (const input of inputs) hash.update(input.toString(16).padStart(64, '0'), 'hex');
     return fieldFromDigest(hash.digest());
-  };
-  const checkedValue = (value: bigint) => {
-    if (value < 0n || value > U64_MAX) {
-      throw new VenueError('OUT_OF_RANGE', `note value must be a u64, received ${value}`);
-    }
-    return value;
-  };
-  const commitment = (owner: bigint, inner: bigint, value: bigint) =>
-    poseidon([DOMAIN.commitment, owner, inner, checkedValue(value)]);
-  const noteUseTag = (owner: bigint, inner: bigint) => poseidon([DOMAIN.noteUseTag, owner, inner]);
-  return {
-    poseidon,
-    ownerCommitment: (spendingKey) => poseidon([DOMAIN.owner, spendingKey]),
-    innerHash: (assetId, blinding) => poseidon([DOMAIN.inner, assetId, blinding]),
-    commitment,
-    noteUseTag,
-    merkleNode: (left, right) => poseidon([left, right]),
-    noteCommitment: (owner, inner, value) =>
-      fieldToHex(
-        commitment(fieldFromHex(owner, 'owner_commitment'), fieldFromHex(inner, 'note_inner_hash'), value),
-      ),
-    noteUseTagHex: (owner, inner) =>
-      fieldToHex(noteUseTag(fieldFromHex(owner, 'owner_commitment'), fieldFromHex(inner, 'note_inner_hash'))),
-  };
+  });
 }
 
 export type SimHasherKind = 'sha256' | 'poseidon';
