@@ -16,9 +16,10 @@ import {
   TOKEN_CACHE_DIR_NAME,
   TokenCache,
 } from '../src/commands/token-cache.ts';
-import { runCli } from '../src/index.ts';
+import { type CliHome, type CliRun, cliHome } from './cli-home.ts';
 
 let venue: TestVenue;
+let home: CliHome;
 let dir: string;
 let accounts: Record<string, CreateAccountResponse>;
 /** Logins the venue served, per api key. */
@@ -26,21 +27,12 @@ const logins = new Map<string, number>();
 
 before(async () => {
   venue = await TestVenue.start({ enclave: true });
-  dir = mkdtempSync(join(tmpdir(), 'venue-token-cache-'));
   accounts = {
     admin: await venue.server.provision('admin', 'cache admin'),
     alice: await venue.server.provision('trader', 'cache alice'),
   };
-  writeFileSync(join(dir, 'dev-accounts.json'), JSON.stringify(accounts), { mode: 0o600 });
-  assert.ok(venue.platform !== undefined && venue.enclave !== undefined);
-  writeFileSync(
-    join(dir, 'platform-root.json'),
-    JSON.stringify({
-      root_key_id: venue.platform.rootKeyId,
-      root_public_key: venue.platform.rootPublicKey,
-      measurement: venue.enclave.measurement,
-    }),
-  );
+  home = cliHome(venue, accounts, 'venue-token-cache-');
+  dir = home.dir;
   // Counts what reaches the venue's account layer: the real login still runs.
   const auth = venue.server.auth;
   const login = auth.login.bind(auth);
@@ -51,33 +43,11 @@ before(async () => {
 });
 after(async () => {
   await venue.stop();
-  rmSync(dir, { recursive: true, force: true });
+  home.remove();
 });
 
-async function venueCli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await runCli(
-    [
-      '--venue',
-      `https://127.0.0.1:${venue.port}`,
-      '--credentials',
-      join(dir, 'dev-accounts.json'),
-      '--key-file',
-      join(dir, 'keys', 'key.json'),
-      ...args,
-    ],
-    {
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: (t) => {
-        stderr += t;
-      },
-      interactive: false,
-    },
-  );
-  return { status, stdout, stderr };
+function venueCli(...args: string[]): Promise<CliRun> {
+  return home.run(args);
 }
 
 function loginsOf(name: string): number {

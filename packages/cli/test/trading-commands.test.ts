@@ -4,18 +4,18 @@
 // refusal prints its code and message and exits 1; admin commands manage accounts and the drain;
 // on a settling venue, watch, modify and cancel keep the wallet in step with fills.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type RpcServer, startRpcServer } from '@venue/chain-sim';
 import { loadNoteHasher } from '@venue/notes';
 import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue, testMarket } from '@venue/testing';
-import { runCli } from '../src/index.ts';
+import { type CliHome, type CliRun, cliHome } from './cli-home.ts';
 
 const MARKET = testMarket('SOL-USDC');
 
 let venue: TestVenue;
+let home: CliHome;
 let dir: string;
 
 before(async () => {
@@ -25,7 +25,6 @@ before(async () => {
     enclave: true,
     core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
   });
-  dir = mkdtempSync(join(tmpdir(), 'venue-cli-test-'));
   const accounts = {
     admin: await venue.server.provision('admin', 'cli admin'),
     alice: await venue.server.provision('trader', 'cli alice'),
@@ -33,47 +32,17 @@ before(async () => {
     // the refusal checks use their own account so that the trading test keeps its allowance.
     bob: await venue.server.provision('trader', 'cli bob'),
   };
-  writeFileSync(join(dir, 'dev-accounts.json'), JSON.stringify(accounts), { mode: 0o600 });
-  assert.ok(venue.platform !== undefined && venue.enclave !== undefined);
-  writeFileSync(
-    join(dir, 'platform-root.json'),
-    JSON.stringify({
-      root_key_id: venue.platform.rootKeyId,
-      root_public_key: venue.platform.rootPublicKey,
-      measurement: venue.enclave.measurement,
-    }),
-  );
+  home = cliHome(venue, accounts, 'venue-cli-test-');
+  dir = home.dir;
 });
 after(async () => {
   await venue.stop();
-  rmSync(dir, { recursive: true, force: true });
+  home.remove();
 });
 
 /** Runs `venue <args>` in-process with the test venue's global options; returns status and output. */
-async function venueCli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await runCli(
-    [
-      '--venue',
-      `https://127.0.0.1:${venue.port}`,
-      '--credentials',
-      join(dir, 'dev-accounts.json'),
-      '--key-file',
-      join(dir, 'keys', 'key.json'),
-      ...args,
-    ],
-    {
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: (t) => {
-        stderr += t;
-      },
-      interactive: false,
-    },
-  );
-  return { status, stdout, stderr };
+function venueCli(...args: string[]): Promise<CliRun> {
+  return home.run(args);
 }
 
 async function json(...args: string[]): Promise<Record<string, unknown> & Array<Record<string, unknown>>> {
@@ -179,7 +148,7 @@ describe('venue CLI on a settling venue', () => {
   const FINALITY = 4;
   let settling: TestVenue;
   let rpc: RpcServer;
-  let home: string;
+  let settlingHome: CliHome;
 
   before(async () => {
     const hasher = await loadNoteHasher();
@@ -193,55 +162,24 @@ describe('venue CLI on a settling venue', () => {
       settling.chain !== undefined && settling.platform !== undefined && settling.enclave !== undefined,
     );
     rpc = await startRpcServer(settling.chain);
-    home = mkdtempSync(join(tmpdir(), 'venue-cli-settling-'));
     const accounts = {
       alice: await settling.server.provision('trader', 'settling alice'),
       bob: await settling.server.provision('trader', 'settling bob'),
     };
-    writeFileSync(join(home, 'dev-accounts.json'), JSON.stringify(accounts), { mode: 0o600 });
-    writeFileSync(
-      join(home, 'platform-root.json'),
-      JSON.stringify({
-        root_key_id: settling.platform.rootKeyId,
-        root_public_key: settling.platform.rootPublicKey,
-        measurement: settling.enclave.measurement,
-      }),
-    );
+    settlingHome = cliHome(settling, accounts, 'venue-cli-settling-');
   });
   after(async () => {
     await rpc.close();
     await settling.stop();
-    rmSync(home, { recursive: true, force: true });
+    settlingHome.remove();
   });
 
   /** `venue --account <who> <args>` with <who>'s own key file; stderr is passed to `onStderr` as it comes. */
-  async function as(who: string, args: string[], onStderr?: (text: string) => void) {
-    let stdout = '';
-    let stderr = '';
-    const status = await runCli(
-      [
-        '--venue',
-        `https://127.0.0.1:${settling.port}`,
-        '--credentials',
-        join(home, 'dev-accounts.json'),
-        '--key-file',
-        join(home, who, 'key.json'),
-        '--account',
-        who,
-        ...args,
-      ],
-      {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: (t) => {
-          stderr += t;
-          onStderr?.(stderr);
-        },
-        interactive: false,
-      },
-    );
-    return { status, stdout, stderr };
+  function as(who: string, args: string[], onStderr?: (text: string) => void): Promise<CliRun> {
+    return settlingHome.run(['--account', who, ...args], {
+      keyFile: join(settlingHome.dir, who, 'key.json'),
+      ...(onStderr === undefined ? {} : { onStderr }),
+    });
   }
 
   async function asJson(who: string, ...args: string[]) {
