@@ -3,6 +3,8 @@
  * are the venue's clock, a venue engine (no HTTP) with the SOL-USDC test market listed on both,
  * the pipeline with its tree feed and telemetry, and wallets that deposit real Poseidon notes and
  * place orders against them. Proofs are not involved: the engine receives verified commands.
+ * With `rpc: true` the pipeline reaches the same chain over its real JSON-RPC server, through a
+ * fault-injecting proxy (settlement-rpc-proxy.ts), as `venue serve` does; `beat()` drives it.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -21,10 +23,14 @@ import {
 } from '@venue/adapters';
 import {
   accountAddress,
+  ChainRpcClient,
   type ChainSimulator,
   createChainSimulator,
+  RemoteSettlementChain,
+  type RpcServer,
   settlementChainOf,
   spendAuthorityOf,
+  startRpcServer,
   treeReads,
 } from '@venue/chain-sim';
 import type { CoreConfig, CoreEvent, OrderEvent } from '@venue/core';
@@ -40,6 +46,7 @@ import {
 } from '@venue/notes';
 import { generateTradingKey, type PlaceOrder, type TradingKey } from '@venue/protocol';
 import { placeCommand, TEST_CORE_CONFIG, TEST_SESSION, testListing, testMarket } from '@venue/testing';
+import { type RpcProxy, startRpcProxy } from './settlement-rpc-proxy.ts';
 
 export const MARKET = testMarket('SOL-USDC');
 /** Oracle price and the price every test order uses (quote units per base x price scale 1000). */
@@ -64,7 +71,22 @@ export interface WorldOptions {
   readonly batchLegsMax?: number;
   /** Journal the engine in a state directory, so `restart()` can boot it again from disk. */
   readonly state?: StateDirectory;
+  /** Settle over the chain's JSON-RPC (a real server on a loopback port, behind a proxy). */
+  readonly rpc?: boolean;
 }
+
+/** A world's chain over RPC: the server, the proxy that fails requests on demand, the port. */
+export interface RemoteLink {
+  readonly server: RpcServer;
+  readonly proxy: RpcProxy;
+  /** The pipeline's current port (a restart builds a new one, with an empty view). */
+  port: RemoteSettlementChain | null;
+}
+
+/** Refresh-and-answer rounds per slot: enough for view, lock, view, seal and submit to follow. */
+const ROUNDS_PER_SLOT = 6;
+/** An RPC the proxy drops must fail fast: the test waits for it. */
+const RPC_TIMEOUT_MS = 2_000;
 
 export class SettlementWorld {
   readonly orderEvents: OrderEvent[] = [];
@@ -77,6 +99,8 @@ export class SettlementWorld {
   recovery: Recovery | null = null;
   #mirror: RootMirror;
   #nextId = 0;
+  /** Set with `rpc: true`. */
+  remote: RemoteLink | null;
 
   private constructor(
     readonly chain: ChainSimulator,
@@ -87,6 +111,7 @@ export class SettlementWorld {
     public facts: MatchFacts,
     readonly clock: VenueClock,
     readonly options: WorldOptions,
+    remote: { server: RpcServer; proxy: RpcProxy } | null,
   ) {
     this.#listen();
     this.#mirror = new RootMirror(engine, chain, TEST_CORE_CONFIG.treeCount);
@@ -94,6 +119,7 @@ export class SettlementWorld {
     chain.onEvent((event) => {
       if (event.kind !== 'settlement') this.#mirror.refresh();
     });
+    this.remote = remote === null ? null : { ...remote, port: null };
     this.settlement = this.newPipeline();
   }
 
@@ -167,16 +193,23 @@ export class SettlementWorld {
       facts,
     ]);
     engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
-    const world = new SettlementWorld(chain, signer, hasher, engine, openings, facts, clock, options);
+    let remote: { server: RpcServer; proxy: RpcProxy } | null = null;
+    if (options.rpc === true) {
+      const server = await startRpcServer(chain);
+      remote = { server, proxy: await startRpcProxy(server.url) };
+    }
+    const world = new SettlementWorld(chain, signer, hasher, engine, openings, facts, clock, options, remote);
     world.recovery = recovery;
     return world;
   }
 
   /** A pipeline over this world's engine and chain (a second one stands for a rebooted venue). */
   newPipeline(): Settlement {
+    const port = this.remote === null ? null : this.#remotePort(this.remote.proxy);
+    if (this.remote !== null && port !== null) this.remote.port = port;
     return createSettlementPipeline({
       engine: this.engine,
-      chain: settlementChainOf(this.chain, this.signer),
+      chain: port ?? settlementChainOf(this.chain, this.signer),
       hasher: this.hasher,
       openings: this.openings,
       facts: this.facts,
@@ -188,6 +221,45 @@ export class SettlementWorld {
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
     });
+  }
+
+  #remotePort(proxy: RpcProxy): RemoteSettlementChain {
+    return new RemoteSettlementChain(new ChainRpcClient(proxy.url, RPC_TIMEOUT_MS), this.signer);
+  }
+
+  /**
+   * RPC mode: produces `slots` slots; after each, the pipeline's view is refreshed and its writes
+   * answered a fixed number of rounds, the way a polling venue would over a few polls.
+   */
+  async beat(slots = 1): Promise<void> {
+    const remote = this.remote;
+    if (remote === null) throw new Error('beat() drives a world created with rpc: true');
+    for (let i = 0; i < slots; i += 1) {
+      this.chain.advance(1);
+      await this.rounds();
+    }
+  }
+
+  /** RPC mode: refresh-and-answer rounds without a new slot. */
+  async rounds(count = ROUNDS_PER_SLOT): Promise<void> {
+    const port = this.remote?.port;
+    if (port === undefined || port === null)
+      throw new Error('rounds() drives a world created with rpc: true');
+    for (let round = 0; round < count; round += 1) {
+      this.engine.catchUp();
+      await this.engine.settled();
+      await port.refresh();
+      await port.idle();
+    }
+  }
+
+  /** Stops the pipeline and, in RPC mode, the proxy and the server. */
+  async close(): Promise<void> {
+    this.settlement.stop();
+    if (this.remote !== null) {
+      await this.remote.proxy.close();
+      await this.remote.server.close();
+    }
   }
 
   wallet(name: string): Wallet {

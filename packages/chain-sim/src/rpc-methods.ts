@@ -14,6 +14,40 @@ export type RpcMethod = (chain: ChainSimulator, params: Record<string, unknown>)
 const optionalAddress = (value: unknown, name: string): string | undefined =>
   value === undefined ? undefined : validate.address(value, name);
 
+/** Entries one getSettlementView call answers for (tags, tx ids and markets together). */
+export const SETTLEMENT_VIEW_KEYS_MAX = 4096;
+
+/**
+ * What a remote settlement pipeline needs for one beat, read in one call and so at one slot:
+ * slots, governance in force, every shard's current root, and the notes (consumed slot, lock),
+ * transactions and markets (next batch number) it asked about. An unknown entry is null.
+ */
+function settlementView(chain: ChainSimulator, p: Record<string, unknown>) {
+  const list = (name: string) =>
+    p[name] === undefined ? [] : validate.list(p[name], name, 0, SETTLEMENT_VIEW_KEYS_MAX);
+  const tags = list('tags').map((tag, i) => validate.hex32(tag, `tags[${i}]`));
+  const txIds = list('tx_ids').map((id, i) => validate.hex32(id, `tx_ids[${i}]`));
+  const marketIds = list('market_ids').map((id, i) => validate.address(id, `market_ids[${i}]`));
+  if (tags.length + txIds.length + marketIds.length > SETTLEMENT_VIEW_KEYS_MAX)
+    reject('bad_request', `at most ${SETTLEMENT_VIEW_KEYS_MAX} tags, tx_ids and market_ids together`);
+  const markets = new Map(chain.markets().map((market) => [market.market_id, market]));
+  return {
+    ...chain.slotInfo(),
+    governance: chain.governanceValues(),
+    roots: Array.from({ length: chain.shardCount }, (_, treeId) => chain.currentRoot(treeId).root),
+    notes: tags.map((tag) => ({
+      note_use_tag: tag,
+      consumed_slot: chain.consumedEntry(tag)?.slot ?? null,
+      lock: chain.lock(tag) ?? null,
+    })),
+    settlements: txIds.map((txId) => ({ tx_id: txId, record: chain.settlement(txId) ?? null })),
+    markets: marketIds.map((marketId) => ({
+      market_id: marketId,
+      next_batch_seq: markets.get(marketId)?.next_batch_seq ?? null,
+    })),
+  };
+}
+
 export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
   // slots and reorgs
   getSlot: (chain) => chain.slotInfo(),
@@ -51,6 +85,7 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
       }),
     ),
   getSettlement: (chain, p) => chain.settlement(validate.hex32(p['tx_id'], 'tx_id')) ?? null,
+  getSettlementView: settlementView,
 
   // notes, locks, settlement
   deposit: (chain, p) => chain.deposit(p),

@@ -15,7 +15,7 @@ import {
   type RpcServer,
   startRpcServer,
 } from '../src/index.ts';
-import { BASE_MINT, type World, world } from './fixtures.ts';
+import { BASE_MINT, RECIPIENT, type World, world } from './fixtures.ts';
 
 let w: World;
 let server: RpcServer;
@@ -67,6 +67,60 @@ test('slots advance over RPC, and settlement status reads follow', async () => {
   const status = await client.settlementStatus({ by: 'tx', tx_id: record.tx_id });
   assert.equal(status.batch_seq, 0n);
   assert.equal(status.status, 'submitted');
+});
+
+test('getSettlementView answers, at one slot, exactly the notes, batches and markets asked', async () => {
+  const bid = w.deposit(w.wallet(3), 'quote', 500n);
+  const ask = w.deposit(w.wallet(4), 'base', 5n);
+  const idle = w.deposit(w.wallet(5), 'base', 7n);
+  w.lock([bid, ask], w.chain.slot + 20n);
+  const batch = w.trade(bid, ask, 2n, 300n);
+  const record = await client.request<{ tx_id: string }>('submitSettlement', { batch });
+  const tag = (held: typeof bid) =>
+    w.chain.hasher.noteUseTagHex(held.note.hex.ownerCommitment, held.note.hex.innerHash);
+  w.lock([idle], w.chain.slot + 9n);
+  const unknownTx = '56'.repeat(32);
+  const view = await client.request<{
+    slot: bigint;
+    finalized_slot: bigint;
+    governance: { settlement_signer: string };
+    roots: string[];
+    notes: { note_use_tag: string; consumed_slot: bigint | null; lock: { expiry_slot: bigint } | null }[];
+    settlements: { tx_id: string; record: { state: string } | null }[];
+    markets: { market_id: string; next_batch_seq: bigint | null }[];
+  }>('getSettlementView', {
+    tags: [tag(bid), tag(idle)],
+    tx_ids: [record.tx_id, unknownTx],
+    market_ids: [w.market.market_id, RECIPIENT],
+  });
+  assert.equal(view.slot, w.chain.slot);
+  assert.equal(view.governance.settlement_signer, w.signer.publicKey);
+  assert.deepEqual(
+    view.roots,
+    Array.from({ length: w.chain.shardCount }, (_, i) => w.chain.currentRoot(i).root),
+  );
+  assert.deepEqual(
+    view.notes.map((n) => [n.note_use_tag, n.consumed_slot, n.lock?.expiry_slot ?? null]),
+    [
+      [tag(bid), w.chain.slot, null], // consumed by the batch, its lock released
+      [tag(idle), null, w.chain.slot + 9n],
+    ],
+  );
+  assert.deepEqual(
+    view.settlements.map((entry) => [entry.tx_id, entry.record?.state ?? null]),
+    [
+      [record.tx_id, 'landed'],
+      [unknownTx, null],
+    ],
+  );
+  assert.deepEqual(view.markets, [
+    { market_id: w.market.market_id, next_batch_seq: w.chain.market(w.market.market_id).next_batch_seq },
+    { market_id: RECIPIENT, next_batch_seq: null },
+  ]);
+  await assert.rejects(
+    client.call('getSettlementView', { tags: Array.from({ length: 4097 }, () => tag(bid)) }),
+    (e: unknown) => e instanceof ChainError && e.reason === 'bad_request',
+  );
 });
 
 test('rejections come back as the errors they were, with codes', async () => {

@@ -1,10 +1,11 @@
 // `venue serve --config FILE`: the venue alone in its own process, against a chain simulator in
 // another process and an oracle publisher over HTTP. An order placed with the SDK survives a
-// SIGTERM (drain, exit 0) and a restart from the same state directory; a bad config fails at once,
+// SIGTERM (drain, exit 0) and a restart from the same state directory; a settling venue settles an
+// SDK order pair on that chain through a restart, exactly once; a bad config fails at once,
 // naming the key and what to fix, and the shipped example config is valid.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,9 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createOracleSimulator } from '@venue/adapters';
-import { ChainRpcClient } from '@venue/chain-sim';
-import { STUB_PROOF_HEX } from '@venue/notes';
+import { ChainRpcClient, signGovernance, spendAuthorityOf } from '@venue/chain-sim';
+import { createValidInputProver, STUB_PROOF_HEX } from '@venue/notes';
+import { generateTradingKey } from '@venue/protocol';
 import {
   connectVenue,
   KeyFile,
@@ -29,6 +31,10 @@ import { parseServeConfig, ServeConfigError } from '../src/serve/serve-config.ts
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
 const SLOT_MS = 100;
+/** Short, so that governance and settlements are final within a second. */
+const FINALITY_SLOTS = 4;
+/** Signs the chain's governance actions: the operator's key, not the venue's. */
+const AUTHORITY = generateTradingKey();
 
 let dir: string;
 let chainUrl: string;
@@ -70,10 +76,21 @@ function exited(child: ChildProcess): Promise<number | null> {
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'venue-serve-'));
   const started = await startChild(
-    ['packages/chain-sim/src/main.ts', '--port', '0', '--slot-ms', String(SLOT_MS)],
+    [
+      'packages/chain-sim/src/main.ts',
+      '--port',
+      '0',
+      '--slot-ms',
+      String(SLOT_MS),
+      '--finality-depth',
+      String(FINALITY_SLOTS),
+      '--authority',
+      AUTHORITY.publicKey,
+    ],
     (line) => line.startsWith('READY '),
   );
   chainUrl = started.line.slice('READY '.length).trim();
+  await createChainAccounts(new ChainRpcClient(chainUrl));
   // A publisher: each GET answers the next signed update, stamped a few slots behind the chain's
   // slot so that it is never ahead of the venue's polled view of it.
   const simulator = createOracleSimulator({
@@ -115,7 +132,7 @@ function config(overrides: Record<string, unknown> = {}): Record<string, unknown
     platform: { kind: 'simulated', secret_file: 'secrets/platform.json' },
     admin_credentials_file: 'secrets/admin.json',
     proofs: 'stub',
-    chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4 },
+    chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4, settle: false },
     oracle: {
       poll_ms: 100,
       feeds: [{ feed: FEED, publisher_key: publisherKey, url: `http://127.0.0.1:${address.port}/` }],
@@ -138,6 +155,34 @@ function trustOf(file: string): TrustAnchors {
     roots: new Map([[root['root_key_id'] ?? '', root['root_public_key'] ?? '']]),
     measurements: new Set([root['measurement'] ?? '']),
   };
+}
+
+/** The example's market and its oracle as accounts on the chain, which settlement checks against. */
+async function createChainAccounts(rpc: ChainRpcClient): Promise<void> {
+  const example = JSON.parse(readFileSync(join(ROOT, 'config/venue.example.json'), 'utf8')) as {
+    markets: Record<string, string | number>[];
+  };
+  const market = example.markets[0] ?? {};
+  await rpc.request('updateOracle', { address: FEED, price: 150_000n, confidence: 0n });
+  await rpc.request('createMarket', {
+    market_id: market['market_id'],
+    symbol: market['symbol'],
+    base_mint: market['base_mint'],
+    quote_mint: market['quote_mint'],
+    tick_size: BigInt(market['tick_size'] ?? 0),
+    min_size: BigInt(market['min_size'] ?? 0),
+    price_scale: BigInt(market['price_scale'] ?? 0),
+    oracle: FEED,
+  });
+}
+
+/** Bounded polling for something another process does; fails with `what` when it never happens. */
+async function until(what: string, done: () => Promise<boolean>, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i += 1) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`${what} never happened`);
 }
 
 async function untilTrading(client: Awaited<ReturnType<typeof connectVenue>>, symbol: string): Promise<void> {
@@ -213,6 +258,142 @@ describe('venue serve', () => {
     assert.equal(record.state, 'resting');
     assert.equal(record.amount, 1_000_000n);
     await again.close();
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+  });
+
+  test('a served venue settles an SDK order pair on its RPC chain through a restart, once', async () => {
+    const home = join(dir, 'settling');
+    const file = join(home, 'venue.json');
+    const settling = config({
+      proofs: 'groth16',
+      chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4, settle: true },
+    });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(file, JSON.stringify(settling)); // its own state, public and secret files
+    const rpc = new ChainRpcClient(chainUrl);
+    const first = await serve(file);
+    assert.equal(first.ready['settles'], true);
+    // The operator names this build and its settlement signer in the chain's governance.
+    const { next_sequence } = await rpc.request<{ next_sequence: bigint }>('getGovernance');
+    await rpc.request(
+      'proposeGovernance',
+      signGovernance(
+        {
+          sequence: next_sequence,
+          measurement: String(first.ready['measurement']),
+          settlement_signer: String(first.ready['settlement_signer']),
+        },
+        AUTHORITY,
+      ),
+    );
+    const url = String(first.ready['rest_url']);
+    const trust = trustOf(join(home, 'public/platform-root.json'));
+    const admin = (
+      JSON.parse(readFileSync(join(home, 'secrets/admin.json'), 'utf8')) as { admin: Record<string, string> }
+    ).admin;
+    const operator = await connectVenue({ url, trust });
+    await operator.login({
+      apiKey: admin['api_key'] ?? '',
+      apiSecret: admin['api_secret'] ?? '',
+      passphrase: admin['passphrase'] ?? '',
+    });
+    const prover = await createValidInputProver({ singleThread: true });
+    let marketId = '';
+    const placed: { orderId: string; credentials: Parameters<typeof operator.login>[0] }[] = [];
+    try {
+      // Trading opens once governance naming this boot is final and the oracle has spoken.
+      await untilTrading(operator, 'SOL-USDC');
+      const instrument = await operator.instrument('SOL-USDC');
+      const orders = [
+        { symbol: 'SOL-USDC', side: 'bid' as const, amount: 1_000_000n, price: 150_000n },
+        { symbol: 'SOL-USDC', side: 'ask' as const, amount: 1_000_000n, price: 150_000n },
+      ];
+      const traders = [];
+      for (const [i, request] of orders.entries()) {
+        const account = await operator.createAccount({ role: 'trader', label: `settling ${i}` });
+        const credentials = {
+          apiKey: account.api_key,
+          apiSecret: account.api_secret,
+          passphrase: account.passphrase,
+        };
+        const client = await connectVenue({ url, trust });
+        await client.login(credentials);
+        const walletDir = join(home, `wallet-${i}`);
+        const keys = await KeyFile.create(join(walletDir, 'key.json'));
+        const wallet = await NoteWallet.open(keys, walletDir);
+        const { deposit } = wallet.prepareDeposit({
+          mint: spentMintOf(request.side, instrument),
+          value: nominalCost(request, instrument),
+        });
+        const receipt = await rpc.request<{ slot: bigint }>('deposit', {
+          ...deposit,
+          spend_authority: spendAuthorityOf(keys.spendingKey()).publicKey,
+        });
+        traders.push({ request, credentials, client, keys, wallet, walletDir, slot: receipt.slot });
+      }
+      const depositSlot = traders.reduce((max, t) => (t.slot > max ? t.slot : max), 0n);
+      await until(
+        'the venue passing the deposits slot',
+        async () => (await operator.time()).slot > depositSlot,
+      );
+      const inputs = [];
+      for (const t of traders) {
+        await t.wallet.scan(t.client);
+        const note = t.wallet.pick(
+          spentMintOf(t.request.side, instrument),
+          nominalCost(t.request, instrument),
+        );
+        assert.ok(note !== undefined, 'the deposit is a spendable note');
+        inputs.push(await t.wallet.input(note, t.keys.publicParts.trading_key, t.client, prover));
+      }
+      // The batch waits on chain for a while, so the venue stops with the match unsettled.
+      await rpc.request('faultDelayNextSettlement', { slots: 20n });
+      for (const [i, t] of traders.entries()) {
+        const bot = Trader.open(t.client, t.keys, t.walletDir, { wallet: t.wallet });
+        const order = await bot.place({ ...t.request, input: inputs[i] as (typeof inputs)[number] });
+        placed.push({ orderId: order.order_id, credentials: t.credentials });
+        await bot.close();
+      }
+      marketId = instrument.market_id;
+      await until('the settlement batch reaching the chain', async () => {
+        const status = await rpc
+          .request<{ status: string }>('getSettlementStatus', { market_id: marketId, batch_seq: 0n })
+          .catch(() => null);
+        return status !== null;
+      });
+      for (const t of traders) {
+        t.wallet.close();
+        await t.client.close();
+      }
+    } finally {
+      await operator.close();
+      await prover.close();
+    }
+    first.child.kill('SIGTERM');
+    assert.equal(await exited(first.child), 0, `a SIGTERM drains and exits 0:\n${first.stderr()}`);
+
+    const second = await serve(file);
+    assert.equal(second.ready['settlement_signer'], first.ready['settlement_signer'], 'a sealed signer');
+    const again = await connectVenue({ url: String(second.ready['rest_url']), trust });
+    try {
+      for (const { orderId, credentials } of placed) {
+        await again.login(credentials);
+        await until(
+          `order ${orderId} filled`,
+          async () => (await again.order(orderId)).state === 'fully_filled',
+        );
+      }
+    } finally {
+      await again.close();
+    }
+    const market = await rpc.request<{ next_batch_seq: bigint }>('getMarket', { market_id: marketId });
+    assert.equal(market.next_batch_seq, 1n, 'exactly one batch applied');
+    const audit = await rpc.request<{ mints: { vault: bigint; notes: bigint }[] }>('audit');
+    assert.ok(
+      audit.mints.every((m) => m.vault === m.notes),
+      'value conserved on chain',
+    );
     second.child.kill('SIGTERM');
     assert.equal(await exited(second.child), 0);
   });

@@ -12,6 +12,7 @@ import {
   type TransparencyEntry,
   type TransparencyResponse,
   type TransportAttestationResponse,
+  tradingKeyFromSeed,
   transparencyEntryHash,
   transparencyPayloadDigest,
   verifyAttestation,
@@ -46,12 +47,27 @@ export interface EnclaveOptions {
   readonly nowMs: number;
   /** Earlier entries of the transparency log (a restart continues it); none on first boot. */
   readonly transparencyHistory?: readonly TransparencyEntry[];
+  /**
+   * Derive the settlement signer from the sealing key instead of drawing it: the same build on the
+   * same platform then signs with the same key after a restart, so the chain's governance, which
+   * names the signer, need not change (`venue serve`, docs/settlement.md section 9). Like the
+   * sealing key, it is reachable only by this measurement on this platform.
+   */
+  readonly sealedSettlementSigner?: boolean;
 }
+
+/** HKDF info of the sealed settlement signer's seed: one key per sealing key, for this use only. */
+const SEALED_SIGNER_INFO = 'venue enclave settlement signer v1';
 
 export function createEnclave(options: EnclaveOptions): Enclave {
   const { identity, platform, measurement, nowMs } = options;
-  const settlementSigner = generateTradingKey();
   const sealingKey = platform.sealingKey(measurement);
+  const settlementSigner =
+    options.sealedSettlementSigner === true
+      ? tradingKeyFromSeed(
+          new Uint8Array(hkdfSync('sha256', sealingKey, new Uint8Array(0), SEALED_SIGNER_INFO, 32)),
+        )
+      : generateTradingKey();
   const sealingPubkey = sealingPublicKeyOf(sealingKey);
   const report: AttestationReport = {
     version: ATTESTATION_REPORT_VERSION,

@@ -66,11 +66,39 @@ export interface ChainLock {
   readonly reverted: boolean;
 }
 
-/** A refusal by the chain, as a settlement failure reason, or a request it could not judge. */
-export type LockOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/**
+ * The chain's answer to a lock request: placed, refused (a settlement failure reason, or a request
+ * it could not judge), or, from a chain behind RPC, not known yet: the request is on its way and a
+ * later beat's view shows the locks (or the next call returns the refusal).
+ */
+export type LockOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: string }
+  | { readonly ok: 'pending' };
 
+/** Chain entries the pipeline is about to read (docs/settlement.md section 9). */
+export interface ChainKeys {
+  readonly tags?: readonly string[];
+  readonly txIds?: readonly string[];
+  readonly markets?: readonly string[];
+  readonly trees?: readonly number[];
+}
+
+/**
+ * The chain as the pipeline reads and writes it. Reads are synchronous: an in-process chain answers
+ * from its state, a remote one from a view it refreshes once per beat (chain-sim's
+ * `remoteSettlementChain`). Writes (`lockNotes`, `submit`) either apply at once or are queued, and
+ * their outcome shows in a later beat. The pipeline never takes a missing entry for absence unless
+ * `sees` vouches for it, so a stale or partial view delays settlement but never decides it.
+ */
 export interface SettlementChain {
-  /** The chain's current slot. */
+  /**
+   * Whether the reads below answer for these keys now. Absent or always true for an in-process
+   * chain. A remote view holds a key once a refresh (or a write's reply) answered for it; asking
+   * registers the keys for the next refresh, so the pipeline asks again on a later beat.
+   */
+  sees?(keys: ChainKeys): boolean;
+  /** The chain's current slot (a remote view: the slot its last refresh read first). */
   readonly slot: bigint;
   confirmationOf(slot: bigint): 'processed' | 'confirmed' | 'finalized';
   /** The batch number the market's next settlement must carry (gapless over landed batches). */
@@ -82,7 +110,10 @@ export interface SettlementChain {
   consumedSlot(noteUseTag: string): bigint | undefined;
   /** Signs with the settlement signer; Ed25519 is deterministic, so re-signing gives the same tx_id. */
   sign(batch: UnsignedChainBatch): SignedChainBatch;
-  /** Submits a signed batch. Throws only when the request did not reach the chain (retry it). */
+  /**
+   * Submits a signed batch (a remote chain: queues it). Throws only when the request did not reach
+   * the chain (retry it); the outcome is read back through `settlement`.
+   */
   submit(batch: SignedChainBatch): void;
   settlement(txId: string): ChainSettlementRecord | undefined;
   /** The current root of a shard. */

@@ -6,7 +6,12 @@ import type { VenueEngine } from '../venue/venue-engine.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
-import type { ChainSettlementRecord, SettlementChain, SignedChainBatch } from './settlement-chain.ts';
+import type {
+  ChainKeys,
+  ChainSettlementRecord,
+  SettlementChain,
+  SignedChainBatch,
+} from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
 import {
   fromMatchEvent,
@@ -47,12 +52,25 @@ interface Group {
   readonly legs: readonly PlannedLeg[];
 }
 
+/**
+ * A group on its way into the queue. With a remote chain it can wait here a few beats: for the view
+ * to hold its shards' roots (planning), then its notes' tags (consumed or locked?), then for its
+ * lock request's outcome. An in-process chain answers at once, so nothing waits.
+ */
+interface Admission {
+  readonly marketId: string;
+  readonly matches: readonly SettlingMatch[];
+  readonly recovered: boolean;
+  group: Group | null;
+}
+
 interface InFlight {
   readonly batch: SignedChainBatch;
   readonly groups: readonly Group[];
 }
 
 interface Lane {
+  readonly admitting: Admission[];
   readonly queued: Group[];
   inFlight: InFlight | null;
   /** Groups whose notes the chain already consumed (an earlier landing): waiting for finality. */
@@ -100,7 +118,8 @@ export class SettlementPipeline {
     const lane = this.#lanes.get(marketId);
     if (lane === undefined) return 0;
     const count = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.legs.length, 0);
-    return count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed);
+    const admitting = lane.admitting.reduce((sum, a) => sum + a.matches.length, 0);
+    return admitting + count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed);
   }
 
   /**
@@ -134,6 +153,7 @@ export class SettlementPipeline {
     if (this.#stopped) return;
     this.#o.engine.catchUp();
     for (const [marketId, lane] of [...this.#lanes]) {
+      this.#admitWaiting(lane);
       this.#followLanded(lane);
       if (lane.inFlight !== null) this.#follow(lane, lane.inFlight);
       if (lane.inFlight === null) this.#seal(marketId, lane);
@@ -164,36 +184,63 @@ export class SettlementPipeline {
     }
   }
 
-  /** Plans and locks one group, then queues it; a group that cannot be locked fails at once. */
+  /** Takes one group in: planned, locked, then queued; a group that cannot be locked fails at once. */
   #admit(matches: readonly SettlingMatch[], recovered: boolean): void {
     const first = matches[0];
     if (first === undefined) return;
     const marketId = first.marketId;
     for (const match of matches) this.#owned.add(key(marketId, match.matchId));
     const lane = this.#lane(marketId);
-    const market = this.#o.engine.core.marketConfig(marketId);
-    assert(market !== undefined, `settlement of unknown market ${marketId}`);
-    const planned = this.#plan(market, matches);
-    if (typeof planned === 'string') {
-      this.#failMatches(matches, 'chain_rejected');
-      return;
+    const admission: Admission = { marketId, matches, recovered, group: null };
+    lane.admitting.push(admission);
+    if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+    if (queuedLegs(lane) >= this.#legsMax && lane.inFlight === null) this.#seal(marketId, lane);
+  }
+
+  /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
+  #admitWaiting(lane: Lane): void {
+    for (const admission of [...lane.admitting]) {
+      if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
-    const group: Group = { marketId, legs: planned };
-    if (recovered && this.#allConsumed(group)) {
+  }
+
+  /** Moves an admission as far as the chain's view allows; true once it left (queued, landed or failed). */
+  #tryAdmit(admission: Admission): boolean {
+    const { marketId, matches } = admission;
+    const lane = this.#lane(marketId);
+    if (admission.group === null) {
+      if (!this.#sees({ trees: matches.map((m) => m.note.treeId) })) return false;
+      const market = this.#o.engine.core.marketConfig(marketId);
+      assert(market !== undefined, `settlement of unknown market ${marketId}`);
+      const planned = this.#plan(market, matches);
+      if (typeof planned === 'string') {
+        this.#failMatches(matches, 'chain_rejected');
+        return true;
+      }
+      admission.group = { marketId, legs: planned };
+    }
+    const group = admission.group;
+    if (!this.#sees({ tags: tagsOf([group]) })) return false;
+    if (admission.recovered && this.#allConsumed(group)) {
       lane.landed.push(group);
-      return;
+      return true;
     }
-    if (this.queueDepth(marketId) + matches.length > QUEUED_MATCHES_PER_MARKET_MAX) {
+    if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
       this.#failMatches(matches, 'chain_rejected');
-      return;
+      return true;
     }
     const refusal = this.#lock(group);
+    if (refusal === 'pending') return false;
     if (refusal !== null) {
       this.#failMatches(matches, refusal);
-      return;
+      return true;
     }
     lane.queued.push(group);
-    if (queuedLegs(lane) >= this.#legsMax && lane.inFlight === null) this.#seal(marketId, lane);
+    return true;
+  }
+
+  #sees(keys: ChainKeys): boolean {
+    return this.#o.chain.sees?.(keys) ?? true;
   }
 
   #plan(market: MarketConfig, matches: readonly SettlingMatch[]): PlannedLeg[] | string {
@@ -217,9 +264,10 @@ export class SettlementPipeline {
 
   /**
    * Locks every note of the group until its match's lock expiry (all or none), unless a live lock of
-   * this market already holds it (a recovered match). Returns the failure reason, or null.
+   * this market already holds it (a recovered match). Returns the failure reason, null once every
+   * lock holds, or 'pending' while a remote chain has not answered the request yet.
    */
-  #lock(group: Group): SettlementFailureReason | null {
+  #lock(group: Group): SettlementFailureReason | 'pending' | null {
     const { chain } = this.#o;
     const needed = group.legs.filter((planned) => {
       const lock = chain.lock(planned.noteUseTag);
@@ -236,6 +284,7 @@ export class SettlementPipeline {
       group.marketId,
       needed.map((p) => ({ note_use_tag: p.noteUseTag, expiry_slot: p.match.lockExpirySlot })),
     );
+    if (outcome.ok === 'pending') return 'pending';
     return outcome.ok ? null : reasonOf(outcome.reason);
   }
 
@@ -244,6 +293,8 @@ export class SettlementPipeline {
   /** Seals the market's waiting groups (whole groups, up to the leg cap) into one signed batch. */
   #seal(marketId: string, lane: Lane): void {
     if (lane.queued.length === 0 || lane.inFlight !== null) return;
+    // The batch number comes from the market account: a view that does not hold it yet waits.
+    if (!this.#sees({ markets: [marketId] })) return;
     const groups: Group[] = [];
     let legs = 0;
     while (lane.queued.length > 0) {
@@ -288,6 +339,8 @@ export class SettlementPipeline {
   /** Follows the batch in flight: finality settles it, a failure fails it, a lost landing retries. */
   #follow(lane: Lane, inFlight: InFlight): void {
     const { chain } = this.#o;
+    // Until the view holds the transaction and its notes, "not found" would be a guess.
+    if (!this.#sees({ txIds: [inFlight.batch.tx_id], tags: tagsOf(inFlight.groups) })) return;
     const record: ChainSettlementRecord | undefined = chain.settlement(inFlight.batch.tx_id);
     if (record?.state === 'pending') return;
     if (record?.state === 'landed') {
@@ -328,8 +381,10 @@ export class SettlementPipeline {
       return;
     }
     // A rolled-back slot may have taken the locks with it: place them again (same market, same
-    // expiry) before the same signed batch goes out again.
-    for (const group of inFlight.groups) this.#lock(group);
+    // expiry) before the same signed batch goes out again. A remote chain's locks are seen at a
+    // later beat; resubmitting before would only land a batch that fails for want of them.
+    const locks = inFlight.groups.map((group) => this.#lock(group));
+    if (locks.includes('pending')) return;
     this.#submit(inFlight);
     const retried = chain.settlement(inFlight.batch.tx_id);
     if (retried !== undefined && retried.state !== 'pending') this.#follow(lane, inFlight);
@@ -339,17 +394,19 @@ export class SettlementPipeline {
   #followLanded(lane: Lane): void {
     const { chain } = this.#o;
     for (const group of [...lane.landed]) {
+      if (!this.#sees({ tags: tagsOf([group]) })) continue;
       const slots = group.legs.map((p) => chain.consumedSlot(p.noteUseTag));
       if (slots.some((slot) => slot === undefined)) {
         // A reorg undid the landing: settle the group again.
         lane.landed.splice(lane.landed.indexOf(group), 1);
-        const refusal = this.#lock(group);
-        if (refusal === null) lane.queued.push(group);
-        else
-          this.#failMatches(
-            group.legs.map((p) => p.match),
-            refusal,
-          );
+        const admission: Admission = {
+          marketId: group.marketId,
+          matches: group.legs.map((p) => p.match),
+          recovered: false,
+          group,
+        };
+        lane.admitting.push(admission);
+        if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
         continue;
       }
       const included = (slots as bigint[]).reduce((max, s) => (s > max ? s : max), 0n);
@@ -481,7 +538,7 @@ export class SettlementPipeline {
   #lane(marketId: string): Lane {
     let lane = this.#lanes.get(marketId);
     if (lane === undefined) {
-      lane = { queued: [], inFlight: null, landed: [] };
+      lane = { admitting: [], queued: [], inFlight: null, landed: [] };
       this.#lanes.set(marketId, lane);
     }
     return lane;
@@ -490,6 +547,10 @@ export class SettlementPipeline {
 
 function key(marketId: string, matchId: bigint): string {
   return `${marketId}:${matchId}`;
+}
+
+function tagsOf(groups: readonly Group[]): string[] {
+  return groups.flatMap((group) => group.legs.map((p) => p.noteUseTag));
 }
 
 function queuedLegs(lane: Lane): number {

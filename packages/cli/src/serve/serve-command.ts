@@ -30,6 +30,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             trust_file: venue.platformFile,
             replayed_commands: venue.replayed,
             admin_credentials_file: venue.adminCredentialsFile,
+            settles: venue.settles,
+            settlement_signer: venue.settlementSigner,
+            measurement: venue.measurement,
           },
         })}\n`,
       );

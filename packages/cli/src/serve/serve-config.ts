@@ -36,6 +36,8 @@ export interface ServeConfig {
     readonly pollMs: number;
     readonly slotMs: number;
     readonly treeCount: number;
+    /** Settle matches on this chain (docs/settlement.md section 9); false leaves them pending. */
+    readonly settle: boolean;
   };
   readonly oracle: {
     readonly pollMs: number;
@@ -116,7 +118,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
   platform.only(['kind', 'secret_file']);
   platform.oneOf('kind', ['simulated'] as const);
   const chain = root.object('chain');
-  chain.only(['rpc_url', 'poll_ms', 'slot_ms', 'tree_count']);
+  chain.only(['rpc_url', 'poll_ms', 'slot_ms', 'tree_count', 'settle']);
   const oracle = root.object('oracle');
   oracle.only(['poll_ms', 'feeds']);
 
@@ -134,6 +136,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
       pollMs: chain.integer('poll_ms', POLL_MS_MIN, POLL_MS_MAX, 200),
       slotMs: chain.integer('slot_ms', 10, 60_000, 400),
       treeCount: chain.integer('tree_count', 1, 256, 4),
+      settle: chain.boolean('settle', true),
     },
     oracle: {
       pollMs: oracle.integer('poll_ms', POLL_MS_MIN, POLL_MS_MAX, 400),
@@ -225,6 +228,13 @@ function limitsOf(limits: Reader): ServeConfig['limits'] {
 /** Rules between keys: each failure names the key to change. */
 function checkRelations(config: ServeConfig, root: Reader): void {
   const { limits } = config;
+  // Decisions section 4: a stub proof proves nothing, so a venue that settles accepts none.
+  if (config.proofs === 'stub' && config.chain.settle) {
+    root.fail(
+      'proofs',
+      'stub proofs are refused on a venue that settles; use groth16, or set chain.settle to false',
+    );
+  }
   if (limits.orderLifetimeSlotsMax > ORDER_LIFETIME_SLOTS_MAX) {
     root.fail(
       'limits.order_lifetime_slots_max',
@@ -335,6 +345,13 @@ class Reader {
     const value = this.#get(key) ?? fallback;
     if (typeof value !== 'string' || value === '')
       this.fail(this.#key(key), 'missing; expected a non-empty string');
+    return value;
+  }
+
+  boolean(key: string, fallback: boolean): boolean {
+    const value = this.#get(key) ?? fallback;
+    if (typeof value !== 'boolean')
+      this.fail(this.#key(key), `expected true or false; received ${JSON.stringify(value)}`);
     return value;
   }
 

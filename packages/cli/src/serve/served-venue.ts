@@ -5,9 +5,13 @@ import {
   createBootIdentity,
   createEnclave,
   createVenueServer,
+  MatchFacts,
+  NoteOpenings,
   OracleMonitor,
   proofChecksOf,
   RootMirror,
+  rememberingProofChecks,
+  SettlementMetrics,
   snapshotCode,
   type VenueServer,
 } from '@venue/adapters';
@@ -18,6 +22,7 @@ import { pollOracleFeeds } from './oracle-feeds.ts';
 import { loadOrCreatePlatform } from './platform-secret.ts';
 import { identityNamesFor, urlHost, writePlatformRoot, writePublicCertificate } from './public-files.ts';
 import type { ServeConfig } from './serve-config.ts';
+import { openRemoteSettlement, type ServedSettlement, startServedSettlement } from './served-settlement.ts';
 
 /**
  * `venue serve`: the venue alone, from a configuration file. It keeps its journal, snapshots and
@@ -26,9 +31,11 @@ import type { ServeConfig } from './serve-config.ts';
  * and the tree and settlement reads, and takes its oracle prices from the configured publishers.
  * Neither a chain nor an oracle simulator runs in this process.
  *
- * It does not settle yet: the settlement pipeline's chain port is synchronous, which an in-process
- * chain can serve and a remote one cannot (docs/operations.md). Matches therefore stay
- * `pending_settlement`, and GET /info says settlement is off.
+ * It settles on that chain (served-settlement.ts) unless `chain.settle` is false: the same pipeline
+ * as `venue dev`, over a remote port that reads a per-beat view and queues its writes. The note
+ * openings and match facts settlement needs are state companions, so a restart settles what the
+ * venue had accepted. The settlement signer is sealed (derived from the sealing key), so a restart
+ * of the same build keeps the signer the chain's governance names.
  */
 export interface ServedVenue {
   readonly restUrl: string;
@@ -40,6 +47,10 @@ export interface ServedVenue {
   readonly replayed: number;
   /** Set on the first boot only: where the first admin's credentials were written. */
   readonly adminCredentialsFile: string | null;
+  /** Whether this venue settles, and with which key and build (what chain governance must name). */
+  readonly settles: boolean;
+  readonly settlementSigner: string;
+  readonly measurement: string;
   readonly server: VenueServer;
   /** Closes trading, waits for the journal to be durable, then closes everything. */
   stop(): Promise<void>;
@@ -69,22 +80,34 @@ export async function startServedVenue(
   const identity = await createBootIdentity(identityNamesFor(config.listen.host));
   const hasher = await loadNoteHasher();
   const markets = config.markets.map((listing) => listing.config);
+  const settles = config.chain.settle;
   const verifier = createProofVerifier({
     mode: config.proofs,
-    settles: false,
+    settles,
     assetOf: assetOfOrder(() => markets),
   });
   await verifier.ready();
   const code = snapshotCode();
-  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  const enclave = createEnclave({
+    identity,
+    platform,
+    measurement: code.measurement,
+    nowMs: Date.now(),
+    sealedSettlementSigner: true,
+  });
+  const remote = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
+  const openings = new NoteOpenings();
+  const facts = new MatchFacts();
+  const metrics = new SettlementMetrics();
   const server = await createVenueServer({
     identity,
     clock: chain.clock,
     attestation: enclave,
     evidences: code,
     chain: chain.rpc,
+    ...(settles ? { settlement: metrics } : {}),
     parameters: {
-      settlementEnabled: false,
+      settlementEnabled: settles,
       proofMode: config.proofs,
       settlementBufferSlots: config.limits.settlementBufferSlots,
       treeCount: config.chain.treeCount,
@@ -100,9 +123,11 @@ export async function startServedVenue(
       noteCommitment: hasher.noteCommitment,
     },
     markets: config.markets,
-    proofs: proofChecksOf(verifier),
+    // Settlement needs each order's note opening, which the core does not keep.
+    proofs: settles ? rememberingProofChecks(proofChecksOf(verifier), openings) : proofChecksOf(verifier),
     log: { level: config.logLevel },
     state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
+    companions: [openings, facts],
   });
   const mirror = new RootMirror(server.engine, chain.roots, config.chain.treeCount);
   chain.start(() => mirror.refresh());
@@ -115,7 +140,22 @@ export async function startServedVenue(
     pollMs: config.oracle.pollMs,
     onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
   });
+  const settlement: ServedSettlement | null =
+    remote === null
+      ? null
+      : startServedSettlement({
+          config,
+          remote,
+          server,
+          enclave,
+          hasher,
+          openings,
+          facts,
+          metrics,
+          clock: chain.clock,
+        });
   const closeAll = async () => {
+    await settlement?.stop();
     feeds.stop();
     chain.stop();
     await server.close();
@@ -141,6 +181,9 @@ export async function startServedVenue(
       platformFile,
       replayed: server.recovery?.replayed ?? 0,
       adminCredentialsFile,
+      settles,
+      settlementSigner: enclave.settlementSigner.publicKey,
+      measurement: enclave.measurement,
       server,
       stop: () => {
         stopping ??= drainAndClose(server, closeAll);
@@ -151,6 +194,14 @@ export async function startServedVenue(
     await closeAll();
     throw error;
   }
+}
+
+/** Closes the verifier's workers when the boot fails before the venue owns them. */
+function closing(verifier: { close(): Promise<void> }) {
+  return async (error: unknown): Promise<never> => {
+    await verifier.close();
+    throw error;
+  };
 }
 
 /** Planned stop: trading closes (new orders get 503), acknowledged work becomes durable, then close. */

@@ -1,0 +1,135 @@
+import {
+  createSettlementPipeline,
+  type Enclave,
+  GovernanceWatch,
+  type MatchFacts,
+  type NoteOpenings,
+  type SettlementMetrics,
+  type VenueClock,
+  type VenueServer,
+} from '@venue/adapters';
+import { ChainError, ChainRpcClient, type MarketAccount, RemoteSettlementChain } from '@venue/chain-sim';
+import type { NoteHasher } from '@venue/notes';
+import type { ServeConfig } from './serve-config.ts';
+
+/**
+ * Settlement of a served venue on a chain it reaches over JSON-RPC (docs/settlement.md section 9,
+ * docs/operations.md). The pipeline is the one `venue dev` runs in process; its chain port is
+ * chain-sim's `RemoteSettlementChain`, which reads a per-beat view and queues writes. Each poll
+ * refreshes that view and is one beat: the pipeline's step and the governance watch (shared fate:
+ * final governance naming another build or signer pauses new trading on every market).
+ */
+
+/** Longest a settlement RPC may take before its outcome counts as unknown (it is asked again). */
+const SETTLEMENT_RPC_TIMEOUT_MS_MIN = 2_000;
+
+/** The remote chain, checked and read once, before the venue opens its state. */
+export async function openRemoteSettlement(
+  config: ServeConfig,
+  enclave: Enclave,
+  log: (line: string) => void,
+): Promise<RemoteSettlementChain> {
+  const rpc = new ChainRpcClient(
+    config.chain.rpcUrl,
+    Math.max(SETTLEMENT_RPC_TIMEOUT_MS_MIN, config.chain.pollMs * 5),
+  );
+  await checkMarketAccounts(config, rpc);
+  const remote = new RemoteSettlementChain(rpc, enclave.settlementSigner, { onProblem: log });
+  if (!(await remote.refresh())) {
+    throw new Error(`chain.rpc_url ${config.chain.rpcUrl} does not answer getSettlementView`);
+  }
+  const governance = remote.governanceValues();
+  if (governance.settlement_signer !== enclave.settlementSigner.publicKey) {
+    // Not an error: trading stays paused (signer_mismatch) until governance names this signer.
+    log(
+      `the chain's final governance does not name this venue's settlement signer ${enclave.settlementSigner.publicKey} (measurement ${enclave.measurement}); trading stays paused until a governance action naming both is final`,
+    );
+  }
+  return remote;
+}
+
+export interface ServedSettlement {
+  stop(): Promise<void>;
+}
+
+/** After recovery: the pipeline reconciles what the state holds, then every poll is a beat. */
+export function startServedSettlement(options: {
+  readonly config: ServeConfig;
+  readonly remote: RemoteSettlementChain;
+  readonly server: VenueServer;
+  readonly enclave: Enclave;
+  readonly hasher: NoteHasher;
+  readonly openings: NoteOpenings;
+  readonly facts: MatchFacts;
+  readonly metrics: SettlementMetrics;
+  readonly clock: VenueClock;
+}): ServedSettlement {
+  const { remote, server, enclave, clock } = options;
+  const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
+  const governance = new GovernanceWatch(server.gates, remote, attested, {
+    attestationHolds: () => enclave.attestationHolds(),
+    transparency: enclave,
+    nowMs: () => clock.nowMs(),
+  });
+  governance.check();
+  const detachWatch = remote.onBeat(() => governance.check());
+  const settlement = createSettlementPipeline({
+    engine: server.engine,
+    chain: remote,
+    hasher: options.hasher,
+    openings: options.openings,
+    facts: options.facts,
+    clock,
+    metrics: options.metrics,
+    publisher: server.stream,
+  });
+  settlement.reconcile();
+  remote.start(options.config.chain.pollMs);
+  return {
+    async stop() {
+      remote.stop();
+      settlement.stop();
+      detachWatch();
+      await remote.idle();
+    },
+  };
+}
+
+/**
+ * Settlement is checked against the chain's market account (mints, tick, size, scale, oracle): a
+ * listed market the chain does not know, or knows otherwise, could never settle, so serve refuses
+ * to start and says which market and which field.
+ */
+async function checkMarketAccounts(config: ServeConfig, rpc: ChainRpcClient): Promise<void> {
+  for (const [i, listing] of config.markets.entries()) {
+    const market = listing.config;
+    let account: MarketAccount;
+    try {
+      account = await rpc.request<MarketAccount>('getMarket', { market_id: market.marketId });
+    } catch (error) {
+      if (error instanceof ChainError && error.reason === 'not_found') {
+        throw new Error(
+          `markets[${i}].market_id: the chain has no market account at ${market.marketId}; create it there (chain-sim createMarket) or set chain.settle to false`,
+        );
+      }
+      throw new Error(
+        `chain.rpc_url ${config.chain.rpcUrl} does not answer getMarket (${(error as Error).message})`,
+      );
+    }
+    const expected: [string, unknown, unknown][] = [
+      ['base_mint', account.base_mint, market.baseMint],
+      ['quote_mint', account.quote_mint, market.quoteMint],
+      ['tick_size', account.tick_size, market.tickSize],
+      ['min_size', account.min_size, market.minSize],
+      ['price_scale', account.price_scale, market.priceScale],
+      ['oracle_feed', account.oracle, market.oracleFeed],
+    ];
+    for (const [key, onChain, here] of expected) {
+      if (onChain !== here) {
+        throw new Error(
+          `markets[${i}].${key}: ${String(here)} here, but the chain's market account says ${String(onChain)}; they must agree for settlement`,
+        );
+      }
+    }
+  }
+}
