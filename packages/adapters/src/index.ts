@@ -27,6 +27,7 @@ export * from './journal/index.ts';
 export * from './oracle/oracle-monitor.ts';
 export * from './rate-limit/token-bucket.ts';
 export * from './rate-limit/trading-rate-limiter.ts';
+export * from './replica/index.ts';
 export * from './settlement/index.ts';
 export * from './stream/stream-server.ts';
 export * from './stream/stream-session.ts';

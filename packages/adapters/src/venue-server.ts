@@ -101,7 +101,8 @@ export async function createVenueServer(options: VenueServerOptions): Promise<Ve
     sessionId: options.identity.sessionId,
     markets: options.markets ?? [],
     state,
-    // A failed snapshot fails the journal too; intake then reports JOURNAL_UNAVAILABLE.
+    // A snapshot that cannot be stored fails the journal (intake then reports JOURNAL_UNAVAILABLE);
+    // one the replica could not produce is only skipped.
     onSnapshotError: (error) => log?.(error),
     ...(options.companions === undefined ? {} : { companions: options.companions }),
   });
@@ -168,11 +169,21 @@ export async function createVenueServer(options: VenueServerOptions): Promise<Ve
       : { heartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
   });
   stream.attach(http.app.server);
-  log = (error) =>
+  log = (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    // A dropped snapshot replica skips one snapshot (the next is taken inline); an I/O failure stops the journal.
+    if (engine.journal?.failure == null) {
+      http.app.log.warn(
+        { type: 'snapshot_replica_dropped', message },
+        'the snapshot replica was dropped; the next snapshot is taken inline and seeds a new one',
+      );
+      return;
+    }
     http.app.log.error(
-      { type: 'journal_snapshot_failed', message: error instanceof Error ? error.message : String(error) },
+      { type: 'journal_snapshot_failed', message },
       'a snapshot could not be written; the journal refuses writes until a restart',
     );
+  };
 
   // Batches clear and orders expire on the slot even when no request arrives; sessions near their
   // token's expiry are warned on the same beat.

@@ -27,16 +27,14 @@ import {
   RECORD_HEADER_BYTES,
   recordHash,
   SEGMENT_HEADER_BYTES,
-  SNAPSHOT_HEADER_BYTES,
   segmentFileName,
-  snapshotAssociated,
-  snapshotCrc,
   snapshotFileName,
   TEMP_SUFFIX,
   writeRecordHeader,
 } from './record-format.ts';
 import type { Recovery } from './recovery.ts';
 import { fileKey, newSalt, sealInto, TAG_BYTES } from './sealing.ts';
+import { encodeSnapshotFile } from './snapshot-file.ts';
 
 export interface JournalOptions {
   readonly directory: string;
@@ -67,6 +65,22 @@ interface Segment {
   bytes: number;
   file: AppendFile | null;
 }
+
+/**
+ * One commit batch, handed to durable-record listeners once its fdatasync returned: the record frames
+ * exactly as written (sealed), back to back, and the key of their segment. `frames` is not from the
+ * shared buffer pool and the journal does not touch it again, so a listener may keep it or transfer
+ * it to another thread (a listener that transfers it must be the only one).
+ */
+export interface DurableRecords {
+  readonly frames: Buffer;
+  readonly key: Buffer;
+  readonly firstSeq: bigint;
+  readonly lastSeq: bigint;
+}
+
+/** Produces a whole snapshot file (encodeSnapshotFile) for the state after the record at `at`. */
+export type SnapshotProducer = (at: JournalPosition) => Promise<Uint8Array>;
 
 /** Records that become durable together. */
 interface Batch {
@@ -104,6 +118,7 @@ export class FileJournal implements Journal {
   #snapshotting: Promise<{ seq: bigint }> | null = null;
   #snapshotSeq: bigint;
   #snapshotAtMs: number;
+  readonly #durableListeners: ((records: DurableRecords) => void)[] = [];
 
   private constructor(options: JournalOptions, position: JournalPosition) {
     this.#directory = options.directory;
@@ -146,6 +161,19 @@ export class FileJournal implements Journal {
 
   get failure(): VenueError | null {
     return this.#failure;
+  }
+
+  get position(): JournalPosition {
+    return { seq: this.#lastSeq, hash: this.#lastHash };
+  }
+
+  /**
+   * Hears every commit batch once it is durable, in sequence order (the snapshot replica follows the
+   * journal this way). A listener must not throw; if it does, its error is dropped and the journal
+   * carries on: a listener's trouble is never a reason to refuse commands.
+   */
+  onDurable(listener: (records: DurableRecords) => void): void {
+    this.#durableListeners.push(listener);
   }
 
   append(command: Command): Promise<{ seq: bigint }> {
@@ -192,26 +220,46 @@ export class FileJournal implements Journal {
   }
 
   writeSnapshot(snapshot: string, nowMs: number): Promise<{ seq: bigint }> {
+    // Sealed once its records are durable, so the acknowledgements waiting on them leave first.
+    return this.writeSnapshotFrom(
+      (at) => this.sync().then(() => encodeSnapshotFile(this.#sealingKey, at, snapshot)),
+      nowMs,
+    );
+  }
+
+  /**
+   * Like writeSnapshot, but the file comes from `produce` (the snapshot replica seals it on its own
+   * thread). `produce` is called at once with the position; the file is stored once every record up
+   * to it is durable. A producer that fails skips this snapshot and leaves the journal healthy (the
+   * next one is due at once); a failure to store the file is an I/O failure and fails the journal.
+   */
+  writeSnapshotFrom(produce: SnapshotProducer, nowMs: number): Promise<{ seq: bigint }> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(closedError());
     if (this.#snapshotting !== null) return this.#snapshotting;
-    const seq = this.#lastSeq;
-    const hash = this.#lastHash;
+    const at = this.position;
+    const produced = produce(at);
     const durable = this.sync();
-    this.#snapshotting = durable
-      .then(() => this.#storeSnapshot(snapshot, seq, hash))
-      .then(
-        () => {
-          this.#snapshotSeq = seq;
-          this.#snapshotAtMs = nowMs;
-          this.#snapshotting = null;
-          return { seq };
-        },
-        (error: unknown) => {
-          this.#snapshotting = null;
-          throw this.#fail(error);
-        },
-      );
+    this.#snapshotting = Promise.all([produced, durable]).then(
+      ([bytes]) =>
+        this.#storeSnapshot(bytes, at.seq).then(
+          () => {
+            this.#snapshotSeq = at.seq;
+            this.#snapshotAtMs = nowMs;
+            this.#snapshotting = null;
+            return { seq: at.seq };
+          },
+          (error: unknown) => {
+            this.#snapshotting = null;
+            throw this.#fail(error);
+          },
+        ),
+      (error: unknown) => {
+        this.#snapshotting = null;
+        // A failed record is the journal's failure (already recorded); a failed producer is not.
+        throw this.#failure ?? error;
+      },
+    );
     return this.#snapshotting;
   }
 
@@ -262,18 +310,41 @@ export class FileJournal implements Journal {
         if (batch.segment !== this.#writingSegment) await this.#rotateTo(batch.segment);
         const file = batch.segment.file;
         assert(file !== null, 'a batch is written to a segment whose file exists');
-        await file.write(
-          batch.frames.length === 1 ? (batch.frames[0] as Buffer) : Buffer.concat(batch.frames),
-        );
+        const bytes = this.#bytesOf(batch);
+        await file.write(bytes);
         await file.datasync();
+        this.#writing = null;
+        this.#tellDurable(batch, bytes);
       } catch (error) {
         this.#fail(error);
         break;
       }
-      this.#writing = null;
       batch.resolve();
     }
     this.#flushing = null;
+  }
+
+  /** The batch's bytes; unpooled when a listener will receive them. */
+  #bytesOf(batch: Batch): Buffer {
+    if (this.#durableListeners.length === 0 && batch.frames.length === 1) return batch.frames[0] as Buffer;
+    if (this.#durableListeners.length === 0) return Buffer.concat(batch.frames, batch.bytes);
+    const bytes = Buffer.allocUnsafeSlow(batch.bytes);
+    let at = 0;
+    for (const frame of batch.frames) at += frame.copy(bytes, at);
+    return bytes;
+  }
+
+  #tellDurable(batch: Batch, frames: Buffer): void {
+    if (this.#durableListeners.length === 0) return;
+    const firstSeq = batchFirstSeqOf(batch);
+    const records: DurableRecords = { frames, key: batch.segment.key, firstSeq, lastSeq: batch.lastSeq };
+    for (const listener of this.#durableListeners) {
+      try {
+        listener(records);
+      } catch {
+        // See onDurable: dropped on purpose.
+      }
+    }
   }
 
   /** Closes the current segment (its records are already durable) and creates the next one. */
@@ -304,25 +375,7 @@ export class FileJournal implements Journal {
 
   // ---- Snapshots ----
 
-  async #storeSnapshot(snapshot: string, seq: bigint, hash: Buffer): Promise<void> {
-    const plain = Buffer.from(snapshot, 'utf8');
-    const salt = newSalt();
-    const sealedLength = plain.length + TAG_BYTES;
-    const associated = snapshotAssociated({ salt, seq, recordHash: hash }, sealedLength);
-    const bytes = Buffer.allocUnsafe(SNAPSHOT_HEADER_BYTES + sealedLength);
-    associated.copy(bytes, 0);
-    sealInto(
-      fileKey(this.#sealingKey, salt, 'snapshot'),
-      0n,
-      associated,
-      plain,
-      bytes,
-      SNAPSHOT_HEADER_BYTES,
-    );
-    bytes.writeUInt32LE(
-      snapshotCrc(associated, bytes.subarray(SNAPSHOT_HEADER_BYTES)),
-      SNAPSHOT_HEADER_BYTES - 4,
-    );
+  async #storeSnapshot(bytes: Uint8Array, seq: bigint): Promise<void> {
     const name = join(this.#directory, snapshotFileName(seq));
     const temp = `${name}${TEMP_SUFFIX}`;
     const file = await this.#files.create(temp);

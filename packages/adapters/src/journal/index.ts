@@ -5,3 +5,4 @@ export * from './files.ts';
 export * from './journal.ts';
 export * from './limits.ts';
 export * from './recovery.ts';
+export * from './snapshot-file.ts';

@@ -31,6 +31,8 @@ export interface Journal {
   readonly hasRoom: boolean;
   /** The last sequence number assigned (durable or not); 0n before the first record. */
   readonly lastSeq: bigint;
+  /** The last record assigned (durable or not): its sequence number and hash. */
+  readonly position: JournalPosition;
   /** The error every write now fails with, or null while the journal is healthy. */
   readonly failure: VenueError | null;
   /** Whether a snapshot is due at `nowMs` (records or time since the last one). */
@@ -41,6 +43,15 @@ export interface Journal {
    * before the snapshot file appears.
    */
   writeSnapshot(snapshot: string, nowMs: number): Promise<{ seq: bigint }>;
+  /**
+   * Stores a snapshot file that `produce` builds (encodeSnapshotFile) for the state after the last
+   * appended record, e.g. on the snapshot replica's thread. `produce` is called at once with that
+   * position. If it rejects, the snapshot is skipped and the journal stays healthy.
+   */
+  writeSnapshotFrom(
+    produce: (at: JournalPosition) => Promise<Uint8Array>,
+    nowMs: number,
+  ): Promise<{ seq: bigint }>;
   /** Waits for in-flight records, then closes the files. Later appends reject. */
   close(): Promise<void>;
 }

@@ -42,10 +42,19 @@ export class JournalRecoveryError extends Error {
 export interface RecoveryOptions {
   readonly directory: string;
   readonly sealingKey: Uint8Array;
-  /** Receives the snapshot recovery starts from (before any command), if there is one. */
-  readonly onSnapshot?: (text: string, seq: bigint) => void;
+  /**
+   * Receives the snapshot recovery starts from (before any command), if there is one: its text, the
+   * record it was taken after and that record's hash.
+   */
+  readonly onSnapshot?: (text: string, seq: bigint, hash: Buffer) => void;
   /** Receives every command after the snapshot, in sequence order. */
   readonly onCommand: (command: Command, seq: bigint) => void;
+  /**
+   * Receives the sealed frame of every record handed to onCommand, with the key that opens it, after
+   * onCommand (the snapshot replica is fed the same records at boot). The frame is a view into a
+   * buffer recovery drops afterwards: copy what you keep.
+   */
+  readonly onRecord?: (frame: Buffer, key: Buffer, seq: bigint) => void;
   readonly files?: JournalFiles;
   /**
    * Rebuild from the first record, ignoring snapshots (an audit, or a check that a snapshot equals
@@ -56,7 +65,7 @@ export interface RecoveryOptions {
 
 export interface Recovery {
   /** The snapshot to restore (VenueCore.restore), or null to start from an empty core. */
-  readonly snapshot: { readonly seq: bigint; readonly text: string } | null;
+  readonly snapshot: { readonly seq: bigint; readonly text: string; readonly hash: Buffer } | null;
   /** The last record (or the snapshot's) : the journal continues after it. */
   readonly position: JournalPosition;
   /** How many commands were handed to onCommand. */
@@ -106,10 +115,11 @@ export async function recoverJournal(options: RecoveryOptions): Promise<Recovery
     options.ignoreSnapshots === true
       ? null
       : await newestSnapshot(files, directory, options.sealingKey, snapshotSeqs, notes);
-  if (snapshot !== null) options.onSnapshot?.(snapshot.text, snapshot.seq);
+  if (snapshot !== null) options.onSnapshot?.(snapshot.text, snapshot.seq, snapshot.recordHash);
   const replay = await replaySegments(files, options, segmentSeqs, snapshot);
   return {
-    snapshot: snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text },
+    snapshot:
+      snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text, hash: snapshot.recordHash },
     position: replay.position,
     replayed: replay.replayed,
     truncated: replay.truncated,
@@ -319,6 +329,7 @@ class ChainWalk {
         this.#fail(name, `record ${record.seq} opened but does not decode (${error.message})`);
       }
       this.#options.onCommand(command, record.seq);
+      this.#options.onRecord?.(record.frame, key, record.seq);
       this.replayed += 1;
     }
     this.position = { seq: record.seq, hash };

@@ -10,6 +10,8 @@ import { assert, type Instrument, VenueError } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { Journal } from '../journal/journal.ts';
 import { JOURNAL_IN_FLIGHT_RECORDS_MAX } from '../journal/limits.ts';
+import { REPLICA_CLOSE_WAIT_MS } from '../replica/limits.ts';
+import type { SnapshotReplica } from '../replica/snapshot-replica.ts';
 import { instrumentOf, type MarketListing } from './market-listing.ts';
 import { composeSnapshot, type StateCompanion } from './state-companion.ts';
 
@@ -60,6 +62,7 @@ export class VenueEngine {
   readonly #deferred: UnstampedCommand[] = [];
   readonly #onSnapshotError: (error: unknown) => void;
   readonly #companions: readonly StateCompanion[];
+  readonly #replica: SnapshotReplica | null;
 
   constructor(
     core: VenueCore,
@@ -67,12 +70,14 @@ export class VenueEngine {
     journal: Journal | null = null,
     onSnapshotError: (error: unknown) => void = () => {},
     companions: readonly StateCompanion[] = [],
+    replica: SnapshotReplica | null = null,
   ) {
     this.#core = core;
     this.#clock = clock;
     this.#journal = journal;
     this.#onSnapshotError = onSnapshotError;
     this.#companions = companions;
+    this.#replica = replica;
   }
 
   /** A fresh venue without a journal, booted for `sessionId` (tests and benchmarks). */
@@ -186,10 +191,20 @@ export class VenueEngine {
     return (this.#journal?.inFlight ?? 0) + this.#deferred.length;
   }
 
-  /** Waits for in-flight records and closes the journal. */
+  /** The snapshot replica's health and progress (operations telemetry); null without one. */
+  get replica(): SnapshotReplica | null {
+    return this.#replica;
+  }
+
+  /** Waits for in-flight records (and a snapshot being taken), closes the journal, then the replica. */
   async close(): Promise<void> {
     await this.#released.catch(() => undefined);
+    const replica = this.#replica;
+    // The journal waits for a snapshot in progress; a stuck replica must not keep the venue from stopping.
+    const giveUp = replica === null ? null : setTimeout(() => void replica.close(), REPLICA_CLOSE_WAIT_MS);
     await this.#journal?.close();
+    if (giveUp !== null) clearTimeout(giveUp);
+    await replica?.close();
   }
 
   // ---- Sequencing ----
@@ -228,11 +243,26 @@ export class VenueEngine {
     });
     this.#released = released;
     const nowMs = this.#clock.nowMs();
-    if (journal.snapshotDue(nowMs)) {
-      const snapshot = composeSnapshot(this.#core.snapshot(), this.#companions);
-      journal.writeSnapshot(snapshot, nowMs).catch(this.#onSnapshotError);
-    }
+    if (journal.snapshotDue(nowMs)) this.#snapshot(journal, nowMs);
     return released;
+  }
+
+  /**
+   * Takes the snapshot due after this command. With a running replica this costs the sequencer one
+   * message: the replica produces the file at this record on its own thread. Without one (or after it
+   * was dropped) the snapshot is composed here, in this step, which stops the sequencer for as long
+   * as serialising the state takes; that text then seeds a fresh replica if restarts are left.
+   */
+  #snapshot(journal: Journal, nowMs: number): void {
+    const replica = this.#replica;
+    if (replica?.running === true) {
+      journal.writeSnapshotFrom((at) => replica.snapshotAt(at), nowMs).catch(this.#onSnapshotError);
+      return;
+    }
+    const at = journal.position;
+    const snapshot = composeSnapshot(this.#core.snapshot(), this.#companions);
+    journal.writeSnapshot(snapshot, nowMs).catch(this.#onSnapshotError);
+    replica?.restart(snapshot, at);
   }
 
   #fanOut(events: readonly CoreEvent[]): void {
