@@ -10,6 +10,7 @@ import {
   VenueError,
 } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
+import { rootAtSize } from './rpc-tree-updates.ts';
 import type { SettlementRecord } from './types.ts';
 
 /**
@@ -22,6 +23,8 @@ export interface ChainReadsSync {
   inclusion(treeId: number, commitment: string): InclusionProofResponse;
   leaves(treeId: number, from: bigint, limit: number): LeavesResponse;
   settlementStatus(lookup: SettlementLookup): SettlementStatusResponse;
+  /** The shard's root when it held `size` leaves (at most its current size). */
+  rootAt(treeId: number, size: bigint): string;
 }
 
 /**
@@ -46,6 +49,7 @@ export function treeReads(chain: ChainSimulator): ChainReadsSync {
     return treeId;
   };
   return {
+    rootAt: (treeId, size) => rootAtSize(chain, shard(treeId), size),
     roots: () => ({
       trees: Array.from({ length: chain.shardCount }, (_, treeId) => {
         const { root, leaf_count, slot } = chain.currentRoot(treeId);

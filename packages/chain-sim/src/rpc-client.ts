@@ -14,14 +14,36 @@ import {
 import { ChainError, type ChainRejection, REJECTION_CODES } from './errors.ts';
 import { RPC_BODY_BYTES_MAX } from './limits.ts';
 import type { ChainReadsAsync } from './reads.ts';
+import type { TreeUpdatesReply } from './rpc-tree-updates.ts';
 import { fromJson } from './rpc-values.ts';
+
+export {
+  TREE_ANCHORS_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+  TREE_UPDATE_LEAVES_MAX,
+  type TreePageReply,
+  type TreeUpdateReply,
+  type TreeUpdatesReply,
+} from './rpc-tree-updates.ts';
+
+/** What `getTreeUpdates` is asked: per shard, the roots already announced (oldest first). */
+export interface TreeUpdatesRequest {
+  readonly trees: readonly {
+    readonly tree_id: number;
+    readonly anchors: readonly { readonly leaf_count: bigint; readonly root: string }[];
+  }[];
+  /** Leaves per page, 1 to 1000 (default 1000, the protocol's page). */
+  readonly page_leaves?: number;
+  readonly pages_max?: number;
+}
 
 /**
  * A JSON-RPC client of the simulator (for the venue, the SDK's chain actions and the CLI). `call`
  * returns the result with integers as bigint (small counts as numbers, see rpc-values.ts); a chain
  * rejection comes back as the ChainError it was, a protocol error as the VenueError it was. The
  * four tree and settlement reads are decoded against the protocol's schemas: this client is a
- * `ChainReads` for the venue's REST routes.
+ * `ChainReads` for the venue's REST routes, and `treeUpdates` is the adapters' `TreeUpdateSource`
+ * (the stream's tree channel of a venue whose chain runs elsewhere).
  */
 export class ChainRpcClient implements ChainReadsAsync {
   private nextId = 1n;
@@ -65,6 +87,11 @@ export class ChainRpcClient implements ChainReadsAsync {
 
   async leaves(treeId: number, from: bigint, limit: number) {
     return decode(LeavesResponseSchema, await this.call('getLeaves', { tree_id: treeId, from, limit }));
+  }
+
+  /** One `getTreeUpdates` call (rpc-tree-updates.ts); the tree feed checks what it publishes. */
+  async treeUpdates(request: TreeUpdatesRequest): Promise<TreeUpdatesReply> {
+    return this.request<TreeUpdatesReply>('getTreeUpdates', { ...request });
   }
 
   async settlementStatus(lookup: SettlementLookup) {

@@ -2,6 +2,7 @@ import { type SettlementFailureReason, settlementLookupOf } from '@venue/protoco
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
 import { treeReads } from './reads.ts';
+import { treeUpdates } from './rpc-tree-updates.ts';
 import type { MarketParams } from './types.ts';
 import * as validate from './validate.ts';
 
@@ -86,6 +87,7 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     ),
   getSettlement: (chain, p) => chain.settlement(validate.hex32(p['tx_id'], 'tx_id')) ?? null,
   getSettlementView: settlementView,
+  getTreeUpdates: treeUpdates,
 
   // notes, locks, settlement
   deposit: (chain, p) => chain.deposit(p),

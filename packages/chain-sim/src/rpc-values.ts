@@ -7,7 +7,16 @@ import { reject } from './errors.ts';
  * except under the keys below, which are small counts and indexes typed as numbers in the API.
  * A number that is not a canonical integer (1.0, 1e3, -0, 01) is refused.
  */
-const NUMBER_KEYS = new Set(['tree_id', 'match_count', 'limit', 'count', 'ticks', 'shards']);
+const NUMBER_KEYS = new Set([
+  'tree_id',
+  'match_count',
+  'limit',
+  'count',
+  'ticks',
+  'shards',
+  'page_leaves',
+  'pages_max',
+]);
 
 const CANONICAL_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
 

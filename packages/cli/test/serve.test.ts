@@ -1,6 +1,7 @@
 // `venue serve --config FILE`: the venue alone in its own process, against a chain simulator in
 // another process and an oracle publisher over HTTP. An order placed with the SDK survives a
-// SIGTERM (drain, exit 0) and a restart from the same state directory; a settling venue settles an
+// SIGTERM (drain, exit 0) and a restart from the same state directory, and a deposit on the chain
+// reaches a stream subscriber on the tree channel; a settling venue settles an
 // SDK order pair on that chain through a restart, exactly once; a bad config fails at once,
 // naming the key and what to fix, and the shipped example config is valid.
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createOracleSimulator } from '@venue/adapters';
 import { ChainRpcClient, signGovernance, spendAuthorityOf } from '@venue/chain-sim';
 import { createValidInputProver, STUB_PROOF_HEX } from '@venue/notes';
-import { generateTradingKey } from '@venue/protocol';
+import { generateTradingKey, type TreeMessage } from '@venue/protocol';
 import {
   connectVenue,
   KeyFile,
@@ -228,10 +229,30 @@ describe('venue serve', () => {
     const instrument = await client.instrument('SOL-USDC');
     const request = { symbol: 'SOL-USDC', side: 'bid' as const, amount: 1_000_000n, price: 150_000n };
     const scratch = await NoteWallet.open(keys, null);
-    const { note } = scratch.prepareDeposit({
+    const { note, deposit } = scratch.prepareDeposit({
       mint: spentMintOf('bid', instrument),
       value: nominalCost(request, instrument),
     });
+    // The tree channel works under serve too: the deposit reaches a subscriber, with the chain's root.
+    const stream = await client.openStream({ channels: ['tree'] });
+    try {
+      const announced: TreeMessage[] = [];
+      stream.on('tree', (message) => announced.push(message));
+      const rpc = new ChainRpcClient(chainUrl);
+      await rpc.request('deposit', {
+        ...deposit,
+        spend_authority: spendAuthorityOf(keys.spendingKey()).publicKey,
+      });
+      const isDeposit = (m: TreeMessage) => m.leaves.some((leaf) => leaf.commitment === note.commitment);
+      await until('the deposit on the tree channel', async () => announced.some(isDeposit));
+      const message = announced.find(isDeposit);
+      const onChain = (await rpc.roots()).trees[note.tree_id];
+      assert.equal(message?.root, onChain?.root);
+      assert.equal(message?.leaf_count, onChain?.leaf_count);
+      assert.equal(message?.leaves.at(-1)?.commitment, note.commitment);
+    } finally {
+      await stream.close(); // a stream left open would keep reconnecting, and the test process alive
+    }
     const root = (await client.treeRoots())[0]?.root;
     assert.ok(root !== undefined);
     // The venue's stub proof (notes STUB_PROOF_HEX); the SDK's STUB_PROOF differs (see the report).

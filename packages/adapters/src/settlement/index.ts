@@ -6,6 +6,7 @@ export * from './create-settlement.ts';
 export * from './limits.ts';
 export * from './match-facts.ts';
 export * from './note-openings.ts';
+export * from './remote-tree-feed.ts';
 export * from './settlement-chain.ts';
 export * from './settlement-metrics.ts';
 export * from './settlement-pipeline.ts';

@@ -9,6 +9,7 @@ import {
   NoteOpenings,
   OracleMonitor,
   proofChecksOf,
+  RemoteTreeFeed,
   RootMirror,
   rememberingProofChecks,
   SettlementMetrics,
@@ -131,6 +132,9 @@ export async function startServedVenue(
   });
   const mirror = new RootMirror(server.engine, chain.roots, config.chain.treeCount);
   chain.start(() => mirror.refresh());
+  // The stream's tree channel, settling or not: leaves come over RPC each poll (no subscriber
+  // can exist before the first read, which sets where the channel starts).
+  const trees = new RemoteTreeFeed(chain.rpc, server.stream, { onProblem: log });
   const monitor = new OracleMonitor(
     server.engine,
     config.markets,
@@ -156,6 +160,7 @@ export async function startServedVenue(
         });
   const closeAll = async () => {
     await settlement?.stop();
+    await trees.stop();
     feeds.stop();
     chain.stop();
     await server.close();
@@ -163,6 +168,12 @@ export async function startServedVenue(
   };
   try {
     const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
+    await trees.open().catch((error: Error) => {
+      throw new Error(
+        `chain.rpc_url ${config.chain.rpcUrl} does not answer getTreeUpdates (${error.message})`,
+      );
+    });
+    trees.start(config.chain.pollMs);
     const { port } = await server.http.listen({ host: config.listen.host, port: config.listen.port });
     const certFile = await writePublicCertificate(config.publicDir, identity.certPem);
     const platformFile = await writePlatformRoot(config.publicDir, {
