@@ -78,12 +78,17 @@ export {
   type NoteInput,
   ORDER_LIFETIME_SLOTS_DEFAULT,
   type OrderRequest,
+  RECONCILE_READS_MAX,
   TIME_READ_REUSE_MS,
   Trader,
   type TraderOpenOptions,
   type TraderOptions,
 } from './trader.ts';
 export { openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
-export { OUTPUT_VALUES_MAX } from './wallet/inferred-outputs.ts';
+export {
+  CANDIDATE_STEPS_MAX,
+  OUTPUT_VALUES_MAX,
+  quoteShortfallMax,
+} from './wallet/inferred-outputs.ts';
 export { NoteStateError } from './wallet/note-lifecycle.ts';
 export { WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';

@@ -123,7 +123,7 @@ export interface UnresolvedOutput {
   readonly reason: string;
   /**
    * The facts allow the output to hold nothing (no note then exists): a bid whose clearing price
-   * may have spent its note exactly, or an ask whose fill may be worth no quote unit.
+   * may have spent its note exactly, or an output whose value the facts do not give at all.
    */
   readonly mayBeEmpty: boolean;
 }

@@ -100,7 +100,11 @@ export class SealedLog<T> {
   }
 }
 
-/** JSON with exact bigints: a bigint is written as {"$u64": "<decimal>"}. */
+/**
+ * JSON with exact bigints: a bigint is written as {"$u64": "<decimal>"}. The name is historical:
+ * a minus sign is read back too (the wallet keys a match whose id it never learned by a negative
+ * id, settlement-outputs.ts missedMatch).
+ */
 export function encodeJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? { $u64: v.toString() } : v));
 }
@@ -110,7 +114,8 @@ export function decodeJson(text: string): unknown {
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
       const keys = Object.keys(v);
       const digits = (v as { $u64?: unknown }).$u64;
-      if (keys.length === 1 && typeof digits === 'string' && /^\d{1,20}$/.test(digits)) return BigInt(digits);
+      if (keys.length === 1 && typeof digits === 'string' && /^-?\d{1,20}$/.test(digits))
+        return BigInt(digits);
     }
     return v;
   });

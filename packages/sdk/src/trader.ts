@@ -115,6 +115,11 @@ export const EXPIRY_SLACK_SLOTS = 5n;
 /** A /time read is reused for this long; a slot is 400 ms, and the slack covers the drift. */
 export const TIME_READ_REUSE_MS = 1_000;
 const RESEND_PAUSE_MS = 200;
+/**
+ * Reads of one batch of records during a reconcile: a record is adopted only when no event or
+ * reply changed its order while it was read, and read again otherwise.
+ */
+export const RECONCILE_READS_MAX = 4;
 
 export class Trader {
   readonly client: VenueClient;
@@ -130,6 +135,11 @@ export class Trader {
   readonly #notes: OrderNotes | undefined;
   #time: { slot: bigint; readAtMs: number } | null = null;
   #turn: Promise<unknown> = Promise.resolve();
+  /** A reconcile waiting for its turn: later gaps join it instead of queueing another. */
+  #reconcileQueued: Promise<void> | null = null;
+  /** While a reconcile reads: local changes per order id since it began (see reconcile). */
+  readonly #changes = new Map<string, number>();
+  #reading = false;
 
   constructor(options: TraderOptions, onClose: () => void = () => {}) {
     this.client = options.client;
@@ -318,6 +328,7 @@ export class Trader {
    */
   applyEvent(event: OrderEvent): void {
     const before = this.orders.get(event.order_id);
+    this.#changed(event.order_id);
     this.orders.applyEvent(event);
     this.#notes?.event(event, before);
     this.#followNote(event.order_id);
@@ -331,17 +342,60 @@ export class Trader {
   /**
    * Reads the venue's record of every order not terminal locally (GET /orders/{id}) and adopts it.
    * This is the recovery after a stream gap (spec 6.1) and the check at the end of a session.
+   *
+   * A record is a snapshot, and adopting it must never undo something newer. So the reads take
+   * their turn with the signed requests: they start once every earlier place, cancel and modify
+   * of this trader was answered and applied, and later ones wait until the records are adopted
+   * (a record read while a reprice is on its way would otherwise bring the old price back after
+   * the reply). An order whose view an event changed while its record was being read is read
+   * again (RECONCILE_READS_MAX times at most). Calls made while one waits for its turn share it.
    */
-  async reconcile(): Promise<void> {
+  reconcile(): Promise<void> {
+    if (this.#reconcileQueued !== null) return this.#reconcileQueued;
+    const run = this.#inTurn(async () => {
+      this.#reconcileQueued = null;
+      await this.#reconcileNow();
+    });
+    this.#reconcileQueued = run;
+    return run;
+  }
+
+  async #reconcileNow(): Promise<void> {
+    this.#reading = true;
+    try {
+      await this.#readRecords();
+    } finally {
+      this.#reading = false;
+      this.#changes.clear();
+    }
+  }
+
+  async #readRecords(): Promise<void> {
     await this.readMarkets();
     const open = this.orders.open().map((order) => order.order_id);
     for (let i = 0; i < open.length; i += RECONCILE_ORDERS_MAX) {
-      const records = await this.client.reconcile(open.slice(i, i + RECONCILE_ORDERS_MAX));
-      for (const [id, record] of records) {
-        if (record !== null) this.#adopt(record);
-        else if (this.orders.get(id)?.state !== 'unsent') this.#settleLocally(id, 'cancelled');
+      let ids = open.slice(i, i + RECONCILE_ORDERS_MAX);
+      for (let read = 1; ids.length > 0; read += 1) {
+        const seen = new Map(ids.map((id) => [id, this.#changes.get(id) ?? 0]));
+        const records = await this.client.reconcile(ids);
+        ids = [];
+        for (const [id, record] of records) {
+          if ((this.#changes.get(id) ?? 0) !== seen.get(id)) ids.push(id);
+          else if (record !== null) this.#adopt(record);
+          else if (this.orders.get(id)?.state !== 'unsent') this.#settleLocally(id, 'cancelled');
+        }
+        if (ids.length > 0 && read >= RECONCILE_READS_MAX) {
+          throw new Error(
+            `orders ${ids.join(', ')} changed during each of ${read} reads of their records; reconcile again`,
+          );
+        }
       }
     }
+  }
+
+  /** Counts a local change of `orderId` while a reconcile reads (see reconcile). */
+  #changed(orderId: string): void {
+    if (this.#reading) this.#changes.set(orderId, (this.#changes.get(orderId) ?? 0) + 1);
   }
 
   /**
@@ -353,7 +407,10 @@ export class Trader {
     await this.#notes?.know(this.orders.open().map((o) => o.body.symbol));
   }
 
-  /** Follows a stream: events update the view, and a gap triggers reconcile(). Returns an unfollow. */
+  /**
+   * Follows a stream: events update the view, and a gap triggers reconcile(), which waits for the
+   * signed requests on their way (see reconcile). Returns an unfollow.
+   */
   follow(stream: VenueStream, onReconciled?: (error?: Error) => void): () => void {
     const onOrder = (event: OrderEvent) => this.applyEvent(event);
     const onFill = (message: FillMessage) => this.applyFill(message);

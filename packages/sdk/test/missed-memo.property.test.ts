@@ -1,11 +1,14 @@
 // A wallet that misses fill memos still ends up with every note the chain holds for it. Random
 // orders (either side, random tick, scale, limit and surplus) are filled by random matches at
-// random clearing prices on the order's side of its limit; the settlement appends the outputs the
-// venue's pipeline makes (planLeg: blindings from the spent note's inner hash) among other owners'
-// leaves. Each match reaches the wallet one way: event and memo, the event alone, the venue's
-// record alone (GET /orders/{id} after a gap), or the memo only after a scan already searched.
-// After a final scan the wallet's balances equal what the chain holds for it, nothing is left
-// unresolved, and every note it counts is a leaf with the commitment it claims.
+// random clearing prices on the order's side of its limit, each against one to four counterparties
+// whose quotes the core floors one by one (core batch/run-batch.ts); the settlement appends the
+// outputs the venue's pipeline makes (planLeg: blindings from the spent note's inner hash) among
+// other owners' leaves. Each match reaches the wallet one way: event and memo, the event alone, the
+// venue's record alone (GET /orders/{id} after a gap), the memo only after a scan already searched,
+// or not at all before the order's record says it was cancelled or expired. After a final scan the
+// wallet's balances equal what the chain holds for it, nothing is left unresolved, and every note
+// it counts is a leaf with the commitment it claims. A second property checks the candidate values
+// against every way the core can split a match between counterparties.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,11 +26,12 @@ import type { FillMemoPlaintext, FillMessage } from '@venue/protocol';
 import { testMarket } from '@venue/testing';
 import fc from 'fast-check';
 import { type FillFacts, KeyFile, NoteWallet, type WalletNote } from '../src/index.ts';
+import { candidateValues, quoteShortfallMax } from '../src/wallet/inferred-outputs.ts';
 import { TreeWorld } from './wallet-world.ts';
 
 const MARKET = testMarket('SOL-USDC');
 const MARKET_ID = MARKET.marketId;
-const RUNS = Number(process.env['MISSED_MEMO_RUNS'] ?? 25);
+const RUNS = Number(process.env['MISSED_MEMO_RUNS'] ?? 60);
 
 let dir: string;
 let keyFile: KeyFile;
@@ -40,7 +44,18 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-type Delivery = 'event_and_memo' | 'event_only' | 'record_only' | 'memo_after_scan';
+/**
+ * Missed matches, learned from a later record only (a full fill: record_only): `ended_record`, the
+ * order's record after it was cancelled, expired, or failed to settle its next match;
+ * `pending_record`, the record while its next match waits for settlement.
+ */
+type Delivery =
+  | 'event_and_memo'
+  | 'event_only'
+  | 'record_only'
+  | 'memo_after_scan'
+  | 'ended_record'
+  | 'pending_record';
 
 const scenario = fc.record({
   side: fc.constantFrom<'bid' | 'ask'>('bid', 'ask'),
@@ -54,7 +69,21 @@ const scenario = fc.record({
       percent: fc.integer({ min: 1, max: 100 }),
       offsetTicks: fc.integer({ min: 0, max: 300 }),
       noise: fc.integer({ min: 0, max: 3 }),
-      delivery: fc.constantFrom<Delivery>('event_and_memo', 'event_only', 'record_only', 'memo_after_scan'),
+      /** Shares of the counterparties after the first, in percent of what is left. */
+      splits: fc.array(fc.integer({ min: 1, max: 100 }), { maxLength: 3 }),
+      delivery: fc.constantFrom<Delivery>(
+        'event_and_memo',
+        'event_only',
+        'record_only',
+        'memo_after_scan',
+        'ended_record',
+        'pending_record',
+      ),
+      ending: fc.constantFrom<'cancelled' | 'expired' | 'settlement_failed'>(
+        'cancelled',
+        'expired',
+        'settlement_failed',
+      ),
     }),
     { minLength: 1, maxLength: 4 },
   ),
@@ -93,15 +122,19 @@ async function runScenario(s: Scenario, orderId: string): Promise<void> {
   const add = (mint: string, value: bigint) => held.set(mint, (held.get(mint) ?? 0n) + value);
   let parent = { innerHash: deposit.inner_hash, value: deposit.value };
   let filled = 0n;
+  let ended = false;
   for (const [index, m] of s.matches.entries()) {
     const remaining = amount - filled;
     const last = index === s.matches.length - 1;
     const base = last ? remaining : min(remaining, 1n + ((remaining - 1n) * BigInt(m.percent)) / 100n);
     const full = base === remaining;
+    // The core passes over a pair whose fill moves no quote: the price pays a unit for the match.
+    const lowest = ((s.scale + base - 1n) / base + s.tick - 1n) / s.tick;
     const price = bid
       ? max(s.tick, limit - BigInt(m.offsetTicks) * s.tick)
-      : max(s.tick, limit) + BigInt(m.offsetTicks) * s.tick;
-    const quote = (base * price) / s.scale;
+      : max(lowest * s.tick, max(s.tick, limit) + BigInt(m.offsetTicks) * s.tick);
+    if (price < lowest * s.tick) break; // a bid too small to pay a unit at its limit never fills
+    const quote = quoteOfFills(splitBetweenCounterparties(base, m.splits, price, s.scale), price, s.scale);
     const paid = bid ? quote : base;
     const matchId = BigInt(index + 1);
     const spent = { ownerCommitment: owner, innerHash: parent.innerHash };
@@ -125,6 +158,33 @@ async function runScenario(s: Scenario, orderId: string): Promise<void> {
       base_quantity: base,
     };
     const kind = full ? 'fully_filled' : 'partially_filled';
+    // A later record is all that tells of a partial fill; of a full fill, its own record.
+    const laterRecord = m.delivery === 'pending_record' || m.delivery === 'ended_record';
+    if (m.delivery === 'pending_record' && !full) {
+      // The match is missed; the record read while the next one waits for settlement names it.
+      wallet.applyOrderOutcome({
+        order_id: orderId,
+        kind: 'pending_settlement',
+        match_id: matchId + 1n,
+        fill: { ...facts, change_commitment: change.hex.commitment },
+      });
+    } else if (m.delivery === 'ended_record' && !full) {
+      // The match is missed; the order then ends resting on its change, which is free again (after
+      // the lock, when the next match failed to settle: that match's id is the record's).
+      const failed = m.ending === 'settlement_failed';
+      wallet.applyOrderOutcome({
+        order_id: orderId,
+        kind: m.ending,
+        match_id: failed ? matchId + 1n : matchId,
+        ...(failed ? { lock_expiry_slot: 5n } : {}),
+        fill: { ...facts, change_commitment: change.hex.commitment },
+      });
+      if (received.value > 0n) add(receivedMint, received.value);
+      if (change.value > 0n) add(spentMint, change.value);
+      parent = { innerHash: change.hex.innerHash, value: change.value };
+      ended = true;
+      break;
+    }
     const event = () =>
       wallet.applyOrderOutcome({
         order_id: orderId,
@@ -135,7 +195,9 @@ async function runScenario(s: Scenario, orderId: string): Promise<void> {
       });
     const memo = () =>
       wallet.applyFill(fillMessage(orderId, matchId, received, change, receivedMint, spentMint));
-    if (m.delivery === 'record_only') {
+    if (laterRecord && !full) {
+      // told by the record above
+    } else if (m.delivery === 'record_only' || laterRecord) {
       wallet.applyOrderOutcome({
         order_id: orderId,
         kind,
@@ -157,7 +219,7 @@ async function runScenario(s: Scenario, orderId: string): Promise<void> {
   }
   await wallet.scan(world);
 
-  const open = filled < amount;
+  const open = filled < amount && !ended;
   // What stays open may only be an output the facts allow to be empty (and the chain holds none).
   for (const left of wallet.unresolvedOutputs()) assert.ok(left.mayBeEmpty, left.reason);
   wallet.validate();
@@ -171,6 +233,90 @@ async function runScenario(s: Scenario, orderId: string): Promise<void> {
     assert.equal(world.leaves[Number(note.leaf_index)], note.commitment, 'a counted note is its leaf');
   }
 }
+
+/**
+ * The base of each fill of a match against up to splits.length + 1 counterparties: every fill moves
+ * at least one quote unit (the core passes a pair over otherwise), so a share too small for that
+ * joins the next. The match as a whole must pay one unit at `price`.
+ */
+function splitBetweenCounterparties(base: bigint, splits: readonly number[], price: bigint, scale: bigint) {
+  const shares: bigint[] = [];
+  let left = base;
+  for (const percent of splits) {
+    const share = max(1n, (left * BigInt(percent)) / 200n);
+    if (share >= left) break;
+    shares.push(share);
+    left -= share;
+  }
+  shares.push(left);
+  const fills: bigint[] = [];
+  let carried = 0n;
+  for (const share of shares) {
+    carried += share;
+    if ((carried * price) / scale >= 1n) {
+      fills.push(carried);
+      carried = 0n;
+    }
+  }
+  assert.ok(fills.length > 0, 'the match pays a quote unit');
+  if (carried > 0n) fills[fills.length - 1] = (fills.at(-1) as bigint) + carried;
+  return fills;
+}
+
+/** What the core's batch pays for a match made of `fills` (core batch/run-batch.ts applyFills). */
+function quoteOfFills(fills: readonly bigint[], price: bigint, scale: bigint): bigint {
+  return fills.reduce((sum, fill) => sum + (fill * price) / scale, 0n);
+}
+
+/** Every split of `base` into fills of at least one quote unit each, as the quote it pays. */
+function quotesOfEverySplit(base: number, price: bigint, scale: bigint): Set<bigint> {
+  const quotes = new Set<bigint>();
+  const walk = (left: number, largest: number, paid: bigint) => {
+    if (left === 0) quotes.add(paid);
+    for (let fill = Math.min(left, largest); fill >= 1; fill -= 1) {
+      const quote = (BigInt(fill) * price) / scale;
+      if (quote >= 1n) walk(left - fill, fill, paid + quote);
+    }
+  };
+  walk(base, base, 0n);
+  return quotes;
+}
+
+test('every quote a batch can pay for a match is a candidate value, at a price its limit allows', () => {
+  fc.assert(
+    fc.property(
+      fc.record({
+        base: fc.integer({ min: 1, max: 14 }),
+        scale: fc.constantFrom(1n, 3n, 10n, 12n, 100n, 1000n),
+        tick: fc.constantFrom(1n, 5n, 10n),
+        priceTicks: fc.integer({ min: 1, max: 400 }),
+        limitOffsetTicks: fc.integer({ min: 0, max: 5 }),
+      }),
+      ({ base, scale, tick, priceTicks, limitOffsetTicks }) => {
+        const price = BigInt(priceTicks) * tick;
+        const quotes = quotesOfEverySplit(base, price, scale);
+        const full = (BigInt(base) * price) / scale;
+        const shortfallMax = quoteShortfallMax(BigInt(base), price, scale);
+        if (quotes.size === 0) {
+          assert.equal(shortfallMax, -1n, 'no fill moves quote at this price');
+          return;
+        }
+        // Each split pays floor(base x price / scale) or less, down to the bound and never below.
+        for (const quote of quotes) assert.ok(quote <= full && quote >= full - shortfallMax, `${quote}`);
+        const offset = BigInt(limitOffsetTicks) * tick;
+        for (const side of ['bid', 'ask'] as const) {
+          const priceLimit = side === 'bid' ? price + offset : max(tick, price - offset);
+          const rule = { base_quantity: BigInt(base), side, price_limit: priceLimit, tick_size: tick };
+          const { values } = candidateValues({ kind: 'quote', ...rule, price_scale: scale });
+          const candidates = new Set(values);
+          for (const quote of quotes)
+            assert.ok(candidates.has(quote), `${side}: quote ${quote} is a candidate`);
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
 
 function fillMessage(
   orderId: string,

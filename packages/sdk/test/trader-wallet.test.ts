@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadNoteHasher } from '@venue/notes';
+import type { OrderEvent } from '@venue/protocol';
 import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue, testMarket } from '@venue/testing';
 import {
   KeyFile,
@@ -16,6 +17,7 @@ import {
   Trader,
   VenueApiError,
   type VenueClient,
+  type VenueStream,
   type WalletNote,
 } from '../src/index.ts';
 import { connectedClient, credentials } from './helpers.ts';
@@ -117,3 +119,90 @@ test('recover() frees a note a crash left reserved for an order that was never r
     reopened.close();
   }
 });
+
+test('a reconcile waits for the trader’s own requests and never adopts a record older than an event', async () => {
+  const stateDir = join(dir, 'reconcile');
+  venue.clock.advanceMs(1_000); // a fresh nonce file starts above the nonces earlier tests used
+  const { wallet, notes } = await walletWithNotes(stateDir);
+  const note = notes[0] as WalletNote;
+  const trader = Trader.open(client, keyFile, stateDir, { wallet });
+  const stream = await client.openStream({ channels: ['orders'] });
+  const unfollow = trader.follow(stream);
+  const real = { modify: client.modify.bind(client), reconcile: client.reconcile.bind(client) };
+  try {
+    const order = await trader.place({
+      symbol: 'SOL-USDC',
+      side: 'bid',
+      amount: 100n,
+      price: 1000n,
+      input: wallet.stubInput(note, TEST_ROOT),
+    });
+    const id = order.order_id;
+
+    // A gap asks for the records while a reprice is on its way (held until the reconcile was
+    // asked for): no record is read until the reply is applied, so none can bring 1000 back.
+    let asked = () => {};
+    const reconcileAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    let modifying = false; // from trader.modify until the venue's reply is back
+    const readsDuringModify: string[][] = [];
+    client.modify = async (orderId, request) => {
+      try {
+        await reconcileAsked;
+        await new Promise((resolve) => setImmediate(resolve));
+        return await real.modify(orderId, request);
+      } finally {
+        modifying = false;
+      }
+    };
+    client.reconcile = async (ids) => {
+      if (modifying) readsDuringModify.push([...ids]);
+      return real.reconcile(ids);
+    };
+    modifying = true;
+    const modified = trader.modify(id, { price: 970n });
+    const reconciled = trader.reconcile();
+    asked();
+    await Promise.all([modified, reconciled]);
+    assert.deepEqual(readsDuringModify, [], 'no record was read while the modify was on its way');
+    assert.equal(trader.orders.get(id)?.price_limit, 970n);
+    assert.equal((await real.reconcile([id])).get(id)?.price_limit, 970n);
+
+    // The order is cancelled (by another path) while its record is being read, and the stream's
+    // event arrives before the read returns: the stale record is read again, not adopted.
+    let cancelled = false;
+    client.reconcile = async (ids) => {
+      const records = await real.reconcile(ids);
+      if (!cancelled) {
+        cancelled = true;
+        const heard = nextOrderEvent(stream, (event) => event.order_id === id && event.kind === 'cancelled');
+        await client.cancel(id, trader.keys.signCancel(id, client.sessionId));
+        await heard;
+      }
+      return records;
+    };
+    await trader.reconcile();
+    assert.equal(trader.orders.get(id)?.state, 'cancelled');
+    assert.equal(wallet.note(note.commitment)?.status, 'spendable');
+  } finally {
+    client.modify = real.modify;
+    client.reconcile = real.reconcile;
+    unfollow();
+    await stream.close();
+    trader.close();
+    wallet.close();
+  }
+});
+
+/** The next orders-channel event of `stream` that `matches` (heard after the trader's own listener). */
+function nextOrderEvent(stream: VenueStream, matches: (event: OrderEvent) => boolean): Promise<OrderEvent> {
+  return new Promise((resolve) => {
+    const listener = (event: OrderEvent) => {
+      if (!matches(event)) return;
+      stream.off('order', listener);
+      resolve(event);
+    };
+    stream.on('order', listener);
+  });
+}

@@ -16,13 +16,16 @@ import type { Owner } from './settlement-outputs.ts';
  * | ask  | quote: one per candidate clearing price | note value - base quantity                |
  *
  * The base quantity is the rise of the order's filled_quantity (exact when one match lies between
- * two things the bot saw). The quote amount is floor(base x clearing_price / price_scale), and no
- * event or record carries the clearing price: only the memo does. The wallet therefore records an
- * ExpectedOutput with a rule for its possible values, and the scan compares the commitment of each
- * candidate with the leaves appended after the spent note; a leaf that matches proves the value,
- * since nobody else can make a commitment to this owner's derived blinding. Candidate clearing
- * prices are the tick multiples on the order's side of its limit (a bid clears at or below it, an
- * ask at or above), at most OUTPUT_VALUES_MAX distinct amounts, nearest the limit first.
+ * two things the bot saw). The quote amount is the sum, over the match's counterparties, of
+ * floor(fill x clearing_price / price_scale): floor(base x clearing_price / price_scale) for one
+ * counterparty, up to k - 1 units less for k (quoteShortfallMax). No event or record carries the
+ * clearing price or the fills: only the memo does. The wallet therefore records an ExpectedOutput
+ * with a rule for its possible values, and the scan compares the commitment of each candidate with
+ * the leaves appended after the spent note; a leaf that matches proves the value, since nobody else
+ * can make a commitment to this owner's derived blinding. Candidate clearing prices are the tick
+ * multiples on the order's side of its limit (a bid clears at or below it, an ask at or above),
+ * nearest the limit first; at each, every quote the core can pay there (candidateValues), at most
+ * OUTPUT_VALUES_MAX distinct amounts.
  */
 
 /** Candidate values compared per expected output: 4096 Poseidon hashes, about half a second. */
@@ -162,7 +165,55 @@ export interface Candidates {
   readonly mayBeEmpty: boolean;
 }
 
-/** The values an output may hold under `rule`. */
+/**
+ * The most quote units one match at `price` can pay below floor(base x price / scale), or -1 when
+ * no fill moves quote at that price (the core passes such a pair over).
+ *
+ * The core floors each counterparty's fill on its own and sums them (core batch/run-batch.ts
+ * applyFills; auction/quote.ts): k fills of q_1..q_k base units (q_i >= 1, one fill per pair and
+ * batch) pay sum floor(q_i x p / s) = F - d, with F = floor(B x p / s). Each fill loses the
+ * fraction (q_i x p mod s) / s, a multiple of g / s with g = gcd(p, s), so at most (s - g) / s;
+ * the losses add up to d + r / s, with r = B x p mod s. Hence d x s + r <= k x (s - g), where k is
+ * at most B / ceil(s / p) (each fill moves at least one quote unit, so holds ceil(s / p) base) and
+ * at most F - d (the quote paid). The condition only tightens as d grows, so it bounds d from
+ * above; every shortfall from 0 to that bound is a candidate. The bound is necessary, not always
+ * reached (it ignores how the counterparties' sizes must add up), so a few candidates can be
+ * values no batch produces: each costs one hash and is never a leaf.
+ */
+export function quoteShortfallMax(base: bigint, price: bigint, scale: bigint): bigint {
+  const full = (base * price) / scale;
+  if (full < 1n || base < 1n) return -1n;
+  const rest = (base * price) % scale;
+  const lossMax = scale - gcd(price, scale); // in 1/scale quote units, per fill
+  const fillsMax = base / ((scale + price - 1n) / price); // >= 1: B x p >= s
+  // d x s + r <= min(fillsMax, full - d) x lossMax; d = 0 always holds (r <= s - g, a multiple of g).
+  // While full - d >= fillsMax the fills are bounded by fillsMax, beyond by the quote paid.
+  const byQuote = (full * lossMax - rest) / (scale + lossMax);
+  if (byQuote >= full - fillsMax) return byQuote;
+  const byFills = (fillsMax * lossMax - rest) / scale;
+  return byFills < full - fillsMax ? byFills : full - fillsMax;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  let x = a;
+  let y = b;
+  while (y !== 0n) [x, y] = [y, x % y];
+  return x;
+}
+
+/**
+ * Prices and (price, shortfall) pairs one candidate search looks at, at most: 64 Ki steps of a
+ * few bigint operations each, some milliseconds. A bid's search covers every price from its
+ * limit down to one tick within it when its quote at the limit is below OUTPUT_VALUES_MAX.
+ */
+export const CANDIDATE_STEPS_MAX = 16 * OUTPUT_VALUES_MAX;
+
+/**
+ * The values an output may hold under `rule`. For a quote: at each tick price on the order's side
+ * of its limit, nearest the limit first, every quote the core can pay at that price
+ * (floor(base x price / price_scale) less 0 to quoteShortfallMax units, largest first), each value
+ * once, at most OUTPUT_VALUES_MAX values and CANDIDATE_STEPS_MAX steps.
+ */
 export function candidateValues(rule: ValueRule): Candidates {
   if (rule.kind === 'unknown') return { values: [], complete: false, mayBeEmpty: true };
   if (rule.kind === 'exact') {
@@ -171,26 +222,47 @@ export function candidateValues(rule: ValueRule): Candidates {
   }
   const { base_quantity: base, tick_size: tick, price_scale: scale } = rule;
   const values: bigint[] = [];
+  const seen = new Set<bigint>(); // quotes already turned into values
+  // The quotes seen span [lowest, highest]; while they fill it, an interval inside adds nothing.
+  let lowest = 0n;
+  let highest = -1n;
+  let mayBeEmpty = false;
+  let steps = 0;
+  const visit = (quote: bigint): void => {
+    steps += 1;
+    if (seen.has(quote)) return;
+    seen.add(quote);
+    if (seen.size === 1 || quote < lowest) lowest = quote;
+    if (seen.size === 1 || quote > highest) highest = quote;
+    const value = rule.minus_from === undefined ? quote : rule.minus_from - quote;
+    if (value > 0n) values.push(value);
+    else mayBeEmpty = true;
+  };
   // Nearest the limit first: a bid clears at or below its limit, an ask at or above (0: any price).
   const bid = rule.side === 'bid';
-  const lowestTicks = bid ? 1n : rule.price_limit === 0n ? 1n : (rule.price_limit + tick - 1n) / tick;
-  let ticks = bid ? rule.price_limit / tick : lowestTicks;
-  let last: bigint | undefined;
-  let mayBeEmpty = false;
-  // Several prices may give one quote amount when base x tick < price_scale; bound the walk too.
-  for (let steps = 0; steps < OUTPUT_VALUES_MAX * 4 && ticks >= 1n; steps += 1) {
-    const quote = (base * ticks * tick) / scale;
-    if (quote !== last) {
-      last = quote;
-      const value = rule.minus_from === undefined ? quote : rule.minus_from - quote;
-      if (value > 0n) values.push(value);
-      else mayBeEmpty = true;
-      if (values.length >= OUTPUT_VALUES_MAX) return { values, complete: false, mayBeEmpty };
+  let ticks = bid
+    ? rule.price_limit / tick
+    : rule.price_limit === 0n
+      ? 1n
+      : (rule.price_limit + tick - 1n) / tick;
+  const budgetLeft = () => steps < CANDIDATE_STEPS_MAX && values.length < OUTPUT_VALUES_MAX;
+  for (; ticks >= 1n && budgetLeft(); ticks += bid ? -1n : 1n) {
+    steps += 1;
+    const price = ticks * tick;
+    const shortfallMax = quoteShortfallMax(base, price, scale);
+    // No fill moves quote at this price; for a bid, none at any lower price either.
+    if (shortfallMax < 0n) {
+      if (bid) return { values, complete: true, mayBeEmpty };
+      continue;
     }
-    if (bid && ticks === 1n) return { values, complete: true, mayBeEmpty };
-    ticks += bid ? -1n : 1n;
+    const full = (base * price) / scale;
+    const low = full - shortfallMax;
+    const covered = BigInt(seen.size) === highest - lowest + 1n && low >= lowest && full <= highest;
+    if (covered) continue;
+    for (let quote = full; quote >= low && budgetLeft(); quote -= 1n) visit(quote);
   }
-  return { values, complete: false, mayBeEmpty };
+  // Complete only when a bid's walk went down to one tick with every interval walked in full.
+  return { values, complete: bid && ticks < 1n && budgetLeft(), mayBeEmpty };
 }
 
 /** The note `output` is when it holds `value`, with its leaf, as a wallet note without status. */

@@ -23,6 +23,15 @@ import type { OrderOutcome } from './settlement-outputs.ts';
 /** Wallet errors kept for the bot to read (memos that do not open, outcomes that do not apply). */
 export const WALLET_ERRORS_KEPT_MAX = 100;
 
+/** Record states whose note_commitment is the change of the last settled match, after one. */
+const RESTS_ON_CHANGE: ReadonlySet<OrderRecord['state']> = new Set([
+  'partially_filled',
+  'pending_settlement',
+  'cancelled',
+  'expired',
+  'settlement_failed',
+]);
+
 export class OrderNotes {
   readonly wallet: NoteWallet;
   readonly #client: VenueClient;
@@ -146,10 +155,11 @@ export class OrderNotes {
   record(record: OrderRecord, before?: LocalOrder): void {
     const { new_note_amount: _, ...outcome } = outcomeOf({ ...record, kind: record.state });
     this.#guard(() => {
-      // While the order rests, the record names the note it rests on: the change of its last match.
-      const resting = record.state === 'partially_filled';
+      // The record names the note the order rests on (locked by a pending match), or rested on
+      // when it ended without a fill: after a fill, the change of its last settled match.
+      const named = RESTS_ON_CHANGE.has(record.state);
       const fill = this.#factsOf(before, record.filled_quantity, {
-        ...(resting ? { change_commitment: record.note_commitment } : {}),
+        ...(named ? { change_commitment: record.note_commitment } : {}),
       });
       this.wallet.applyOrderOutcome({ ...outcome, ...(fill === undefined ? {} : { fill }) });
     });

@@ -30,6 +30,9 @@ import { consumedByFill, type NoteOrigin, released, type WalletNote } from './no
  * - An orders-channel event moves the backing note: `partially_filled` spends it and derives the
  *   change from `new_note_amount` (reserved: the remainder rests on it); `fully_filled` spends it
  *   (or frees it, if it is already the change of that very match); an end without a fill frees it.
+ *   A record whose filled quantity rose past what the bot saw (cancelled, expired, pending
+ *   settlement again, failed) shows a match the wallet missed: its note is spent and its change
+ *   and received notes inferred, as for a fill (missedMatch).
  * - A fill memo (the only source of the received amount, and of a full fill's change) adds the
  *   received note and the change, and spends the parent if no event did yet.
  */
@@ -93,15 +96,34 @@ export function recordsForOutcome(book: NoteBook, owner: Owner, outcome: OrderOu
     }
     return records;
   }
-  if (!TERMINAL_KINDS.has(outcome.kind)) return [];
+  const missed = missedMatch(outcome);
+  const unheard = (note: WalletNote) =>
+    missed !== undefined &&
+    note.commitment !== missed.facts.change_commitment &&
+    !isOutputOf(note, orderId, missed.key);
+  if (!TERMINAL_KINDS.has(outcome.kind)) {
+    // The order matched again after a match the wallet missed: it rests on that match's change.
+    for (const note of backing) {
+      if (missed === undefined || !unheard(note)) continue;
+      put(consumedByFill(note, orderId, missed.key));
+      records.push(...recordsForMissedMemo(book, owner, note, orderId, missed.key, missed.facts));
+    }
+    return records;
+  }
+  const lock = outcome.kind === 'settlement_failed' ? outcome.lock_expiry_slot : undefined;
   for (const note of backing) {
-    if (outcome.kind !== 'fully_filled' || (matchId !== undefined && isOutputOf(note, orderId, matchId))) {
-      put(released(note, outcome.kind === 'settlement_failed' ? outcome.lock_expiry_slot : undefined));
-    } else {
+    if (outcome.kind === 'fully_filled' && !(matchId !== undefined && isOutputOf(note, orderId, matchId))) {
       put(consumedByFill(note, orderId, matchId ?? 0n));
       if (outcome.fill !== undefined && matchId !== undefined) {
-        records.push(...recordsForMissedMemo(book, owner, note, orderId, matchId, outcome.fill));
+        records.push(...recordsForMissedMemo(book, owner, note, orderId, matchId, outcome.fill, {}));
       }
+    } else if (missed !== undefined && unheard(note)) {
+      // The order ended resting on the change of a match the wallet missed: that change is free.
+      put(consumedByFill(note, orderId, missed.key));
+      const ended = { ...(lock === undefined ? {} : { lock }) };
+      records.push(...recordsForMissedMemo(book, owner, note, orderId, missed.key, missed.facts, ended));
+    } else {
+      put(released(note, lock));
     }
   }
   if (book.knowsOrder(orderId)) records.push({ kind: 'order_end', order_id: orderId });
@@ -109,10 +131,29 @@ export function recordsForOutcome(book: NoteBook, owner: Owner, outcome: OrderOu
 }
 
 /**
+ * A match the wallet missed, shown by a record whose filled quantity rose past what the bot saw
+ * (the fill events handle their own rise). A cancelled or expired order's last match (match_id) is
+ * the missed one. A pending_settlement or settlement_failed record names the match after it, so
+ * the missed match's own id is unknown: it is keyed -(match_id + 1), an id no venue match has, and
+ * a memo that arrives later still finds its parent by derivation. Two missed matches in a row look
+ * like one and cannot be worked out (docs/sdk.md).
+ */
+function missedMatch(outcome: OrderOutcome): { key: bigint; facts: FillFacts } | undefined {
+  const { fill: facts, match_id: matchId } = outcome;
+  if (facts === undefined || matchId === undefined || (facts.base_quantity ?? 0n) <= 0n) return undefined;
+  if (outcome.kind === 'cancelled' || outcome.kind === 'expired') return { key: matchId, facts };
+  if (outcome.kind === 'pending_settlement' || outcome.kind === 'settlement_failed') {
+    return { key: -(matchId + 1n), facts };
+  }
+  return undefined;
+}
+
+/**
  * The outputs of a match known from its event or record alone, recorded as expected until the
  * memo or the tree search (NoteWallet.scan) gives each its note. A change the record names by
- * commitment is found at once among its candidate values: the order rests on it, so it is
- * reserved. Outputs already held or already expected are left as they are.
+ * commitment is found at once among its candidate values: reserved while the order rests on it,
+ * free (pending its leaf, locked until `ended.lock` after a failed settlement) when the order
+ * `ended` resting on it. Outputs already held or already expected are left as they are.
  */
 function recordsForMissedMemo(
   book: NoteBook,
@@ -121,6 +162,7 @@ function recordsForMissedMemo(
   orderId: string,
   matchId: bigint,
   facts: FillFacts,
+  ended?: { readonly lock?: bigint },
 ): WalletRecord[] {
   const records: WalletRecord[] = [];
   for (const output of expectedOutputs(parent, orderId, matchId, facts)) {
@@ -136,7 +178,14 @@ function recordsForMissedMemo(
       continue;
     }
     const note = noteOfOutput(owner, output, value);
-    records.push({ kind: 'note', note: { ...note, status: 'reserved', reserved_by: orderId } });
+    const lock = ended?.lock === undefined ? {} : { locked_until_slot: ended.lock };
+    records.push({
+      kind: 'note',
+      note:
+        ended === undefined
+          ? { ...note, status: 'reserved', reserved_by: orderId }
+          : { ...note, status: 'pending', ...lock },
+    });
   }
   return records;
 }
