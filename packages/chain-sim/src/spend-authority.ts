@@ -1,19 +1,3 @@
-import { createHash } from 'node:crypto';
-import { fieldToHex } from '@venue/notes';
-import { type TradingKey, tradingKeyFromSeed } from '@venue/protocol';
-
-const SPEND_AUTHORITY_TAG = 'venue-chain-sim-spend-authority-v1\u0000';
-
-/**
- * The Ed25519 key a wallet binds to its deposits as their spend authority, derived from its
- * spending key: seed = sha256(tag || spending key as 32 bytes big-endian). One spending key, one
- * authority, so the SDK can withdraw or merge any of its notes (and the fill and change notes that
- * inherit the authority) without storing another secret. The chain only ever sees the public key.
- */
-export function spendAuthorityOf(spendingKey: bigint): TradingKey {
-  const seed = createHash('sha256')
-    .update(SPEND_AUTHORITY_TAG)
-    .update(Buffer.from(fieldToHex(spendingKey), 'hex'))
-    .digest();
-  return tradingKeyFromSeed(seed);
-}
+// The spend-authority rule is note-ownership cryptography and lives in @venue/notes, where the SDK
+// can use it too; re-exported here so chain-sim's users keep one import.
+export { spendAuthorityOf } from '@venue/notes';

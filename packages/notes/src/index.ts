@@ -8,4 +8,5 @@ export * from './note.ts';
 export * from './proof-bytes.ts';
 export * from './prover.ts';
 export * from './public-inputs.ts';
+export * from './spend-authority.ts';
 export * from './verifier.ts';

@@ -5,6 +5,15 @@
  */
 export { type AttestedVenue, checkTrustAnchors, type TrustAnchors } from './attestation.ts';
 export {
+  CHAIN_RPC_RESPONSE_BYTES_MAX,
+  CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+  ChainRpcError,
+  chainDeposit,
+  chainRpcCall,
+  type DepositReceipt,
+  DepositReceiptSchema,
+} from './chain-rpc.ts';
+export {
   type ConnectOptions,
   type Credentials,
   connectVenue,

@@ -8,6 +8,7 @@ import {
   type NoteHasher,
   pathFromInclusion,
   STUB_PROOF_HEX,
+  spendAuthorityOf,
   type ValidInputProver,
 } from '@venue/notes';
 import {
@@ -20,6 +21,12 @@ import {
   type Side,
   type TreeRoot,
 } from '@venue/protocol';
+import {
+  CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+  ChainRpcError,
+  chainDeposit,
+  type DepositReceipt,
+} from './chain-rpc.ts';
 import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
 import { SealedLog } from './sealed-log.ts';
@@ -234,6 +241,39 @@ export class NoteWallet {
     this.#write({ kind: 'note', note });
     const deposit = { tree_id: treeId, mint: request.mint, value: request.value, blinding: note.blinding };
     return { note, deposit: { ...deposit, owner_commitment: this.#owner.ownerCommitment } };
+  }
+
+  /**
+   * The deposit fields with this key file's spend authority (the notes package's rule): what the
+   * chain's `deposit` takes, for a bot that sends it with its own chain client.
+   */
+  depositFields(deposit: DepositFields): DepositFields & { spend_authority: string } {
+    return { ...deposit, spend_authority: spendAuthorityOf(this.#keyFile.spendingKey()).publicKey };
+  }
+
+  /**
+   * Prepares a deposit (the opening is recorded first, so a crash cannot lose a funded note) and
+   * sends it to the chain simulator's JSON-RPC at `chainRpcUrl`. The note stays pending until a
+   * scan sees its leaf through the venue. A ChainRpcError with reason `transport` leaves it unknown
+   * whether the deposit landed (the next scans tell); a chain refusal means it did not, and the
+   * note then stays pending, never seen.
+   */
+  async depositVia(
+    chainRpcUrl: string,
+    request: { mint: string; value: bigint; treeId?: number },
+    timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+  ): Promise<{ note: WalletNote; receipt: DepositReceipt }> {
+    const { note, deposit } = this.prepareDeposit(request);
+    const receipt = await chainDeposit(chainRpcUrl, this.depositFields(deposit), timeoutMs);
+    if (receipt.commitment !== note.commitment || receipt.tree_id !== note.tree_id) {
+      throw new ChainRpcError(
+        'deposit',
+        'transport',
+        0,
+        `the receipt names note ${receipt.commitment} in shard ${receipt.tree_id}, not the one sent (${note.commitment} in shard ${note.tree_id})`,
+      );
+    }
+    return { note, receipt };
   }
 
   /**

@@ -34,7 +34,9 @@ import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
  *   out by the client (VenueClient); every refusal ends as the venue's VenueApiError.
  * - Stream events update the view as they arrive; after a stream gap, reconcile() reads the truth.
  * - With a NoteWallet, each order's note is reserved for it before the body is signed and follows
- *   the order to its end: fills spend it and bring change and received notes, ends free it.
+ *   the order to its end: fills spend it and bring change and received notes; an end without a
+ *   fill event (a cancel reply, a cancelled or expired event) reads the order's record first, since
+ *   a fill not heard yet may have consumed the note (see #orderEnded).
  */
 
 /** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
@@ -140,6 +142,9 @@ export class Trader {
   /** While a reconcile reads: local changes per order id since it began (see reconcile). */
   readonly #changes = new Map<string, number>();
   #reading = false;
+  /** Reads of ended orders' records on their way, by order id: one read per order end. */
+  readonly #endReads = new Map<string, Promise<void>>();
+  readonly #onWalletError: ((error: Error) => void) | undefined;
 
   constructor(options: TraderOptions, onClose: () => void = () => {}) {
     this.client = options.client;
@@ -156,12 +161,15 @@ export class Trader {
             client: options.client,
             tradingKey: options.keys.publicKey,
             prover: options.prover,
-            onError: (error) => {
-              this.walletErrors.push(error);
-              if (this.walletErrors.length > WALLET_ERRORS_KEPT_MAX) this.walletErrors.shift();
-              options.onWalletError?.(error);
-            },
+            onError: (error) => this.#walletError(error),
           });
+    this.#onWalletError = options.onWalletError;
+  }
+
+  #walletError(error: Error): void {
+    this.walletErrors.push(error);
+    if (this.walletErrors.length > WALLET_ERRORS_KEPT_MAX) this.walletErrors.shift();
+    this.#onWalletError?.(error);
   }
 
   /**
@@ -259,8 +267,9 @@ export class Trader {
           useVia === undefined ? this.client.cancel(orderId, params) : useVia.cancel(orderId, params),
         via,
       );
+      const before = this.orders.get(orderId);
       this.orders.settle(orderId, 'cancelled');
-      this.#notes?.event({ order_id: orderId, kind: 'cancelled' });
+      await this.#orderEnded(orderId, 'cancelled', before);
       return response;
     } catch (error) {
       await this.#readBack(orderId, error);
@@ -330,8 +339,65 @@ export class Trader {
     const before = this.orders.get(event.order_id);
     this.#changed(event.order_id);
     this.orders.applyEvent(event);
-    this.#notes?.event(event, before);
+    if (event.kind === 'cancelled' || event.kind === 'expired') {
+      void this.#orderEnded(event.order_id, event.kind, before);
+    } else {
+      this.#notes?.event(event, before);
+    }
     this.#followNote(event.order_id);
+  }
+
+  /**
+   * Resolves once the record of every order end heard so far (a cancel reply, a `cancelled` or
+   * `expired` event) was read and applied to the wallet: until then the order's note stays
+   * reserved. A bot that checks its balances right after an end awaits this first.
+   */
+  async endsSettled(): Promise<void> {
+    while (this.#endReads.size > 0) await Promise.all(this.#endReads.values());
+  }
+
+  /**
+   * An order ended without a fill event: neither a cancel reply nor a `cancelled`/`expired` event
+   * says whether it filled first, and a fill whose event has not arrived yet (a reply overtaking
+   * the stream, frames lost just before the end) consumed the note on chain. So while the wallet
+   * holds a note for the order, its record (GET /orders/{id}) is read and applied instead: its
+   * filled quantity shows a missed fill (the note is spent and the change of that match freed).
+   * One read per end; a failed read leaves the note reserved until reconcile() or recover().
+   */
+  #orderEnded(orderId: string, kind: 'cancelled' | 'expired', before: LocalOrder | undefined): Promise<void> {
+    if (this.#notes === undefined) return Promise.resolve();
+    const running = this.#endReads.get(orderId);
+    if (running !== undefined) return running;
+    if (this.#notes.wallet.backing(orderId).length === 0) {
+      this.#notes.event({ order_id: orderId, kind }, before);
+      return Promise.resolve();
+    }
+    const read = this.#readEnd(orderId, before).finally(() => this.#endReads.delete(orderId));
+    this.#endReads.set(orderId, read);
+    return read;
+  }
+
+  async #readEnd(orderId: string, before: LocalOrder | undefined): Promise<void> {
+    try {
+      const record = (await this.client.reconcile([orderId])).get(orderId);
+      this.#changed(orderId);
+      if (record === null || record === undefined) {
+        // The venue no longer knows the order: it ended without a fill it could report.
+        this.#notes?.event({ order_id: orderId, kind: 'cancelled' });
+      } else {
+        this.orders.adopt(record);
+        this.#notes?.record(record, before);
+      }
+      this.#followNote(orderId);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      this.#walletError(
+        new Error(
+          `order ${orderId} ended but its record could not be read (${why}); its note stays reserved until reconcile() or recover() reads it`,
+          { cause: error },
+        ),
+      );
+    }
   }
 
   /** Applies a fills-channel message to the wallet: its memo's notes join it (no-op without a wallet). */
@@ -364,6 +430,7 @@ export class Trader {
     this.#reading = true;
     try {
       await this.#readRecords();
+      await this.#readEndedReservations();
     } finally {
       this.#reading = false;
       this.#changes.clear();
@@ -482,12 +549,22 @@ export class Trader {
    */
   async #settleReservations(): Promise<void> {
     if (this.#notes === undefined) return;
-    const toRead: string[] = [];
     for (const orderId of this.#notes.reservingOrders()) {
-      const order = this.orders.get(orderId);
-      if (order === undefined) this.#notes.notBooked(orderId);
-      else if (isTerminal(order.state)) toRead.push(orderId);
+      if (this.orders.get(orderId) === undefined) this.#notes.notBooked(orderId);
     }
+    await this.#readEndedReservations();
+  }
+
+  /**
+   * Orders that ended locally while their notes are still reserved (a crash, or a failed read of
+   * an end's record, see #orderEnded) follow the venue's record.
+   */
+  async #readEndedReservations(): Promise<void> {
+    if (this.#notes === undefined) return;
+    const toRead = [...this.#notes.reservingOrders()].filter((orderId) => {
+      const order = this.orders.get(orderId);
+      return order !== undefined && isTerminal(order.state) && !this.#endReads.has(orderId);
+    });
     for (let i = 0; i < toRead.length; i += RECONCILE_ORDERS_MAX) {
       const records = await this.client.reconcile(toRead.slice(i, i + RECONCILE_ORDERS_MAX));
       for (const [id, record] of records) {

@@ -1,5 +1,6 @@
 // The SDK's "done when" bot (issue 10): two bots written only against '@venue/sdk', on two
-// accounts, fund their wallets with chain deposits and trade random orders whose prices cross, on
+// accounts, fund their wallets with chain deposits (the SDK's own deposit path, over the chain
+// simulator's JSON-RPC) and trade random orders whose prices cross, on
 // a venue that settles every match on its chain simulator (stub proofs). Between their steps the
 // test moves the chain and clock. Along the way:
 // - bob listens to the orders channel only: no fill memo ever reaches him, so his wallet works out
@@ -22,13 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { createBootIdentity } from '@venue/adapters';
-import { spendAuthorityOf } from '@venue/chain-sim';
+import { startRpcServer } from '@venue/chain-sim';
 import { loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { OrderRecord } from '@venue/protocol';
 import { TEST_CORE_CONFIG, TestVenue, testMarket } from '@venue/testing';
 import { isTerminal, KeyFile } from '../src/index.ts';
 import { auditWallet, chainNoteValue, sumByMint } from './bot/chain-audit.ts';
-import { type BotConfig, BotSession, type SubmitDeposit, seededRandom } from './bot/random-bot.ts';
+import { type BotConfig, BotSession, seededRandom } from './bot/random-bot.ts';
 import { credentials, trustOf, venueClock } from './helpers.ts';
 import { startProxy, type TestProxy } from './proxies.ts';
 
@@ -135,11 +136,9 @@ async function runBots(world: World, variant: Variant): Promise<void> {
     },
   };
   const configs = [alice, bob];
-  /** The chain client's part of a deposit: the prepared fields, bound to the key's spend authority. */
-  const submitDeposit: SubmitDeposit = (deposit, keys) => {
-    assert.ok(venue.chain !== undefined);
-    venue.chain.deposit({ ...deposit, spend_authority: spendAuthorityOf(keys.spendingKey()).publicKey });
-  };
+  // The bots deposit as a user does: through the SDK's deposit path, over the chain's JSON-RPC.
+  assert.ok(venue.chain !== undefined);
+  const chainRpc = await startRpcServer(venue.chain);
   const sessions = [await BotSession.start(alice), await BotSession.start(bob)];
   const gaps: string[] = [];
   const deposited = new Map<string, bigint>();
@@ -148,7 +147,7 @@ async function runBots(world: World, variant: Variant): Promise<void> {
       for (const market of MARKETS) {
         for (const mint of [market.baseMint, market.quoteMint]) {
           const values = DEPOSIT_LOTS.map((lots) => lots * lot);
-          await session.deposit(mint, values, submitDeposit);
+          await session.deposit(chainRpc.url, mint, values);
           deposited.set(
             mint,
             values.reduce((sum, value) => sum + value, deposited.get(mint) ?? 0n),
@@ -213,6 +212,7 @@ async function runBots(world: World, variant: Variant): Promise<void> {
     }
   } finally {
     for (const session of sessions) await session.stop();
+    await chainRpc.close();
   }
 }
 

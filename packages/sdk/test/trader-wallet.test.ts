@@ -1,6 +1,8 @@
 // How a Trader with a wallet handles the note of each order on a real (non-settling) venue: the
 // note is reserved before the order is sent, freed by a cancel and by a refusal, follows a modify
-// to a new order id, and a reservation a crash left without an order is freed by recover(). The
+// to a new order id, a cancel after a fill the trader never heard of spends the note (the order's
+// record is read before the note is freed), and a reservation a crash left without an order is
+// freed by recover(). The
 // wallet's notes are confirmed against a small local tree (wallet-world.ts); the venue takes stub
 // proofs against TEST_ROOT.
 import assert from 'node:assert/strict';
@@ -8,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { loadNoteHasher } from '@venue/notes';
+import { assetIdOfMint, deriveChangeNote, loadNoteHasher } from '@venue/notes';
 import type { OrderEvent } from '@venue/protocol';
 import { TEST_CORE_CONFIG, TEST_ROOT, TestVenue, testMarket } from '@venue/testing';
 import {
@@ -24,6 +26,7 @@ import { connectedClient, credentials } from './helpers.ts';
 import { TreeWorld } from './wallet-world.ts';
 
 const QUOTE = testMarket('SOL-USDC').quoteMint;
+const BASE = testMarket('SOL-USDC').baseMint;
 
 let venue: TestVenue;
 let dir: string;
@@ -96,6 +99,83 @@ test('each order holds its note from before the send until it ends, and a refusa
       [[300n, 0n, 0n]],
     );
   } finally {
+    trader.close();
+    wallet.close();
+  }
+});
+
+test('a cancel after a fill whose event never arrived spends the note instead of freeing it', async () => {
+  const stateDir = join(dir, 'missed-fill');
+  venue.clock.advanceMs(1_000); // a fresh nonce file starts above the nonces earlier tests used
+  const { wallet, notes } = await walletWithNotes(stateDir);
+  const note = notes[0] as WalletNote;
+  const trader = Trader.open(client, keyFile, stateDir, { wallet });
+  // The counterparty: another account asking 40 base on a note of its own.
+  const other = await connectedClient(venue);
+  await other.login(await credentials(venue, 'missed-fill-counterparty'));
+  const otherKey = await KeyFile.create(join(dir, 'counterparty-key.json'));
+  const otherWallet = await NoteWallet.open(otherKey, null);
+  const otherTrader = Trader.open(other, otherKey, join(dir, 'counterparty'));
+  try {
+    const bid = await trader.place({
+      symbol: 'SOL-USDC',
+      side: 'bid',
+      amount: 100n,
+      price: 1000n,
+      input: wallet.stubInput(note, TEST_ROOT),
+    });
+    const base = otherWallet.prepareDeposit({ mint: BASE, value: 40n }).note;
+    await otherTrader.place({
+      symbol: 'SOL-USDC',
+      side: 'ask',
+      amount: 40n,
+      price: 1000n,
+      input: otherWallet.stubInput(base, TEST_ROOT),
+    });
+    venue.server.engine.record({
+      type: 'oracle_price',
+      marketId: testMarket('SOL-USDC').marketId,
+      price: 1000n,
+    });
+    venue.advanceSlots(1);
+    venue.server.engine.catchUp(); // the batch of the new slot matches the two orders
+    // This venue does not settle: confirm the match as the chain would, the bid resting on its
+    // change (100 - 40 quote paid at 1000 per 1000).
+    const pending = (await client.reconcile([bid.order_id])).get(bid.order_id);
+    assert.equal(pending?.state, 'pending_settlement');
+    const change = deriveChangeNote(
+      await loadNoteHasher(),
+      { ownerCommitment: keyFile.publicParts.owner_commitment, innerHash: note.inner_hash },
+      assetIdOfMint(QUOTE),
+      60n,
+    );
+    venue.server.engine.record({
+      type: 'match_settled',
+      marketId: testMarket('SOL-USDC').marketId,
+      matchId: BigInt(pending?.match_id ?? -1),
+      changeNote: { commitment: change.hex.commitment, value: 60n, treeId: 0 },
+    });
+    // This trader follows no stream: the partial fill's event never reaches it, so the cancel
+    // reply is the first it hears of the order since placing it.
+    assert.equal(trader.orders.get(bid.order_id)?.filled_quantity, 0n);
+    await trader.cancel(bid.order_id);
+    const order = trader.orders.get(bid.order_id);
+    assert.equal(order?.state, 'cancelled');
+    assert.equal(order?.filled_quantity, 40n, 'the record told of the fill');
+    const spent = wallet.note(note.commitment);
+    assert.equal(spent?.status, 'spent', 'the fill consumed the note on chain: it must not be free');
+    assert.equal(spent?.spent_by?.order_id, bid.order_id);
+    assert.ok(
+      wallet.pick(QUOTE, 100n)?.commitment !== note.commitment,
+      'the consumed note cannot back another order',
+    );
+    // The change of the missed match is known (by commitment, from the record) and not reserved.
+    assert.ok(wallet.notes().every((n) => n.reserved_by !== bid.order_id));
+    assert.equal(trader.walletErrors.length, 0);
+  } finally {
+    otherTrader.close();
+    otherWallet.close();
+    await other.close();
     trader.close();
     wallet.close();
   }

@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { assetOfOrder, proofChecksOf } from '@venue/adapters';
-import { spendAuthorityOf } from '@venue/chain-sim';
 import {
   createProofVerifier,
   createValidInputProver,
@@ -104,10 +103,7 @@ class Desk {
   /** A deposit on the chain simulator, its opening recorded in the wallet first. */
   deposit(mint: string, value: bigint): void {
     const { deposit } = this.wallet.prepareDeposit({ mint, value });
-    venue.chain?.deposit({
-      ...deposit,
-      spend_authority: spendAuthorityOf(this.keyFile.spendingKey()).publicKey,
-    });
+    venue.chain?.deposit(this.wallet.depositFields(deposit));
   }
 
   /** An order backed by a note the wallet claims and proves. */

@@ -68,16 +68,12 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
       withContext(command, io, async (context) => {
         const keys = await context.keyFile();
         const wallet = await context.wallet(keys);
-        // Recorded (sealed) before it is sent, so a crash cannot lose the opening of a funded note.
-        const { note, deposit } = wallet.prepareDeposit({
+        // The SDK's own deposit path: the opening is recorded (sealed) before it is sent, so a
+        // crash cannot lose the opening of a funded note.
+        const { note, receipt } = await wallet.depositVia(flags.chainRpc, {
           mint: flags.mint,
           value: flags.amount,
           treeId: flags.treeId,
-        });
-        const chain = new ChainRpcClient(flags.chainRpc);
-        const receipt = await chain.request<{ leaf_index: bigint; slot: bigint }>('deposit', {
-          ...deposit,
-          spend_authority: spendAuthorityOf(keys.spendingKey()).publicKey,
         });
         context.out.result(
           {

@@ -8,7 +8,6 @@ import {
   type Clock,
   type Credentials,
   connectVenue,
-  type DepositFields,
   KeyFile,
   type LocalOrder,
   NoteWallet,
@@ -21,13 +20,6 @@ import {
   type VenueClient,
   type VenueStream,
 } from '@venue/sdk';
-
-/**
- * Submits a deposit on the settlement chain. The SDK has no chain client: a user submits the
- * fields the wallet prepared with the chain's own client, signed off by the key file's spending
- * key (the CLI derives the spend authority with @venue/chain-sim's spendAuthorityOf).
- */
-export type SubmitDeposit = (deposit: DepositFields, keys: KeyFile) => void | Promise<void>;
 
 export interface BotConfig {
   readonly url: string;
@@ -136,12 +128,12 @@ export class BotSession {
     return session;
   }
 
-  /** Prepares one note per value (recorded before anything is sent) and submits its deposit. */
-  async deposit(mint: string, values: readonly bigint[], submit: SubmitDeposit): Promise<void> {
-    for (const value of values) {
-      const { deposit } = this.wallet.prepareDeposit({ mint, value });
-      await submit(deposit, this.keys);
-    }
+  /**
+   * One note per value, deposited through the chain's JSON-RPC at `chainRpcUrl` with the wallet's
+   * own deposit path (the opening is recorded before the call is sent).
+   */
+  async deposit(chainRpcUrl: string, mint: string, values: readonly bigint[]): Promise<void> {
+    for (const value of values) await this.wallet.depositVia(chainRpcUrl, { mint, value });
   }
 
   /** `steps` random actions: place (over REST or the stream), cancel or reprice. */
@@ -176,11 +168,13 @@ export class BotSession {
       if (this.config.reconcile === 'between-actions') await this.#catchUp();
       else await new Promise((resolve) => setTimeout(resolve, 10)); // trader.follow's is running
     }
+    await this.trader.endsSettled(); // the records of the orders that ended, read and applied
   }
 
   /** Ends the session: the stream closes (sweeping its orders), then the client and state files. */
   async stop(): Promise<void> {
     await this.stream.close();
+    await this.trader.endsSettled();
     await this.client.close();
     this.trader.close();
     this.wallet.close();
