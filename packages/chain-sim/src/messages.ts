@@ -1,3 +1,4 @@
+import { WITHDRAW_DOMAIN, withdrawBytes } from '@venue/notes';
 import { sha256, signDigest, type TradingKey } from '@venue/protocol';
 import { ByteWriter } from './bytes.ts';
 import type {
@@ -18,7 +19,7 @@ export const DOMAINS = {
   settlement: 'venue-chain-settlement-v1',
   lock: 'venue-chain-lock-v1',
   governance: 'venue-chain-governance-v1',
-  withdraw: 'venue-chain-withdraw-v1',
+  withdraw: WITHDRAW_DOMAIN,
   merge: 'venue-chain-merge-v1',
 } as const;
 
@@ -63,9 +64,9 @@ function spend(w: ByteWriter, note: NoteSpend): ByteWriter {
     .u64(note.value);
 }
 
-export function withdrawBytes(request: Omit<WithdrawRequest, 'signature'>): Uint8Array {
-  return spend(new ByteWriter(DOMAINS.withdraw), request).ascii(request.recipient).bytes();
-}
+// The withdraw layout is what a note's spend authority signs, so it lives in @venue/notes beside
+// spendAuthorityOf (the SDK signs it too); re-exported so chain-sim's users keep one import.
+export { withdrawBytes };
 
 export function mergeBytes(request: Omit<MergeRequest, 'signature'>): Uint8Array {
   const w = new ByteWriter(DOMAINS.merge).u32(request.inputs.length);

@@ -10,3 +10,4 @@ export * from './prover.ts';
 export * from './public-inputs.ts';
 export * from './spend-authority.ts';
 export * from './verifier.ts';
+export * from './withdraw-message.ts';

@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { decode, Hex, JsonNumberToken, parseJsonText, Strict, stringifyJson, U8, U64 } from '@venue/protocol';
+import {
+  Base58Address,
+  decode,
+  Hex,
+  JsonNumberToken,
+  OneOf,
+  parseJsonText,
+  Strict,
+  stringifyJson,
+  U8,
+  U64,
+} from '@venue/protocol';
 
 /**
  * The few lines of JSON-RPC 2.0 the SDK speaks to the chain simulator (docs/chain-sim.md section
@@ -12,7 +23,7 @@ import { decode, Hex, JsonNumberToken, parseJsonText, Strict, stringifyJson, U8,
 /** A chain call that has not answered within this time is abandoned with a ChainRpcError. */
 export const CHAIN_RPC_TIMEOUT_MS_DEFAULT = 10_000;
 
-/** Largest chain reply read; a deposit receipt is a few hundred bytes. */
+/** Largest chain reply read; a deposit or withdraw receipt is a few hundred bytes. */
 export const CHAIN_RPC_RESPONSE_BYTES_MAX = 64 * 1024;
 
 /**
@@ -121,6 +132,96 @@ function errorOf(method: string, error: unknown): ChainRpcError {
   return new ChainRpcError(method, reason, Number.isFinite(code) ? code : 0, message);
 }
 
+/** What the chain answers to a withdraw: the consumed note's tag, and what went where. */
+export const WithdrawReceiptSchema = Strict(
+  {
+    note_use_tag: Hex(32),
+    mint: Base58Address(),
+    value: U64(),
+    recipient: Base58Address(),
+    slot: U64(),
+  },
+  { title: 'WithdrawReceipt' },
+);
+export interface WithdrawReceipt {
+  readonly note_use_tag: string;
+  readonly mint: string;
+  readonly value: bigint;
+  readonly recipient: string;
+  readonly slot: bigint;
+}
+
+/** The chain's `withdraw` request: the note's opening, the recipient and the authority's signature. */
+export interface ChainWithdrawRequest {
+  readonly tree_id: number;
+  readonly commitment: string;
+  readonly owner_commitment: string;
+  readonly note_inner_hash: string;
+  readonly value: bigint;
+  readonly recipient: string;
+  readonly signature: string;
+}
+
+/** One call whose result must decode against `schema`; an undecodable answer is a transport failure. */
+async function decodedCall<T>(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  schema: Parameters<typeof decode>[0],
+  timeoutMs: number,
+): Promise<T> {
+  const result = await chainRpcCall(url, method, params, timeoutMs);
+  try {
+    return decode(schema, result) as T;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : 'undecodable';
+    throw new ChainRpcError(method, 'transport', 0, `the receipt does not decode: ${why}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The chain simulator's `withdraw` call, its receipt decoded strictly. A `transport` failure
+ * leaves it unknown whether the note was consumed; the chain's `getConsumed` tells.
+ */
+export function chainWithdraw(
+  url: string,
+  request: ChainWithdrawRequest,
+  timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+): Promise<WithdrawReceipt> {
+  return decodedCall(url, 'withdraw', { ...request }, WithdrawReceiptSchema, timeoutMs);
+}
+
+/** What the chain's `getConsumed` answers for a consumed note; null while it is not consumed. */
+export const ConsumedEntrySchema = Strict(
+  { note_use_tag: Hex(32), slot: U64(), by: OneOf(['withdraw', 'merge', 'settlement'] as const) },
+  { title: 'ConsumedEntry' },
+);
+export interface ConsumedEntry {
+  readonly note_use_tag: string;
+  readonly slot: bigint;
+  readonly by: 'withdraw' | 'merge' | 'settlement';
+}
+
+/** The chain's record of the note with this use tag being consumed, or null while it is not. */
+export async function chainConsumed(
+  url: string,
+  noteUseTag: string,
+  timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+): Promise<ConsumedEntry | null> {
+  const result = await chainRpcCall(url, 'getConsumed', { note_use_tag: noteUseTag }, timeoutMs);
+  if (result === null) return null;
+  try {
+    return decode(ConsumedEntrySchema, result);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : 'undecodable';
+    throw new ChainRpcError('getConsumed', 'transport', 0, `the entry does not decode: ${why}`, {
+      cause: error,
+    });
+  }
+}
+
 /** The chain simulator's `deposit` call, its receipt decoded strictly. */
 export async function chainDeposit(
   url: string,
@@ -134,13 +235,5 @@ export async function chainDeposit(
   },
   timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
 ): Promise<DepositReceipt> {
-  const result = await chainRpcCall(url, 'deposit', { ...request }, timeoutMs);
-  try {
-    return decode(DepositReceiptSchema, result);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : 'undecodable';
-    throw new ChainRpcError('deposit', 'transport', 0, `the receipt does not decode: ${why}`, {
-      cause: error,
-    });
-  }
+  return decodedCall(url, 'deposit', { ...request }, DepositReceiptSchema, timeoutMs);
 }

@@ -8,10 +8,17 @@ export {
   CHAIN_RPC_RESPONSE_BYTES_MAX,
   CHAIN_RPC_TIMEOUT_MS_DEFAULT,
   ChainRpcError,
+  type ChainWithdrawRequest,
+  type ConsumedEntry,
+  ConsumedEntrySchema,
+  chainConsumed,
   chainDeposit,
   chainRpcCall,
+  chainWithdraw,
   type DepositReceipt,
   DepositReceiptSchema,
+  type WithdrawReceipt,
+  WithdrawReceiptSchema,
 } from './chain-rpc.ts';
 export {
   type ConnectOptions,

@@ -8,8 +8,10 @@ import {
   type NoteHasher,
   pathFromInclusion,
   STUB_PROOF_HEX,
+  signWithdrawMessage,
   spendAuthorityOf,
   type ValidInputProver,
+  type WithdrawMessage,
 } from '@venue/notes';
 import {
   ERRORS,
@@ -24,8 +26,11 @@ import {
 import {
   CHAIN_RPC_TIMEOUT_MS_DEFAULT,
   ChainRpcError,
+  chainConsumed,
   chainDeposit,
+  chainWithdraw,
   type DepositReceipt,
+  type WithdrawReceipt,
 } from './chain-rpc.ts';
 import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
@@ -45,7 +50,9 @@ import {
   released,
   reserveFor,
   type WalletNote,
+  withdrawCleared,
   withdrawn,
+  withdrawSent,
   withLeaf,
 } from './wallet/note-lifecycle.ts';
 import {
@@ -274,6 +281,79 @@ export class NoteWallet {
       );
     }
     return { note, receipt };
+  }
+
+  /**
+   * Withdraws a spendable note to the public account `recipient` through the chain simulator's
+   * JSON-RPC at `chainRpcUrl`, signed by this key file's spend authority over the notes package's
+   * withdraw bytes. The wallet records the withdraw as sent first (the note then backs no order),
+   * and marks the note spent only on the chain's receipt.
+   * - A note that is reserved by an order, pending or spent is refused here (NoteStateError),
+   *   before anything is sent.
+   * - A chain refusal (ChainRpcError with the chain's reason) leaves the note spendable, except
+   *   `note_consumed`: the chain no longer holds it, so the wallet records it spent.
+   * - A `transport` failure leaves the note spendable but marked `withdraw_to` (no order takes
+   *   it): resolveWithdrawals asks the chain which way it went, or send withdrawVia again.
+   */
+  async withdrawVia(
+    chainRpcUrl: string,
+    request: { commitment: string; recipient: string },
+    timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+  ): Promise<{ note: WalletNote; receipt: WithdrawReceipt }> {
+    const sending = this.#put(withdrawSent(this.#required(request.commitment), request.recipient));
+    const message: WithdrawMessage = {
+      tree_id: sending.tree_id,
+      commitment: sending.commitment,
+      owner_commitment: this.#owner.ownerCommitment,
+      note_inner_hash: sending.inner_hash,
+      value: sending.value,
+      recipient: request.recipient,
+    };
+    const signature = signWithdrawMessage(message, spendAuthorityOf(this.#keyFile.spendingKey()));
+    let receipt: WithdrawReceipt;
+    try {
+      receipt = await chainWithdraw(chainRpcUrl, { ...message, signature }, timeoutMs);
+    } catch (error) {
+      if (error instanceof ChainRpcError && error.reason !== 'transport') {
+        const current = this.#required(sending.commitment);
+        this.#put(error.reason === 'note_consumed' ? withdrawn(current) : withdrawCleared(current));
+      }
+      throw error;
+    }
+    const tag = this.#noteUseTag(sending);
+    if (
+      receipt.note_use_tag !== tag ||
+      receipt.value !== sending.value ||
+      receipt.recipient !== request.recipient
+    ) {
+      throw new ChainRpcError(
+        'withdraw',
+        'transport',
+        0,
+        `the receipt names note tag ${receipt.note_use_tag} (${receipt.value} to ${receipt.recipient}), not the withdraw sent; resolveWithdrawals tells whether the note was consumed`,
+      );
+    }
+    return { note: this.#put(withdrawn(this.#required(sending.commitment))), receipt };
+  }
+
+  /**
+   * Settles every withdraw whose outcome the wallet does not know (a transport failure or a crash
+   * after sending): asks the chain whether each note was consumed; consumed ones become spent,
+   * the others usable again. Call it once the failed call is over (a reply that timed out may
+   * still be in flight). Returns the notes it changed.
+   */
+  async resolveWithdrawals(
+    chainRpcUrl: string,
+    timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
+  ): Promise<{ spent: WalletNote[]; freed: WalletNote[] }> {
+    const spent: WalletNote[] = [];
+    const freed: WalletNote[] = [];
+    for (const note of this.notes().filter((n) => n.withdraw_to !== undefined)) {
+      const entry = await chainConsumed(chainRpcUrl, this.#noteUseTag(note), timeoutMs);
+      if (entry === null) freed.push(this.#put(withdrawCleared(note)));
+      else spent.push(this.#put(withdrawn(note)));
+    }
+    return { spent, freed };
   }
 
   /**
@@ -518,6 +598,10 @@ export class NoteWallet {
   /** Closes the sealed log. */
   close(): void {
     this.#log?.close();
+  }
+
+  #noteUseTag(note: WalletNote): string {
+    return this.#owner.hasher.noteUseTagHex(this.#owner.ownerCommitment, note.inner_hash);
   }
 
   #required(commitment: string): WalletNote {

@@ -1,7 +1,9 @@
-// The SDK's own deposit path against the chain simulator's real JSON-RPC server: the wallet
-// records the opening, sends the deposit bound to the notes package's spend authority, and the
-// chain holds exactly that note under that authority. A refusal comes back as a ChainRpcError
-// with the chain's reason, and an answer that is not a JSON-RPC reply to the call is refused.
+// The SDK's own deposit and withdraw paths against the chain simulator's real JSON-RPC server: the
+// wallet records the opening, sends the deposit bound to the notes package's spend authority, and
+// the chain holds exactly that note under that authority; a withdraw signed over the notes
+// package's bytes consumes it on chain and spends it in the wallet only on the receipt. A refusal
+// comes back as a ChainRpcError with the chain's reason, and an answer that is not a JSON-RPC reply
+// to the call is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,14 +13,23 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   type ChainSimulator,
+  withdrawBytes as chainSimWithdrawBytes,
   createChainSimulator,
   type RpcServer,
   signWithdraw,
   startRpcServer,
+  treeReads,
 } from '@venue/chain-sim';
-import { spendAuthorityOf } from '@venue/notes';
+import { loadNoteHasher, spendAuthorityOf, withdrawBytes } from '@venue/notes';
 import { testMarket } from '@venue/testing';
-import { ChainRpcError, chainRpcCall, KeyFile, NoteWallet } from '../src/index.ts';
+import {
+  ChainRpcError,
+  chainRpcCall,
+  KeyFile,
+  NoteWallet,
+  type TreeReader,
+  type WalletNote,
+} from '../src/index.ts';
 
 const MINT = testMarket('SOL-USDC').quoteMint;
 
@@ -102,5 +113,167 @@ test('an answer that is not a JSON-RPC reply to this call is refused as a transp
     }
   } finally {
     server.close();
+  }
+});
+
+const RECIPIENT = 'Recipient1111111111111111111111111111111111';
+
+/** The chain's tree reads in the venue's shapes: what a scan through the venue would see. */
+function chainTrees(): TreeReader {
+  const reads = treeReads(chain);
+  return {
+    treeRoots: async () => reads.roots().trees,
+    treeLeaves: async (treeId, from, limit = 1000) => reads.leaves(treeId, from, limit),
+    treeInclusion: async (treeId, commitment) => reads.inclusion(treeId, commitment),
+  };
+}
+
+/** A deposited note the wallet has seen as a leaf: spendable. */
+async function spendableNote(wallet: NoteWallet, value: bigint): Promise<WalletNote> {
+  const { note } = await wallet.depositVia(rpc.url, { mint: MINT, value });
+  await wallet.scan(chainTrees());
+  assert.equal(wallet.note(note.commitment)?.status, 'spendable');
+  return note;
+}
+
+const useTagOf = async (note: WalletNote) =>
+  (await loadNoteHasher()).noteUseTagHex(keyFile.publicParts.owner_commitment, note.inner_hash);
+
+test('the withdraw bytes have one implementation, in the notes package, and a fixed layout', () => {
+  assert.equal(chainSimWithdrawBytes, withdrawBytes, 'chain-sim re-exports the notes package’s function');
+  const bytes = withdrawBytes({
+    tree_id: 3,
+    commitment: '01'.repeat(32),
+    owner_commitment: '02'.repeat(32),
+    note_inner_hash: '03'.repeat(32),
+    value: 0x0102030405060708n,
+    recipient: RECIPIENT,
+  });
+  const expected = Buffer.concat([
+    Buffer.from('venue-chain-withdraw-v1\u0000', 'ascii'),
+    Buffer.from([3]),
+    Buffer.from('01'.repeat(32) + '02'.repeat(32) + '03'.repeat(32), 'hex'),
+    Buffer.from('0102030405060708', 'hex'),
+    Buffer.from([RECIPIENT.length]),
+    Buffer.from(RECIPIENT, 'ascii'),
+  ]);
+  assert.equal(Buffer.from(bytes).toString('hex'), expected.toString('hex'));
+});
+
+test('withdrawVia consumes the note on chain and spends it in the wallet, durably', async () => {
+  const stateDir = join(dir, 'withdraw-state');
+  const wallet = await NoteWallet.open(keyFile, stateDir);
+  let note: WalletNote;
+  try {
+    note = await spendableNote(wallet, 777n);
+    const { note: spent, receipt } = await wallet.withdrawVia(rpc.url, {
+      commitment: note.commitment,
+      recipient: RECIPIENT,
+    });
+    assert.equal(spent.status, 'spent');
+    assert.deepEqual([receipt.value, receipt.recipient, receipt.mint], [777n, RECIPIENT, MINT]);
+    assert.equal(chain.consumedEntry(receipt.note_use_tag)?.by, 'withdraw');
+    assert.equal(wallet.pick(MINT, 777n)?.commitment === note.commitment, false);
+    wallet.validate();
+  } finally {
+    wallet.close();
+  }
+  const reopened = await NoteWallet.open(keyFile, stateDir);
+  try {
+    assert.equal(reopened.note(note.commitment)?.status, 'spent', 'the sealed log kept the spend');
+  } finally {
+    reopened.close();
+  }
+});
+
+test('a note reserved by an open order is refused locally, and nothing reaches the chain', async () => {
+  const wallet = await NoteWallet.open(keyFile, null);
+  try {
+    const note = await spendableNote(wallet, 50n);
+    wallet.reserve(note.commitment, 'order-open-1');
+    await assert.rejects(
+      wallet.withdrawVia(rpc.url, { commitment: note.commitment, recipient: RECIPIENT }),
+      /reserved by order order-open-1; it cannot be withdrawn/,
+    );
+    assert.equal(chain.consumedEntry(await useTagOf(note)), undefined);
+    assert.equal(wallet.note(note.commitment)?.status, 'reserved');
+  } finally {
+    wallet.close();
+  }
+});
+
+test('a chain refusal leaves the note spendable and usable, and a later withdraw succeeds', async () => {
+  const wallet = await NoteWallet.open(keyFile, null);
+  try {
+    const note = await spendableNote(wallet, 60n);
+    await assert.rejects(
+      wallet.withdrawVia(rpc.url, { commitment: note.commitment, recipient: 'not a base58 address' }),
+      (error) => error instanceof ChainRpcError && error.reason === 'bad_request',
+    );
+    const after = wallet.note(note.commitment);
+    assert.equal(after?.status, 'spendable');
+    assert.equal(after?.withdraw_to, undefined);
+    assert.equal(wallet.pick(MINT, 60n)?.commitment, note.commitment, 'an order may use it again');
+    const { receipt } = await wallet.withdrawVia(rpc.url, {
+      commitment: note.commitment,
+      recipient: RECIPIENT,
+    });
+    assert.equal(chain.consumedEntry(receipt.note_use_tag)?.by, 'withdraw');
+  } finally {
+    wallet.close();
+  }
+});
+
+test('after a transport failure the note backs no order until resolveWithdrawals asks the chain', async () => {
+  // A proxy that forwards each request to the chain and loses the first reply.
+  let lose = true;
+  const proxy = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const reply = await fetch(rpc.url, { method: 'POST', body: Buffer.concat(chunks) });
+    const text = await reply.text();
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(lose ? 'lost' : text);
+    lose = false;
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
+  const wallet = await NoteWallet.open(keyFile, null);
+  try {
+    const landed = await spendableNote(wallet, 70n);
+    const unsent = await spendableNote(wallet, 71n);
+    await assert.rejects(
+      wallet.withdrawVia(proxyUrl, { commitment: landed.commitment, recipient: RECIPIENT }),
+      (error) => error instanceof ChainRpcError && error.reason === 'transport',
+    );
+    // A port just closed: the second withdraw never reaches the chain.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
+    await new Promise((resolve) => closed.close(resolve));
+    await assert.rejects(
+      wallet.withdrawVia(closedUrl, { commitment: unsent.commitment, recipient: RECIPIENT }),
+      (error) => error instanceof ChainRpcError && error.reason === 'transport',
+    );
+    for (const note of [landed, unsent]) {
+      assert.equal(wallet.note(note.commitment)?.withdraw_to, RECIPIENT);
+      assert.throws(() => wallet.reserve(note.commitment, 'order-x'), /being withdrawn/);
+    }
+    assert.equal(wallet.pick(MINT, 70n), undefined, 'no order takes a note whose withdraw may have landed');
+    const { spent, freed } = await wallet.resolveWithdrawals(proxyUrl);
+    assert.deepEqual(
+      spent.map((n) => n.commitment),
+      [landed.commitment],
+    );
+    assert.deepEqual(
+      freed.map((n) => n.commitment),
+      [unsent.commitment],
+    );
+    assert.equal(wallet.note(landed.commitment)?.status, 'spent');
+    assert.equal(wallet.pick(MINT, 71n)?.commitment, unsent.commitment);
+    wallet.validate();
+  } finally {
+    wallet.close();
+    proxy.close();
   }
 });

@@ -1,4 +1,3 @@
-import { ChainRpcClient, signBytes, spendAuthorityOf, withdrawBytes } from '@venue/chain-sim';
 import { type KeyFile, type NoteWallet, Trader, type VenueClient } from '@venue/sdk';
 import type { Command } from 'commander';
 import { withContext } from './context.ts';
@@ -104,20 +103,12 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
             `note ${flags.note} is not a spendable note of this wallet (see venue balance --notes)`,
           );
         }
-        const unsigned = {
-          tree_id: note.tree_id,
+        // The SDK's own withdraw path: signed by the notes package's spend authority over the notes
+        // package's withdraw bytes, and the note is spent in the wallet only on the chain's receipt.
+        const { receipt } = await wallet.withdrawVia(flags.chainRpc, {
           commitment: note.commitment,
-          owner_commitment: keys.publicParts.owner_commitment,
-          note_inner_hash: note.inner_hash,
-          value: note.value,
           recipient: flags.recipient,
-        };
-        const signature = signBytes(spendAuthorityOf(keys.spendingKey()), withdrawBytes(unsigned));
-        const receipt = await new ChainRpcClient(flags.chainRpc).request('withdraw', {
-          ...unsigned,
-          signature,
         });
-        wallet.spent(note.commitment);
         context.out.result(receipt, () => `withdrew ${note.value} of ${note.mint} to ${flags.recipient}`);
       }),
     );

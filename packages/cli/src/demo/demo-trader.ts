@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChainRpcClient, spendAuthorityOf } from '@venue/chain-sim';
+import type { ChainRpcClient } from '@venue/chain-sim';
 import type { ValidInputProver } from '@venue/notes';
 import type { FillMemoPlaintext, FillMessage, Instrument, OrderEvent, Side } from '@venue/protocol';
 import {
@@ -147,11 +147,8 @@ export class DemoTrader {
 
   /** A new note in the wallet (its opening recorded first), then the chain deposit. Returns its slot. */
   async deposit(mint: string, value: bigint): Promise<bigint> {
-    const { note, deposit } = this.#wallet.prepareDeposit({ mint, value });
-    const receipt = await this.#options.chain.request<{ leaf_index: bigint; slot: bigint }>('deposit', {
-      ...deposit,
-      spend_authority: spendAuthorityOf(this.#keyFile.spendingKey()).publicKey,
-    });
+    // The SDK's deposit path: the opening is recorded first, bound to the notes package's authority.
+    const { note, receipt } = await this.#wallet.depositVia(this.#options.chain.url, { mint, value });
     this.deposits.push({ mint, value, commitment: note.commitment, leaf_index: receipt.leaf_index });
     return receipt.slot;
   }

@@ -14,6 +14,13 @@ export interface ChainLink {
   readonly roots: RootSource;
   /** Polls once now, then every pollMs; `onChange` runs after each poll that saw something new. */
   start(onChange: () => void): void;
+  /**
+   * Makes sure the shard's window holds `root` (a root the chain just reported to a tree read):
+   * when it does not, the windows are read again at once and `onChange` runs, so the core accepts
+   * the root before the venue hands it to a client. Without this, a client that read a root minted
+   * within the current slot (a deposit) and proved against it would be refused until the next poll.
+   */
+  admit(treeId: number, root: string): Promise<void>;
   stop(): void;
 }
 
@@ -44,6 +51,7 @@ export async function connectChain(
   };
   await pollWindows();
   let timer: NodeJS.Timeout | undefined;
+  let changed: () => void = () => {};
   let failing = false;
   let polling = false;
   const poll = async (onChange: () => void) => {
@@ -80,9 +88,15 @@ export async function connectChain(
     },
     roots: { rootWindow: (treeId) => windows.get(treeId) ?? [] },
     start(onChange) {
+      changed = onChange;
       onChange();
       timer = setInterval(() => void poll(onChange), options.pollMs);
       timer.unref();
+    },
+    async admit(treeId, root) {
+      if ((windows.get(treeId) ?? []).some((entry) => entry.root === root)) return;
+      await pollWindows();
+      changed();
     },
     stop() {
       clearInterval(timer);

@@ -2,6 +2,8 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeS
 import { dirname } from 'node:path';
 import {
   assetOfOrder,
+  type ChainReads,
+  CommitmentMemo,
   createBootIdentity,
   createEnclave,
   createVenueServer,
@@ -18,7 +20,7 @@ import {
 } from '@venue/adapters';
 import { createProofVerifier, loadNoteHasher } from '@venue/notes';
 import type { CreateAccountResponse } from '@venue/protocol';
-import { connectChain } from './chain-link.ts';
+import { type ChainLink, connectChain } from './chain-link.ts';
 import { pollOracleFeeds } from './oracle-feeds.ts';
 import { loadOrCreatePlatform } from './platform-secret.ts';
 import { identityNamesFor, urlHost, writePlatformRoot, writePublicCertificate } from './public-files.ts';
@@ -99,13 +101,18 @@ export async function startServedVenue(
   const remote = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
   const openings = new NoteOpenings();
   const facts = new MatchFacts();
+  const commitments = new CommitmentMemo();
+  const derivingProofs = proofChecksOf(verifier, {
+    memo: commitments,
+    priceScaleOf: (symbol) => config.markets.find((m) => m.config.symbol === symbol)?.config.priceScale,
+  });
   const metrics = new SettlementMetrics();
   const server = await createVenueServer({
     identity,
     clock: chain.clock,
     attestation: enclave,
     evidences: code,
-    chain: chain.rpc,
+    chain: admittingReads(chain),
     ...(settles ? { settlement: metrics } : {}),
     parameters: {
       settlementEnabled: settles,
@@ -121,11 +128,12 @@ export async function startServedVenue(
       retentionSlots: config.limits.retentionSlots,
       accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
       rootWindowMax: config.limits.rootWindowMax,
-      noteCommitment: hasher.noteCommitment,
+      // Derived on the proof worker at intake; the sequencer looks it up (D58, commitment-memo.ts).
+      noteCommitment: commitments.wrap(hasher.noteCommitment),
     },
     markets: config.markets,
     // Settlement needs each order's note opening, which the core does not keep.
-    proofs: settles ? rememberingProofChecks(proofChecksOf(verifier), openings) : proofChecksOf(verifier),
+    proofs: settles ? rememberingProofChecks(derivingProofs, openings) : derivingProofs,
     log: { level: config.logLevel },
     state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
     companions: [openings, facts],
@@ -246,4 +254,25 @@ async function bootstrapAdmin(server: VenueServer, file: string): Promise<string
     closeSync(fd);
   }
   return file;
+}
+
+/**
+ * The chain's tree reads for the REST routes, answering only with roots the core accepts: a root the
+ * chain reports that the polled window does not hold yet is admitted first (ChainLink.admit).
+ */
+function admittingReads(chain: ChainLink): ChainReads {
+  return {
+    roots: async () => {
+      const roots = await chain.rpc.roots();
+      for (const tree of roots.trees) await chain.admit(tree.tree_id, tree.root);
+      return roots;
+    },
+    inclusion: async (treeId, commitment) => {
+      const proof = await chain.rpc.inclusion(treeId, commitment);
+      await chain.admit(treeId, proof.root);
+      return proof;
+    },
+    leaves: (treeId, from, limit) => chain.rpc.leaves(treeId, from, limit),
+    settlementStatus: (lookup) => chain.rpc.settlementStatus(lookup),
+  };
 }

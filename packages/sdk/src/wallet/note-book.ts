@@ -142,6 +142,8 @@ export class NoteBook {
       if (note.status === 'spendable')
         assert(note.leaf_index !== undefined, `note ${id}: spendable needs a leaf`);
       if (note.status === 'pending') assert(note.leaf_index === undefined, `note ${id}: pending has no leaf`);
+      if (note.withdraw_to !== undefined)
+        assert(note.status === 'spendable', `note ${id}: only a spendable note is being withdrawn`);
     }
   }
 }

@@ -15,6 +15,9 @@
  *   the owner's to spend while the order lives.
  * - spent: consumed on chain by a fill, a withdraw or a merge. Kept, so a repeated report of the
  *   same event finds it and changes nothing.
+ * A spendable note may carry `withdraw_to` while a withdraw is in flight (sent, no answer yet or
+ * the answer lost): it stays spendable, because the chain may not have taken it, but it backs no
+ * order until the chain says which (NoteWallet.resolveWithdrawals, or a repeated withdrawVia).
  * Every transition is a pure function here; the wallet (note-wallet.ts) records the results.
  */
 
@@ -49,6 +52,11 @@ export interface WalletNote {
    * free again but may back a new order only after that slot.
    */
   readonly locked_until_slot?: bigint;
+  /**
+   * A withdraw of this note to this recipient was sent and its outcome is not known yet: usable by
+   * no order until the chain tells whether it was consumed.
+   */
+  readonly withdraw_to?: string;
 }
 
 /** A transition the state machine does not allow: a programming error or a stale caller. */
@@ -60,7 +68,8 @@ export class NoteStateError extends Error {
 }
 
 function describe(note: WalletNote): string {
-  return note.status === 'reserved' ? `reserved by order ${note.reserved_by}` : note.status;
+  if (note.status === 'reserved') return `reserved by order ${note.reserved_by}`;
+  return note.withdraw_to === undefined ? note.status : `being withdrawn to ${note.withdraw_to}`;
 }
 
 /** The commitment is leaf `leafIndex` of its shard: a pending note becomes spendable. */
@@ -71,7 +80,8 @@ export function withLeaf(note: WalletNote, leafIndex: bigint): WalletNote {
 
 /** The note backs `orderId` now (spec 3.2 spendable -> venue-reserved). */
 export function reserveFor(note: WalletNote, orderId: string): WalletNote {
-  if (note.status !== 'spendable') throw new NoteStateError(note, `reserved for order ${orderId}`);
+  if (note.status !== 'spendable' || note.withdraw_to !== undefined)
+    throw new NoteStateError(note, `reserved for order ${orderId}`);
   return { ...note, status: 'reserved', reserved_by: orderId };
 }
 
@@ -110,12 +120,30 @@ export function consumedByFill(note: WalletNote, orderId: string, matchId: bigin
 /** A withdraw or merge consumed a free note on chain (spec 3.2 spendable -> consumed). */
 export function withdrawn(note: WalletNote): WalletNote {
   if (note.status !== 'spendable') throw new NoteStateError(note, 'withdrawn');
-  return { ...note, status: 'spent' };
+  const { withdraw_to: _, ...rest } = note;
+  return { ...rest, status: 'spent' };
+}
+
+/**
+ * A withdraw of the free note to `recipient` is about to be sent (recorded first, so a crash or a
+ * lost reply leaves a note no order takes until the chain's answer is known). Sending again, to
+ * the same or another recipient, is allowed: the chain consumes a note once.
+ */
+export function withdrawSent(note: WalletNote, recipient: string): WalletNote {
+  if (note.status !== 'spendable') throw new NoteStateError(note, 'withdrawn');
+  return { ...note, withdraw_to: recipient };
+}
+
+/** The chain did not consume the note (it refused the withdraw, or never saw it): usable again. */
+export function withdrawCleared(note: WalletNote): WalletNote {
+  if (note.withdraw_to === undefined) return note;
+  const { withdraw_to: _, ...rest } = note;
+  return rest;
 }
 
 /** Whether `note` may back a new order at `slot` (undefined: the slot is unknown, so no lock passes). */
 export function isUsable(note: WalletNote, slot?: bigint): boolean {
-  if (note.status !== 'spendable') return false;
+  if (note.status !== 'spendable' || note.withdraw_to !== undefined) return false;
   if (note.locked_until_slot === undefined) return true;
   return slot !== undefined && slot > note.locked_until_slot;
 }
