@@ -17,10 +17,21 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
     )
     .option('--no-scan', 'print what the wallet knows without reading the trees')
     .option('--notes', 'list the notes instead of the sums')
-    .action((flags: { scan: boolean; notes?: boolean }, command: Command) =>
+    .option(
+      '--chain-rpc <url>',
+      "the chain simulator's JSON-RPC URL: settles withdrawals whose reply was lost (consumed or not)",
+    )
+    .action((flags: { scan: boolean; notes?: boolean; chainRpc?: string }, command: Command) =>
       withContext(command, io, async (context) => {
         const keys = await context.keyFile();
         const wallet = await context.wallet(keys);
+        if (flags.chainRpc !== undefined) {
+          const { spent, freed } = await wallet.resolveWithdrawals(flags.chainRpc);
+          for (const note of spent)
+            context.out.io.stderr(`withdrawal of note ${note.commitment} had landed: spent\n`);
+          for (const note of freed)
+            context.out.io.stderr(`withdrawal of note ${note.commitment} never landed: usable again\n`);
+        }
         if (flags.scan) {
           const client = await context.login();
           await settleEndedOrders(client, keys, wallet, context.stateDir());
