@@ -14,7 +14,7 @@ import {
 import type { Command } from 'commander';
 import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-venue.ts';
 import { CliError, type CliIo, Output } from './output.ts';
-import { bootBinding, TokenCache } from './token-cache.ts';
+import { bootBindingOf, TokenCache } from './token-cache.ts';
 
 /**
  * What every command shares: the global options, the attested connection, the account login from
@@ -84,12 +84,7 @@ export class CommandContext {
     const credentials = this.credentials(this.options.account ?? fallbackAccount);
     const client = await this.connect();
     const cache = this.tokenCache(credentials);
-    const binding = bootBinding({
-      sessionId: client.sessionId,
-      spkiSha256: client.spkiSha256,
-      measurement: client.report.measurement,
-      platformKeyId: client.report.platform_key_id,
-    });
+    const binding = bootBindingOf(client);
     const cached = cache.read(binding, client.clock.nowMs());
     let stored: string | undefined;
     if (cached !== null) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withContext } from './context.ts';
 import type { CliIo } from './output.ts';
-import { bootBinding } from './token-cache.ts';
+import { bootBindingOf } from './token-cache.ts';
 
 /**
  * `logout`: revokes the account's cached token on the venue (spec 4.6) and removes it from the
@@ -20,12 +20,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
         let revoked = false;
         try {
           const client = await context.connect();
-          const binding = bootBinding({
-            sessionId: client.sessionId,
-            spkiSha256: client.spkiSha256,
-            measurement: client.report.measurement,
-            platformKeyId: client.report.platform_key_id,
-          });
+          const binding = bootBindingOf(client);
           // A token of another boot is already dead there (tokens do not survive a restart).
           const cached = cache.read(binding, client.clock.nowMs());
           if (cached !== null) {

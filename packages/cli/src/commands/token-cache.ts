@@ -69,6 +69,20 @@ export function bootBinding(facts: BootFacts): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** The binding of the boot an attested client is connected to. */
+export function bootBindingOf(client: {
+  readonly sessionId: string;
+  readonly spkiSha256: string;
+  readonly report: { readonly measurement: string; readonly platform_key_id: string };
+}): string {
+  return bootBinding({
+    sessionId: client.sessionId,
+    spkiSha256: client.spkiSha256,
+    measurement: client.report.measurement,
+    platformKeyId: client.report.platform_key_id,
+  });
+}
+
 export class TokenCache {
   readonly file: string;
   readonly #owner: CacheOwner;

@@ -226,36 +226,22 @@ export function recordsForMemo(
   const records: WalletRecord[] = [...emptied];
   const put = (note: WalletNote) => records.push({ kind: 'note', note });
   if (parent.status === 'reserved') put(consumedByFill(parent, orderId, matchId));
-  if (received.amount > 0n && book.note(received.commitment) === undefined) {
-    if (!derives(owner, parent, received, deriveFillNote)) {
+  // Each memo note must derive from the spent note: a memo cannot hand the wallet a note it cannot spend.
+  const derived = (memoNote: MemoNote, role: 'received' | 'change') => {
+    const derive = role === 'received' ? deriveFillNote : deriveChangeNote;
+    if (!derives(owner, parent, memoNote, derive)) {
       throw new Error(
-        `fill memo of order ${orderId} match ${matchId}: its received note does not derive from the spent note`,
+        `fill memo of order ${orderId} match ${matchId}: its ${role} note does not derive from the spent note`,
       );
     }
-    const note = deriveFillNote(
-      owner.hasher,
-      parentOf(owner, parent),
-      assetIdOfMint(received.mint),
-      received.amount,
-    );
-    put({
-      ...fromDerived(note, received.tree_id, received.mint, origin(orderId, matchId, 'received')),
-      status: 'pending',
-    });
+    const note = derive(owner.hasher, parentOf(owner, parent), assetIdOfMint(memoNote.mint), memoNote.amount);
+    return fromDerived(note, memoNote.tree_id, memoNote.mint, origin(orderId, matchId, role));
+  };
+  if (received.amount > 0n && book.note(received.commitment) === undefined) {
+    put({ ...derived(received, 'received'), status: 'pending' });
   }
   if (change !== undefined && change.amount > 0n && book.note(change.commitment) === undefined) {
-    if (!derives(owner, parent, change, deriveChangeNote)) {
-      throw new Error(
-        `fill memo of order ${orderId} match ${matchId}: its change note does not derive from the spent note`,
-      );
-    }
-    const note = deriveChangeNote(
-      owner.hasher,
-      parentOf(owner, parent),
-      assetIdOfMint(change.mint),
-      change.amount,
-    );
-    const base = fromDerived(note, change.tree_id, change.mint, origin(orderId, matchId, 'change'));
+    const base = derived(change, 'change');
     // Until the wallet learns the order ended, the remainder may rest on this change (spec 3.1).
     put(
       book.hasEnded(orderId)
