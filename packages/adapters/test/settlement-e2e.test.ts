@@ -4,12 +4,10 @@
 // that only they can decrypt; the tree holds the notes the memos name; value is conserved per mint.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assetOfOrder, proofChecksOf } from '@venue/adapters';
 import { spendAuthorityOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
   createNote,
-  createProofVerifier,
   createValidInputProver,
   type DerivedNote,
   fieldToHex,
@@ -17,15 +15,15 @@ import {
   loadNoteHasher,
   type NoteHasher,
   openFillMemo,
-  type ProofVerifier,
   type ViewingKeyPair,
 } from '@venue/notes';
 import { type FillMemo, type PlaceOrder, signPlaceOrder } from '@venue/protocol';
 import {
   hex32,
+  type ProvingVenue,
   type StreamClient,
-  TEST_CORE_CONFIG,
-  TestVenue,
+  startProvingVenue,
+  type TestVenue,
   type Trader,
   testMarket,
 } from '@venue/testing';
@@ -35,32 +33,19 @@ const PRICE = 1500n;
 const FINALITY = 4;
 
 let venue: TestVenue;
-let verifier: ProofVerifier;
 let hasher: NoteHasher;
 let prover: Awaited<ReturnType<typeof createValidInputProver>>;
+
+let proving: ProvingVenue;
 
 before(async () => {
   hasher = await loadNoteHasher();
   prover = await createValidInputProver();
-  verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: true,
-    assetOf: assetOfOrder(() => [testMarket('SOL-USDC'), testMarket('ETH-USDC')]),
-    workers: 1,
-  });
-  await verifier.ready();
-  venue = await TestVenue.start({
-    settlement: true,
-    finalityDepth: FINALITY,
-    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
-    proofMode: 'groth16',
-    proofs: proofChecksOf(verifier),
-  });
-  venue.server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
+  proving = await startProvingVenue({ finalityDepth: FINALITY, price: PRICE });
+  venue = proving.venue;
 });
 after(async () => {
-  await venue.stop();
-  await verifier.close();
+  await proving.stop();
   await prover.close();
 });
 

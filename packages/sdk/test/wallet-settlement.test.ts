@@ -13,15 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { assetOfOrder, proofChecksOf } from '@venue/adapters';
-import {
-  createProofVerifier,
-  createValidInputProver,
-  loadNoteHasher,
-  type ProofVerifier,
-  type ValidInputProver,
-} from '@venue/notes';
-import { TEST_CORE_CONFIG, TestVenue, testMarket } from '@venue/testing';
+import { createValidInputProver, type ValidInputProver } from '@venue/notes';
+import { type ProvingVenue, startProvingVenue, type TestVenue, testMarket } from '@venue/testing';
 import {
   type Balance,
   connectVenue,
@@ -42,33 +35,19 @@ const FINALITY = 4;
 const WAIT_MS_MAX = 30_000;
 
 let venue: TestVenue;
-let verifier: ProofVerifier;
 let prover: ValidInputProver;
 let dir: string;
 
+let proving: ProvingVenue;
+
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wallet-settlement-'));
-  const hasher = await loadNoteHasher();
   prover = await createValidInputProver();
-  verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: true,
-    assetOf: assetOfOrder(() => [testMarket('SOL-USDC'), testMarket('ETH-USDC')]),
-    workers: 1,
-  });
-  await verifier.ready();
-  venue = await TestVenue.start({
-    settlement: true,
-    finalityDepth: FINALITY,
-    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
-    proofMode: 'groth16',
-    proofs: proofChecksOf(verifier),
-  });
-  venue.server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
+  proving = await startProvingVenue({ finalityDepth: FINALITY, price: PRICE });
+  venue = proving.venue;
 });
 after(async () => {
-  await venue.stop();
-  await verifier.close();
+  await proving.stop();
   await prover.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -5,5 +5,6 @@ export * from './errors.ts';
 export * from './https-client.ts';
 export * from './journal-fixtures.ts';
 export * from './manual-clock.ts';
+export * from './proving-venue.ts';
 export * from './stream-client.ts';
 export * from './venue-fixture.ts';
