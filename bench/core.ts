@@ -26,8 +26,13 @@
  *
  * The note-commitment re-derivation is injected as a lookup of commitments computed before the
  * timed section: in the venue it belongs to the intake workers (Poseidon costs ~80 us), not to the
- * sequencer thread measured here. The lookup is keyed by the inner hash and still compares all three
- * inputs.
+ * sequencer thread measured here. The lookup is keyed by the inner hash, still compares all three
+ * inputs, and consumes its entry as the venue's memo does.
+ *
+ * The ceiling of this machine, printed beside the core: the same mix doing nothing but the two
+ * uniqueness checks the rules cannot skip (a fresh order id, a free note) in V8 Maps, and the cost
+ * of one read at a random place in a working set far larger than the caches. docs/core.md ("Fifth
+ * pass") explains why these two figures, and not the core's logic, bound the operations per second.
  */
 import { createHash } from 'node:crypto';
 import { type Command, type CoreConfig, type MarketConfig, VenueCore } from '@venue/core';
@@ -56,10 +61,17 @@ function forgetCommitments(): void {
   commitments.clear();
 }
 
-/** The stand-in re-derivation: one lookup, and all three inputs must match what was derived. */
+/**
+ * The stand-in re-derivation: one lookup, and all three inputs must match what was derived. An entry
+ * is consumed by its lookup, as the venue's CommitmentMemo consumes its own: the memo holds only the
+ * orders in flight, not every order ever placed (a lookup in a map of 100,000 cold entries costs
+ * about 500 ns here, in a map the size of one chunk about 100 ns).
+ */
 function lookUpCommitment(owner: string, inner: string, value: bigint): string {
   const known = commitments.get(inner);
-  return known !== undefined && known.owner === owner && known.value === value ? known.commitment : '';
+  if (known === undefined) return '';
+  commitments.delete(inner);
+  return known.owner === owner && known.value === value ? known.commitment : '';
 }
 
 const CONFIG: CoreConfig = {
@@ -313,6 +325,73 @@ function applyBaseline(books: OrderBook[], op: Op): void {
   }
 }
 
+/**
+ * The uniqueness checks alone: every order id ever booked (finished orders stay for their
+ * retention, as in the core) and every note behind an open order. A place looks both up and files
+ * both; a cancel finds its order and frees its note; a reprice in place (the mix's modify) finds the
+ * order, checks the new note and moves the order to it. No rules, rows, book, nonces or events.
+ */
+class UniquenessChecksAlone {
+  readonly #orderIds = new Map<string, string>();
+  readonly #notes = new Map<string, string>();
+
+  apply(command: Command): void {
+    if (command.type === 'place') {
+      const { order_id: id, note_commitment: note } = command.order;
+      this.#fresh(id, note);
+      this.#orderIds.set(id, note);
+      this.#notes.set(note, id);
+    } else if (command.type === 'cancel') {
+      this.#notes.delete(this.#known(command.orderId));
+    } else if (command.type === 'modify') {
+      const { order_id: id, note_commitment: note } = command.request.replacement;
+      const old = this.#known(command.oldOrderId);
+      if (this.#notes.get(note) !== undefined) throw new Error('uniqueness floor: note reused');
+      this.#notes.delete(old);
+      this.#orderIds.set(id, note);
+      this.#notes.set(note, id);
+    }
+  }
+
+  #fresh(id: string, note: string): void {
+    if (this.#orderIds.get(id) !== undefined || this.#notes.get(note) !== undefined) {
+      throw new Error('uniqueness floor: id or note reused');
+    }
+  }
+
+  #known(id: string): string {
+    const note = this.#orderIds.get(id);
+    if (note === undefined) throw new Error(`uniqueness floor: order ${id} unknown`);
+    return note;
+  }
+}
+
+/**
+ * Nanoseconds per dependent read at random 64-byte lines of a `bytes` working set (a pointer chase,
+ * so each read waits for the one before, as a hash-table probe waits for its bucket).
+ */
+function dependentReadNs(bytes: number, reads: number): number {
+  const STRIDE = 16; // Int32 slots per 64-byte line
+  const lines = Math.floor(bytes / 64);
+  const next = new Int32Array(lines * STRIDE);
+  const order = Array.from({ length: lines }, (_, i) => i);
+  let seed = 7;
+  for (let i = lines - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  for (let i = 0; i < lines; i++)
+    next[(order[i] as number) * STRIDE] = (order[(i + 1) % lines] as number) * STRIDE;
+  let at = 0;
+  for (let i = 0; i < lines; i++) at = next[at] as number; // one lap untimed: pages mapped, code optimised
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < reads; i++) at = next[at] as number;
+  const nanos = Number(process.hrtime.bigint() - start);
+  if (at < 0) throw new Error('unreachable: keeps the chase from being optimised away');
+  return nanos / reads;
+}
+
 /** Operations per second over `count` operations of `stream`, timing only the applying. */
 function timeMix(apply: (op: Op) => void, stream: OperationStream, count: number): number {
   let nanos = 0n;
@@ -450,6 +529,7 @@ export function run(quick: boolean): Figure[] {
   );
   const ours: number[] = [];
   const theirs: number[] = [];
+  const floors: number[] = [];
   // Run 0 warms both up (as harness.opsPerSecond does) and is not recorded.
   for (let run = 0; run <= runs; run++) {
     forgetCommitments();
@@ -460,9 +540,14 @@ export function run(quick: boolean): Figure[] {
     const same = new OperationStream(depth);
     const books = baselineBooks(same.setup);
     const their = timeMix((op) => applyBaseline(books, op), same, mixCount);
+    const alone = new UniquenessChecksAlone();
+    const again = new OperationStream(depth);
+    for (const op of again.setup) alone.apply(op.command);
+    const floor = timeMix((op) => alone.apply(op.command), again, mixCount);
     if (run === 0) continue;
     ours.push(our);
     theirs.push(their);
+    floors.push(floor);
   }
   forgetCommitments();
   const probeStream = new OperationStream(depth);
@@ -475,9 +560,19 @@ export function run(quick: boolean): Figure[] {
       name: 'nodejs-order-book',
       value: Math.round(baseline.median),
     }),
+    // No baseline: this is the ceiling the core is measured against (see UniquenessChecksAlone).
+    figure('core', 'uniqueness_checks_alone_mix', 'ops/s', 'higher', summarise(floors), null),
     figure('core', 'op_p50_us', 'us', 'lower', { median: latency.p50, spread: 0, runs: 1 }, null),
     figure('core', 'op_p99_us', 'us', 'lower', { median: latency.p99, spread: 0, runs: 1 }, null),
   ];
+  const reads = quick ? 1_000_000 : 4_000_000;
+  const cached = summarise(Array.from({ length: runs }, () => dependentReadNs(256 * 1024, reads)));
+  const far = summarise(Array.from({ length: runs }, () => dependentReadNs(64 * 1024 * 1024, reads)));
+  // Machine figures, not the venue's: no baseline (a ratio would read as the core being behind).
+  figures.push(
+    figure('core', 'dependent_read_256kb_ns', 'ns', 'lower', cached, null),
+    figure('core', 'dependent_read_64mb_ns', 'ns', 'lower', far, null),
+  );
   warmUpClears(quick);
   for (const bookDepth of quick ? [1_000, 2_000] : [1_000, 5_000, 10_000]) {
     clearTimeMs(bookDepth); // warm-up at this depth, untimed: see the header
