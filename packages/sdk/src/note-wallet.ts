@@ -46,6 +46,7 @@ import {
 } from './wallet/inferred-outputs.ts';
 import { type Balance, NoteBook, type WalletRecord } from './wallet/note-book.ts';
 import {
+  NoteStateError,
   rebound,
   released,
   reserveFor,
@@ -262,8 +263,8 @@ export class NoteWallet {
    * Prepares a deposit (the opening is recorded first, so a crash cannot lose a funded note) and
    * sends it to the chain simulator's JSON-RPC at `chainRpcUrl`. The note stays pending until a
    * scan sees its leaf through the venue. A ChainRpcError with reason `transport` leaves it unknown
-   * whether the deposit landed (the next scans tell); a chain refusal means it did not, and the
-   * note then stays pending, never seen.
+   * whether the deposit landed (the next scans tell), so the note stays pending; a chain refusal
+   * means it did not, and the wallet forgets the note (forgetRefusedDeposit) before rethrowing.
    */
   async depositVia(
     chainRpcUrl: string,
@@ -271,7 +272,14 @@ export class NoteWallet {
     timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
   ): Promise<{ note: WalletNote; receipt: DepositReceipt }> {
     const { note, deposit } = this.prepareDeposit(request);
-    const receipt = await chainDeposit(chainRpcUrl, this.depositFields(deposit), timeoutMs);
+    let receipt: DepositReceipt;
+    try {
+      receipt = await chainDeposit(chainRpcUrl, this.depositFields(deposit), timeoutMs);
+    } catch (error) {
+      if (error instanceof ChainRpcError && error.reason !== 'transport')
+        this.forgetRefusedDeposit(note.commitment);
+      throw error;
+    }
     if (receipt.commitment !== note.commitment || receipt.tree_id !== note.tree_id) {
       throw new ChainRpcError(
         'deposit',
@@ -281,6 +289,21 @@ export class NoteWallet {
       );
     }
     return { note, receipt };
+  }
+
+  /**
+   * Forgets a prepared deposit the chain refused, so its value no longer shows as pending. Only a
+   * note still pending and never seen as a leaf can be forgotten: anything else may hold value.
+   * depositVia calls this itself; a bot with its own chain client calls it on the chain's refusal
+   * (not on a lost reply, after which the deposit may still have landed).
+   */
+  forgetRefusedDeposit(commitment: string): void {
+    const note = this.#required(commitment);
+    // A settlement output (origin set) may be pending too, but its value is real.
+    if (note.status !== 'pending' || note.leaf_index !== undefined || note.origin !== undefined) {
+      throw new NoteStateError(note, 'forgotten as a refused deposit');
+    }
+    this.#write({ kind: 'deposit_refused', commitment });
   }
 
   /**

@@ -75,8 +75,9 @@ test('depositVia records the note, and the chain holds it under the key file’s
   }
 });
 
-test('a chain refusal is a ChainRpcError with the chain’s reason', async () => {
-  const wallet = await NoteWallet.open(keyFile, null);
+test('a chain refusal is a ChainRpcError with the chain’s reason, and the wallet forgets the note for good', async () => {
+  const state = join(dir, 'refused');
+  const wallet = await NoteWallet.open(keyFile, state);
   try {
     await assert.rejects(
       wallet.depositVia(rpc.url, { mint: MINT, value: 5n, treeId: 7 }), // the chain has 2 shards
@@ -85,6 +86,24 @@ test('a chain refusal is a ChainRpcError with the chain’s reason', async () =>
         error.reason === 'not_found' &&
         /deposit failed \(not_found\): tree_id 7/.test(error.message),
     );
+    assert.deepEqual(wallet.notes(), [], 'no pending value is left behind by a deposit that never happened');
+  } finally {
+    wallet.close();
+  }
+  const reopened = await NoteWallet.open(keyFile, state);
+  try {
+    assert.deepEqual(reopened.notes(), [], 'the sealed log says the same after a restart');
+  } finally {
+    reopened.close();
+  }
+});
+
+test('only a deposit still pending can be forgotten: a note the tree holds is refused', async () => {
+  const wallet = await NoteWallet.open(keyFile, null);
+  try {
+    const note = await spendableNote(wallet, 9n);
+    assert.throws(() => wallet.forgetRefusedDeposit(note.commitment), { name: 'NoteStateError' });
+    assert.equal(wallet.note(note.commitment)?.status, 'spendable', 'nothing changed');
   } finally {
     wallet.close();
   }

@@ -15,7 +15,9 @@ export type WalletRecord =
   /** The order will back nothing more: a change note a later memo names is free at once. */
   | { readonly kind: 'order_end'; readonly order_id: string }
   /** A match output known without its memo; the last record of an output wins (inferred-outputs.ts). */
-  | { readonly kind: 'expected'; readonly output: ExpectedOutput };
+  | { readonly kind: 'expected'; readonly output: ExpectedOutput }
+  /** The chain refused the note's deposit: it never existed, and the wallet forgets its opening. */
+  | { readonly kind: 'deposit_refused'; readonly commitment: string };
 
 /** Value per state for one mint. */
 export interface Balance {
@@ -40,6 +42,7 @@ export class NoteBook {
     if (record.kind === 'note') this.#notes.set(record.note.commitment, record.note);
     else if (record.kind === 'cursor') this.#cursors.set(record.tree_id, record.next);
     else if (record.kind === 'expected') this.#expected.set(outputKey(record.output), record.output);
+    else if (record.kind === 'deposit_refused') this.#notes.delete(record.commitment);
     else this.#ended.add(record.order_id);
   }
 
