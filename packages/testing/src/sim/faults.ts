@@ -34,6 +34,8 @@ export interface FaultRates {
   readonly noteReuse: number;
   /** Per place: the client replays an earlier signed body (must book nothing new). */
   readonly replay: number;
+  /** Per modify: the replacement names the other market (must be refused, spec 4.1 rule 4). */
+  readonly crossMarketModify: number;
 }
 
 export function drawFaultRates(random: SimRandom): FaultRates {
@@ -56,5 +58,7 @@ export function drawFaultRates(random: SimRandom): FaultRates {
     tokenRevoke: rate(0.01),
     noteReuse: rate(0.1),
     replay: rate(0.1),
+    // Drawn last, so the rates above stay what each seed drew before this one existed.
+    crossMarketModify: rate(0.2),
   };
 }

@@ -13,7 +13,7 @@ export class SimTotals {
   events = 0;
   frames = 0;
   crashes = 0;
-  settlementBatches = 0;
+  readonly settlementBatches: Record<string, number> = {};
   readonly faults: Record<string, number> = {};
   readonly refusals: Record<string, number> = {};
 
@@ -28,7 +28,8 @@ export class SimTotals {
     this.events += report.events;
     this.frames += report.frames;
     this.crashes += report.crashes;
-    this.settlementBatches += report.settlementBatches;
+    for (const [symbol, count] of Object.entries(report.settlementBatches))
+      this.settlementBatches[symbol] = (this.settlementBatches[symbol] ?? 0) + count;
     if (Object.keys(report.faults).length === 0) this.calm += 1;
     for (const [kind, count] of Object.entries(report.faults))
       this.faults[kind] = (this.faults[kind] ?? 0) + count;
@@ -46,7 +47,7 @@ export class SimTotals {
       `${this.seeds} seeds (${this.calm} calm): ${this.steps} steps, ${this.records} journal records, ` +
         `${this.requests} signed requests (${this.acks} acknowledged, ${this.refused} refused), ` +
         `${this.orders} orders, ${this.events} order events, ${this.frames} stream frames, ` +
-        `${this.settlementBatches} settlement batches, ${this.crashes} crashes recovered`,
+        `settlement batches (${list(this.settlementBatches)}), ${this.crashes} crashes recovered`,
       `faults: ${list(this.faults)}`,
       `refusals: ${list(this.refusals)}`,
     ];

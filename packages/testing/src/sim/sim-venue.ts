@@ -46,7 +46,7 @@ const NO_CREDENTIAL = '$scrypt$ln=1,r=1,p=1$AA$AA' as CredentialHash;
 
 export interface SimVenueOptions {
   readonly config: CoreConfig;
-  readonly market: MarketConfig;
+  readonly markets: readonly MarketConfig[];
   readonly clock: VenueClock;
   readonly chain: ChainSimulator;
   readonly signer: TradingKey;
@@ -81,7 +81,7 @@ export class SimVenue {
       config,
       clock,
       sessionId: options.sessionId,
-      markets: [testListing(options.market)],
+      markets: options.markets.map((market) => testListing(market)),
       state: {
         directory: SIM_STATE_DIRECTORY,
         sealingKey: options.sealingKey,

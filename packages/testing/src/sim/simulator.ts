@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { VenueClock } from '@venue/adapters';
 import { accountAddress, ChainSimulator } from '@venue/chain-sim';
-import type { CoreConfig, CoreEvent } from '@venue/core';
+import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
 import { assetIdOfMint, createNote, deriveChangeNote, fieldToHex, type NoteHasher } from '@venue/notes';
 import {
   errorNameOf,
@@ -41,11 +41,28 @@ import { SimVenue } from './sim-venue.ts';
 
 export const REPLAY_CHECK_STEPS = 250;
 const ACCOUNTS = 4;
-const MARKET = testMarket('SOL-USDC');
+/**
+ * Two markets with their own mints, oracle, gates and settlement lane: a note's mint names its
+ * market and side, so orders, batches and faults interleave across the markets in one journal.
+ */
+const MARKETS: readonly MarketConfig[] = [testMarket('SOL-USDC'), testMarket('ETH-USDC')];
+/** A market's price moves inside this band (the oracle band of the core stays around it). */
+const PRICE_START = 1000n;
+const PRICE_MIN = 900n;
+const PRICE_MAX = 1100n;
 const FINALITY_DEPTH = 4;
 const TREES = TEST_CORE_CONFIG.treeCount;
 const WALL_START_MS = 1_800_000_000_000;
 const SLOT_MS = 400;
+/**
+ * What a cross-market modify may be refused with: the market rule itself, or what the venue checks
+ * before it (the old order already ended, a journal that is down).
+ */
+const CROSS_MARKET_REFUSALS: ReadonlySet<string> = new Set([
+  'CROSS_MARKET_MODIFY',
+  'ORDER_NOT_FOUND',
+  'JOURNAL_UNAVAILABLE',
+]);
 /** A request refused for its token, as a session reports it (spec 4.8, section 7). */
 const AUTH_REFUSALS: ReadonlySet<string> = new Set([
   'NOT_LOGGED_IN',
@@ -74,7 +91,8 @@ export interface SimReport {
   readonly events: number;
   readonly frames: number;
   readonly crashes: number;
-  readonly settlementBatches: number;
+  /** Batches that landed on the chain, per market symbol. */
+  readonly settlementBatches: Readonly<Record<string, number>>;
   readonly faults: Readonly<Record<string, number>>;
   readonly refusals: Readonly<Record<string, number>>;
   readonly rates: FaultRates;
@@ -103,7 +121,9 @@ export class SimFailure extends Error {
 /** What a client expects of the reply to one of its requests. */
 type Expectation =
   | { readonly kind: 'place' | 'modify'; readonly orderId: string; readonly tokenAlive: boolean }
-  | { readonly kind: 'cancel' | 'replay'; readonly tokenAlive: boolean };
+  | { readonly kind: 'cancel' | 'replay'; readonly tokenAlive: boolean }
+  /** A modify whose replacement names the other market: never accepted (spec 4.1 rule 4). */
+  | { readonly kind: 'cross_market'; readonly tokenAlive: boolean };
 
 /** Lets every promise chain that can move without the disk or a crypto thread run to its end. */
 function settle(): Promise<void> {
@@ -139,9 +159,10 @@ export class Simulator {
   #boots = 0;
   #warpMs = 0;
   #nextOrder = 1;
-  #price = 1000n;
+  /** Per market id: the oracle's price, and the slot until which its feed is stale. */
+  readonly #prices = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, PRICE_START]));
+  readonly #staleUntil = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, -1n]));
   #pausedUntil = -1n;
-  #staleUntil = -1n;
   #crashes = 0;
   #requests = 0;
   #acks = 0;
@@ -205,18 +226,20 @@ export class Simulator {
 
   async #open(): Promise<void> {
     const chain = this.#chain;
-    const oracle = accountAddress('oracle', MARKET.symbol);
-    chain.updateOracle({ address: oracle, price: this.#price, confidence: 1n });
-    chain.createMarket({
-      market_id: MARKET.marketId,
-      symbol: MARKET.symbol,
-      base_mint: MARKET.baseMint,
-      quote_mint: MARKET.quoteMint,
-      tick_size: MARKET.tickSize,
-      min_size: MARKET.minSize,
-      price_scale: MARKET.priceScale,
-      oracle,
-    });
+    for (const market of MARKETS) {
+      const oracle = accountAddress('oracle', market.symbol);
+      chain.updateOracle({ address: oracle, price: this.#priceOf(market), confidence: 1n });
+      chain.createMarket({
+        market_id: market.marketId,
+        symbol: market.symbol,
+        base_mint: market.baseMint,
+        quote_mint: market.quoteMint,
+        tick_size: market.tickSize,
+        min_size: market.minSize,
+        price_scale: market.priceScale,
+        oracle,
+      });
+    }
     // The clients' view of the roots follows the chain's beats, as the venue's root mirror does.
     chain.onEvent((event) => {
       if (event.kind === 'slot' || event.kind === 'reorg') this.#captureRoots();
@@ -235,7 +258,7 @@ export class Simulator {
     const boot = this.#boots;
     this.#venue = await SimVenue.boot({
       config: this.#config,
-      market: MARKET,
+      markets: MARKETS,
       clock: this.#clock,
       chain: this.#chain,
       signer: this.#signer,
@@ -256,13 +279,19 @@ export class Simulator {
       type: 'venue_gate',
       pauseReasons: slot < this.#pausedUntil ? ['attestation_mismatch'] : [],
     });
-    const stale = slot < this.#staleUntil;
-    engine.record({
-      type: 'market_gate',
-      marketId: MARKET.marketId,
-      pausedReason: stale ? 'oracle_stale' : null,
-    });
-    engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: stale ? null : this.#price });
+    for (const market of MARKETS) {
+      const stale = slot < this.#staleUntilOf(market);
+      engine.record({
+        type: 'market_gate',
+        marketId: market.marketId,
+        pausedReason: stale ? 'oracle_stale' : null,
+      });
+      engine.record({
+        type: 'oracle_price',
+        marketId: market.marketId,
+        price: stale ? null : this.#priceOf(market),
+      });
+    }
     await this.#quiesce();
     this.#disk.holdSyncs = true;
   }
@@ -399,6 +428,11 @@ export class Simulator {
       const name = errorNameOf(Number(frame['code'])) ?? String(frame['code']);
       this.#refusals[name] = (this.#refusals[name] ?? 0) + 1;
       if (process.env['SIM_DEBUG']) console.error(expected.kind, name, frame['message']);
+      if (expected.kind === 'cross_market' && !CROSS_MARKET_REFUSALS.has(name) && !AUTH_REFUSALS.has(name)) {
+        this.#violations.push(
+          `${client.accountId} cross-market modify ${requestId} was refused with ${name}`,
+        );
+      }
       const forToken = AUTH_REFUSALS.has(name);
       if (forToken === expected.tokenAlive) {
         this.#violations.push(
@@ -409,6 +443,10 @@ export class Simulator {
     }
     if (!expected.tokenAlive) {
       this.#violations.push(`${client.accountId} ${expected.kind} with a dead token was accepted`);
+      return;
+    }
+    if (expected.kind === 'cross_market') {
+      this.#violations.push(`${client.accountId} cross-market modify ${requestId} was accepted`);
       return;
     }
     this.#acks += 1;
@@ -422,16 +460,20 @@ export class Simulator {
       .slice(0, 32);
   }
 
-  /** Signs a fresh order on `note`: its side is the one that spends the note's mint. */
-  #signOrder(client: SimClient, note: SimNote, orderId = this.#orderId()): SimOrder {
-    const side = note.mint === MARKET.quoteMint ? 'bid' : 'ask';
-    const price = this.#price + BigInt(this.#random.below(11) - 5) * MARKET.tickSize;
-    const coverable = side === 'bid' ? (note.value * MARKET.priceScale) / price : note.value;
+  /**
+   * Signs a fresh order on `note`: its side is the one that spends the note's mint, its market the
+   * mint's own unless `named` overrides it (a cross-market modify).
+   */
+  #signOrder(client: SimClient, note: SimNote, orderId = this.#orderId(), named?: MarketConfig): SimOrder {
+    const { market: own, side } = marketOfMint(note.mint);
+    const market = named ?? own;
+    const price = this.#priceOf(market) + BigInt(this.#random.below(11) - 5) * market.tickSize;
+    const coverable = side === 'bid' ? (note.value * market.priceScale) / price : note.value;
     const cap = coverable < 40n ? coverable : 40n;
     const amount = cap < 1n ? 1n : 1n + BigInt(this.#random.below(Number(cap)));
     const body = client.signOrder({
       orderId,
-      market: MARKET,
+      market,
       side,
       type: this.#random.pick(['limit', 'limit', 'limit', 'ioc', 'fok'] as const),
       amount,
@@ -445,10 +487,14 @@ export class Simulator {
     return { orderId, side, note, body };
   }
 
-  /** Deposits a note of each mint for the client (usable once the next slot's roots are out). */
+  /**
+   * Deposits a note of each mint of one market for the client (usable once the next slot's roots
+   * are out).
+   */
   #deposit(client: SimClient): void {
-    for (const mint of [MARKET.quoteMint, MARKET.baseMint]) {
-      const value = 1n + BigInt(this.#random.below(mint === MARKET.quoteMint ? 60 : 50));
+    const market = this.#random.pick(MARKETS);
+    for (const mint of [market.quoteMint, market.baseMint]) {
+      const value = 1n + BigInt(this.#random.below(mint === market.quoteMint ? 60 : 50));
       const treeId = this.#random.below(TREES);
       const blinding = BigInt(
         `0x${seededBytes(`sim-blinding-${this.seed}-${this.#nextOrder++}`)
@@ -557,6 +603,18 @@ export class Simulator {
     const oldOrderId = this.#random.pick(live);
     const old = client.orders.get(oldOrderId);
     if (old === undefined) return;
+    const alive = this.#tokenAlive(client);
+    if (this.#random.chance(this.#rates.crossMarketModify)) {
+      // The replacement names the other market: refused before anything changes, never booked.
+      const other = MARKETS.find((m) => m !== marketOfMint(old.note.mint).market) as MarketConfig;
+      const stray = this.#signOrder(client, old.note, this.#orderId(), other);
+      this.#fault('cross_market_modify');
+      this.#send(client, client.modifyFrame(oldOrderId, stray.body, 'x'), {
+        kind: 'cross_market',
+        tokenAlive: alive,
+      });
+      return;
+    }
     // A reprice in place keeps the id; otherwise a new id. Either way the same note backs it.
     const inPlace = this.#random.chance(0.5);
     const replacement = this.#signOrder(client, old.note, inPlace ? oldOrderId : this.#orderId());
@@ -565,7 +623,7 @@ export class Simulator {
     this.#send(client, frame, {
       kind: 'modify',
       orderId: replacement.orderId,
-      tokenAlive: this.#tokenAlive(client),
+      tokenAlive: alive,
     });
   }
 
@@ -654,13 +712,16 @@ export class Simulator {
     const rates = this.#rates;
     if (this.#random.chance(rates.settlementFailure)) {
       this.#fault('settlement_failure');
-      chain.faults.failNextSettlement(this.#random.pick(SETTLEMENT_FAILURE_REASONS), MARKET.marketId);
+      chain.faults.failNextSettlement(
+        this.#random.pick(SETTLEMENT_FAILURE_REASONS),
+        this.#random.pick(MARKETS).marketId,
+      );
     }
     if (this.#random.chance(rates.settlementDelay)) {
       this.#fault('settlement_delay');
       chain.faults.delayNextSettlement(
         1n + BigInt(this.#random.below(rates.settlementDelaySlotsMax)),
-        MARKET.marketId,
+        this.#random.pick(MARKETS).marketId,
       );
     }
     // Each beat: the root mirror, then the pipeline (which catches the core up: expiries, batches).
@@ -674,14 +735,17 @@ export class Simulator {
     const venue = this.#venue;
     venue.stream.sweep();
     const slot = chain.slot;
-    if (slot === this.#staleUntil) {
-      venue.engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: null });
-    }
-    if (slot >= this.#staleUntil) {
-      const step = BigInt(this.#random.below(3) - 1) * MARKET.tickSize;
-      const next = this.#price + step;
-      if (next >= 900n && next <= 1100n) this.#price = next;
-      venue.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: this.#price });
+    for (const market of MARKETS) {
+      const { marketId } = market;
+      const staleUntil = this.#staleUntilOf(market);
+      if (slot === staleUntil) {
+        venue.engine.record({ type: 'market_gate', marketId, pausedReason: null });
+      }
+      if (slot >= staleUntil) {
+        const next = this.#priceOf(market) + BigInt(this.#random.below(3) - 1) * market.tickSize;
+        if (next >= PRICE_MIN && next <= PRICE_MAX) this.#prices.set(marketId, next);
+        venue.engine.record({ type: 'oracle_price', marketId, price: this.#priceOf(market) });
+      }
     }
     if (slot === this.#pausedUntil) venue.engine.record({ type: 'venue_gate', pauseReasons: [] });
   }
@@ -690,18 +754,20 @@ export class Simulator {
     const slot = this.#chain.slot;
     const rates = this.#rates;
     const engine = this.#venue.engine;
-    if (slot >= this.#staleUntil && this.#random.chance(rates.oracleStale)) {
+    const market = this.#random.pick(MARKETS);
+    const { marketId } = market;
+    if (slot >= this.#staleUntilOf(market) && this.#random.chance(rates.oracleStale)) {
       this.#fault('oracle_stale');
-      this.#staleUntil = slot + 1n + BigInt(this.#random.below(20));
-      engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_stale' });
-      engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: null });
+      this.#staleUntil.set(marketId, slot + 1n + BigInt(this.#random.below(20)));
+      engine.record({ type: 'market_gate', marketId, pausedReason: 'oracle_stale' });
+      engine.record({ type: 'oracle_price', marketId, price: null });
     }
     if (this.#random.chance(rates.oracleReplay)) {
       // The monitor refuses a replayed update and pauses the market until the next good one.
       this.#fault('oracle_replay');
-      this.#staleUntil = slot + 1n;
-      engine.record({ type: 'market_gate', marketId: MARKET.marketId, pausedReason: 'oracle_invalid' });
-      engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: null });
+      this.#staleUntil.set(marketId, slot + 1n);
+      engine.record({ type: 'market_gate', marketId, pausedReason: 'oracle_invalid' });
+      engine.record({ type: 'oracle_price', marketId, price: null });
     }
     if (slot >= this.#pausedUntil && this.#random.chance(rates.venuePause)) {
       this.#fault('attestation_mismatch');
@@ -849,6 +915,14 @@ export class Simulator {
     this.#faults[kind] = (this.#faults[kind] ?? 0) + 1;
   }
 
+  #priceOf(market: MarketConfig): bigint {
+    return this.#prices.get(market.marketId) ?? PRICE_START;
+  }
+
+  #staleUntilOf(market: MarketConfig): bigint {
+    return this.#staleUntil.get(market.marketId) ?? -1n;
+  }
+
   #report(steps: number): SimReport {
     return {
       seed: this.seed,
@@ -862,7 +936,9 @@ export class Simulator {
       events: this.#ledger.eventsSeen,
       frames: this.#frames,
       crashes: this.#crashes,
-      settlementBatches: Number(this.#chain.market(MARKET.marketId).next_batch_seq),
+      settlementBatches: Object.fromEntries(
+        MARKETS.map((market) => [market.symbol, Number(this.#chain.market(market.marketId).next_batch_seq)]),
+      ),
       faults: {
         ...this.#faults,
         ...(this.#disk.syncsFailed === 0 ? {} : { sync_failure: this.#disk.syncsFailed }),
@@ -873,4 +949,13 @@ export class Simulator {
       chainHash: this.#chain.stateHash(),
     };
   }
+}
+
+/** The market a note's mint trades on, and the side that spends it (each market has its own mints). */
+function marketOfMint(mint: string): { market: MarketConfig; side: 'bid' | 'ask' } {
+  for (const market of MARKETS) {
+    if (mint === market.quoteMint) return { market, side: 'bid' };
+    if (mint === market.baseMint) return { market, side: 'ask' };
+  }
+  throw new Error(`the simulator lists no market for mint ${mint}`);
 }
