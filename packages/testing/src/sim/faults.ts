@@ -36,7 +36,14 @@ export interface FaultRates {
   readonly replay: number;
   /** Per modify: the replacement names the other market (must be refused, spec 4.1 rule 4). */
   readonly crossMarketModify: number;
+  /** Per chain slot: the chain reverts the lock of one note behind a match awaiting settlement. */
+  readonly lockRevert: number;
+  /** Per chain slot: the chain stalls for 1..SLOT_STALL_TICKS_MAX beats while wall time goes on. */
+  readonly slotStall: number;
 }
+
+/** The longest stall a slotStall fault causes, in beats the chain swallows. */
+export const SLOT_STALL_TICKS_MAX = 6;
 
 export function drawFaultRates(random: SimRandom): FaultRates {
   // A quarter of the seeds run with no faults at all.
@@ -60,5 +67,7 @@ export function drawFaultRates(random: SimRandom): FaultRates {
     replay: rate(0.1),
     // Drawn last, so the rates above stay what each seed drew before this one existed.
     crossMarketModify: rate(0.2),
+    lockRevert: rate(0.1),
+    slotStall: rate(0.03),
   };
 }

@@ -31,6 +31,8 @@ test('fixed seeds run clean: every invariant after every step, crashes recovered
     'token_revoked',
     'clock_jump',
     'cross_market_modify',
+    'lock_revert',
+    'slot_stall',
   ]) {
     assert.ok((totals.faults[fault] ?? 0) > 0, `the set injects ${fault}`);
   }

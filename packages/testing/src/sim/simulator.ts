@@ -10,7 +10,7 @@ import {
   tradingKeyFromSeed,
 } from '@venue/protocol';
 import { TEST_CORE_CONFIG, testMarket } from '../core-fixtures.ts';
-import { drawFaultRates, type FaultRates } from './faults.ts';
+import { drawFaultRates, type FaultRates, SLOT_STALL_TICKS_MAX } from './faults.ts';
 import { eventText, type ReplayedRecord, replayJournal } from './journal-audit.ts';
 import { OrderLedger, SimInvariantError } from './order-ledger.ts';
 import { SimRandom } from './random.ts';
@@ -724,8 +724,16 @@ export class Simulator {
         this.#random.pick(MARKETS).marketId,
       );
     }
+    if (this.#random.chance(rates.lockRevert)) this.#revertOneLock();
+    if (this.#random.chance(rates.slotStall)) {
+      this.#fault('slot_stall');
+      chain.faults.stallSlots(1 + this.#random.below(SLOT_STALL_TICKS_MAX));
+    }
     // Each beat: the root mirror, then the pipeline (which catches the core up: expiries, batches).
+    const before = chain.slot;
     chain.advance(1);
+    // A stalled chain swallows the beat, but the host's clock goes on (tokens still age).
+    if (chain.slot === before) this.#warpMs += SLOT_MS;
     this.#chainTouched = true;
     if (this.#random.chance(rates.reorg)) {
       const depth = 1 + this.#random.below(FINALITY_DEPTH - 1);
@@ -748,6 +756,27 @@ export class Simulator {
       }
     }
     if (slot === this.#pausedUntil) venue.engine.record({ type: 'venue_gate', pauseReasons: [] });
+  }
+
+  /**
+   * Reverts the chain's lock on the note of one order awaiting settlement, if it holds one: the
+   * pipeline must lock again or fail the match with lock_reverted, never settle on a dead lock.
+   */
+  #revertOneLock(): void {
+    const slot = this.#chain.slot;
+    const pending = this.#clients.flatMap((client) =>
+      [...client.orders.values()].filter(
+        (order) => this.#ledger.stateOf(order.orderId) === 'pending_settlement',
+      ),
+    );
+    if (pending.length === 0) return;
+    const { note } = this.#random.pick(pending);
+    const tag = this.#hasher.noteUseTagHex(note.ownerCommitment, note.innerHash);
+    const lock = this.#chain.lock(tag);
+    if (lock === undefined || lock.reverted || lock.expiry_slot < slot) return;
+    this.#fault('lock_revert');
+    this.#chainTouched = true;
+    this.#chain.faults.revertLock(tag);
   }
 
   #maybeFaults(): void {
