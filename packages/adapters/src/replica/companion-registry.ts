@@ -1,3 +1,4 @@
+import { LandedBatches } from '../settlement/landed-batches.ts';
 import { MatchFacts } from '../settlement/match-facts.ts';
 import { NoteOpenings } from '../settlement/note-openings.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
@@ -11,6 +12,7 @@ import type { StateCompanion } from '../venue/state-companion.ts';
 const FACTORIES: Readonly<Record<string, () => StateCompanion>> = {
   'note-openings': () => new NoteOpenings(),
   'match-facts': () => new MatchFacts(),
+  'landed-batches': () => new LandedBatches(),
 };
 
 export function replicaSupports(companions: readonly StateCompanion[]): boolean {

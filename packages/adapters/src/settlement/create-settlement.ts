@@ -1,6 +1,8 @@
 import type { NoteHasher } from '@venue/notes';
 import type { VenueClock } from '../chain/clock.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import { ChainStateCheck, type StateMismatch } from './chain-state-check.ts';
+import type { LandedBatches } from './landed-batches.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { NoteOpenings } from './note-openings.ts';
 import type { SettlementChain } from './settlement-chain.ts';
@@ -27,10 +29,25 @@ export interface SettlementWiring {
   /** Tree reads for the tree channel; without it the channel stays silent. */
   readonly trees?: TreeSource;
   readonly batchLegsMax?: number;
+  /**
+   * A persistent venue checks its recovered state against the chain before it settles anything
+   * (chain-state-check.ts). Pass the same LandedBatches to the server's `companions`. A venue
+   * without a state directory starts empty on purpose and leaves this out.
+   */
+  readonly stateCheck?: {
+    readonly landed: LandedBatches;
+    /** Closes new trading venue-wide: `(reason) => server.gates.set(reason, true)`. */
+    readonly pause: (reason: StateMismatch) => void;
+    readonly log: (line: string) => void;
+    /** chain.accept_state_mismatch: the operator accepts the loss (disaster recovery). */
+    readonly acceptMismatch?: boolean;
+  };
 }
 
 export interface Settlement {
   readonly pipeline: SettlementPipeline;
+  /** The state-against-chain check, when `stateCheck` was given. */
+  readonly check: ChainStateCheck | null;
   /** Boot step after recovery: rebuilds the queue from the core's pending matches and the chain. */
   reconcile(): void;
   stop(): void;
@@ -38,6 +55,18 @@ export interface Settlement {
 
 /** Creates the pipeline and the tree feed, both driven by the chain's beat (slots and reorgs). */
 export function createSettlementPipeline(wiring: SettlementWiring): Settlement {
+  const stateCheck = wiring.stateCheck;
+  const check =
+    stateCheck === undefined
+      ? null
+      : new ChainStateCheck({
+          engine: wiring.engine,
+          chain: wiring.chain,
+          landed: stateCheck.landed,
+          pause: stateCheck.pause,
+          log: stateCheck.log,
+          ...(stateCheck.acceptMismatch === undefined ? {} : { acceptMismatch: stateCheck.acceptMismatch }),
+        });
   const pipeline = new SettlementPipeline({
     engine: wiring.engine,
     chain: wiring.chain,
@@ -48,6 +77,7 @@ export function createSettlementPipeline(wiring: SettlementWiring): Settlement {
     ...(wiring.metrics === undefined ? {} : { metrics: wiring.metrics }),
     ...(wiring.publisher === undefined ? {} : { publisher: wiring.publisher }),
     ...(wiring.batchLegsMax === undefined ? {} : { batchLegsMax: wiring.batchLegsMax }),
+    ...(check === null ? {} : { guard: check }),
   });
   const feed =
     wiring.trees === undefined || wiring.publisher === undefined
@@ -56,6 +86,7 @@ export function createSettlementPipeline(wiring: SettlementWiring): Settlement {
   const detach = feed === null ? () => {} : wiring.chain.onBeat(() => feed.refresh());
   return {
     pipeline,
+    check,
     reconcile: () => pipeline.reconcile(),
     stop() {
       detach();

@@ -2,7 +2,9 @@
  * The venue's settlement pipeline (docs/settlement.md): matches to locks, batches, chain outcomes,
  * fill memos, the tree channel and settlement telemetry.
  */
+export * from './chain-state-check.ts';
 export * from './create-settlement.ts';
+export * from './landed-batches.ts';
 export * from './limits.ts';
 export * from './match-facts.ts';
 export * from './note-openings.ts';

@@ -40,6 +40,11 @@ export interface SettlementPipelineOptions {
   readonly publisher?: SettlementPublisher;
   /** Seal a market's batch at once when this many legs wait (default and maximum BATCH_LEGS_MAX). */
   readonly batchLegsMax?: number;
+  /**
+   * Asked before every step: may this state settle on this chain yet (chain-state-check.ts)? Until
+   * it says yes the pipeline locks, submits and records nothing; matches wait in their lanes.
+   */
+  readonly guard?: { allowsSettlement(): boolean };
 }
 
 /**
@@ -75,6 +80,8 @@ interface Lane {
   inFlight: InFlight | null;
   /** Groups whose notes the chain already consumed (an earlier landing): waiting for finality. */
   readonly landed: Group[];
+  /** Outcomes recorded but not durable yet: no batch is sealed until they are (see #seal). */
+  recording: boolean;
 }
 
 /**
@@ -152,6 +159,7 @@ export class SettlementPipeline {
   step(): void {
     if (this.#stopped) return;
     this.#o.engine.catchUp();
+    if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
       this.#admitWaiting(lane);
       this.#followLanded(lane);
@@ -193,6 +201,8 @@ export class SettlementPipeline {
     const lane = this.#lane(marketId);
     const admission: Admission = { marketId, matches, recovered, group: null };
     lane.admitting.push(admission);
+    // Held: it waits in `admitting`, and the first allowed step takes it from there.
+    if (!this.#allowed()) return;
     if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     if (queuedLegs(lane) >= this.#legsMax && lane.inFlight === null) this.#seal(marketId, lane);
   }
@@ -241,6 +251,10 @@ export class SettlementPipeline {
 
   #sees(keys: ChainKeys): boolean {
     return this.#o.chain.sees?.(keys) ?? true;
+  }
+
+  #allowed(): boolean {
+    return this.#o.guard?.allowsSettlement() ?? true;
   }
 
   #plan(market: MarketConfig, matches: readonly SettlingMatch[]): PlannedLeg[] | string {
@@ -293,6 +307,10 @@ export class SettlementPipeline {
   /** Seals the market's waiting groups (whole groups, up to the leg cap) into one signed batch. */
   #seal(marketId: string, lane: Lane): void {
     if (lane.queued.length === 0 || lane.inFlight !== null) return;
+    // At most one landed batch of a market is ever missing from the journal, the one in flight
+    // (chain-state-check.ts relies on it): a new batch waits until earlier landings are recorded
+    // and those records are durable, and until the matches recovered at boot are placed.
+    if (lane.landed.length > 0 || lane.recording || lane.admitting.some((a) => a.recovered)) return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!this.#sees({ markets: [marketId] })) return;
     const groups: Group[] = [];
@@ -347,7 +365,7 @@ export class SettlementPipeline {
       const included = record.included_slot ?? chain.slot;
       if (chain.confirmationOf(included) !== 'finalized') return;
       lane.inFlight = null;
-      this.#settle(inFlight.groups, record);
+      this.#settle(inFlight.groups, record, record.batch_seq);
       return;
     }
     if (record?.state === 'failed') {
@@ -394,7 +412,7 @@ export class SettlementPipeline {
   #followLanded(lane: Lane): void {
     const { chain } = this.#o;
     for (const group of [...lane.landed]) {
-      if (!this.#sees({ tags: tagsOf([group]) })) continue;
+      if (!this.#sees({ tags: tagsOf([group]), markets: [group.marketId] })) continue;
       const slots = group.legs.map((p) => chain.consumedSlot(p.noteUseTag));
       if (slots.some((slot) => slot === undefined)) {
         // A reorg undid the landing: settle the group again.
@@ -412,7 +430,11 @@ export class SettlementPipeline {
       const included = (slots as bigint[]).reduce((max, s) => (s > max ? s : max), 0n);
       if (chain.confirmationOf(included) !== 'finalized') continue;
       lane.landed.splice(lane.landed.indexOf(group), 1);
-      this.#settle([group], undefined);
+      // Which batch consumed the notes is not known here, only that it landed and is final. No batch
+      // of this market is sealed while landings wait (#seal), so the chain's newest landed batch is
+      // final too and not older than that one: the journal may record it as reached.
+      const newest = (lane.inFlight?.batch.batch_seq ?? chain.nextBatchSeq(group.marketId)) - 1n;
+      this.#settle([group], undefined, newest);
     }
   }
 
@@ -422,8 +444,11 @@ export class SettlementPipeline {
 
   // ---- Outcomes to the core ----
 
-  /** Final on chain: each match's fill memo is prepared, then the core hears `match_settled`. */
-  #settle(groups: readonly Group[], record: ChainSettlementRecord | undefined): void {
+  /**
+   * Final on chain: each match's fill memo is prepared, then the core hears `match_settled`, with the
+   * number of a final landed batch at least as new as the one that settled it (`reached`).
+   */
+  #settle(groups: readonly Group[], record: ChainSettlementRecord | undefined, reached: bigint): void {
     const { openings, chain, metrics } = this.#o;
     const leaves = new Map((record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
     const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
@@ -450,6 +475,7 @@ export class SettlementPipeline {
             value: planned.change.value,
             treeId: match.note.treeId,
           },
+          batchSeq: reached,
           // Journaled with the outcome so a restart can settle the remainder (note-openings.ts).
           ...(planned.change.value > 0n
             ? {
@@ -467,7 +493,27 @@ export class SettlementPipeline {
     if (marketId !== undefined && oldest !== null) {
       const finalSlot = chain.slot;
       metrics?.batchFinalized(marketId, finalSlot > oldest ? finalSlot - oldest : 0n);
+      this.#holdUntilDurable(marketId);
     }
+  }
+
+  /**
+   * A batch sealed before the outcomes just recorded are on disk could land while a crash loses
+   * them: the journal would then miss two landings. So the lane seals again once they are durable.
+   */
+  #holdUntilDurable(marketId: string): void {
+    const { engine } = this.#o;
+    if (engine.journal === null) return;
+    const lane = this.#lane(marketId);
+    lane.recording = true;
+    engine.settled().then(
+      () => {
+        lane.recording = false;
+        if (!this.#stopped && this.#allowed()) this.#seal(marketId, lane);
+      },
+      // A failed journal records nothing more: the lane stays held, as the venue has stopped trading.
+      () => undefined,
+    );
   }
 
   #failMatches(matches: readonly SettlingMatch[], reason: SettlementFailureReason): void {
@@ -485,6 +531,7 @@ export class SettlementPipeline {
           marketId: string;
           matchId: bigint;
           changeNote: { commitment: string; value: bigint; treeId: number };
+          batchSeq: bigint;
           changeOpening?: ChangeOpening;
         }
       | { type: 'match_failed'; marketId: string; matchId: bigint; reason: SettlementFailureReason },
@@ -538,7 +585,7 @@ export class SettlementPipeline {
   #lane(marketId: string): Lane {
     let lane = this.#lanes.get(marketId);
     if (lane === undefined) {
-      lane = { admitting: [], queued: [], inFlight: null, landed: [] };
+      lane = { admitting: [], queued: [], inFlight: null, landed: [], recording: false };
       this.#lanes.set(marketId, lane);
     }
     return lane;

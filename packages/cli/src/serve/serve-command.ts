@@ -31,6 +31,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             replayed_commands: venue.replayed,
             admin_credentials_file: venue.adminCredentialsFile,
             settles: venue.settles,
+            state_check: venue.stateCheck,
             settlement_signer: venue.settlementSigner,
             measurement: venue.measurement,
           },

@@ -38,6 +38,11 @@ export interface ServeConfig {
     readonly treeCount: number;
     /** Settle matches on this chain (docs/settlement.md section 9); false leaves them pending. */
     readonly settle: boolean;
+    /**
+     * Trade and settle on a state directory the chain shows to be older (or a chain behind it): the
+     * operator accepts the loss after a disaster (docs/operations.md). Off: the venue pauses.
+     */
+    readonly acceptStateMismatch: boolean;
   };
   readonly oracle: {
     readonly pollMs: number;
@@ -118,7 +123,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
   platform.only(['kind', 'secret_file']);
   platform.oneOf('kind', ['simulated'] as const);
   const chain = root.object('chain');
-  chain.only(['rpc_url', 'poll_ms', 'slot_ms', 'tree_count', 'settle']);
+  chain.only(['rpc_url', 'poll_ms', 'slot_ms', 'tree_count', 'settle', 'accept_state_mismatch']);
   const oracle = root.object('oracle');
   oracle.only(['poll_ms', 'feeds']);
 
@@ -137,6 +142,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
       slotMs: chain.integer('slot_ms', 10, 60_000, 400),
       treeCount: chain.integer('tree_count', 1, 256, 4),
       settle: chain.boolean('settle', true),
+      acceptStateMismatch: chain.boolean('accept_state_mismatch', false),
     },
     oracle: {
       pollMs: oracle.integer('poll_ms', POLL_MS_MIN, POLL_MS_MAX, 400),

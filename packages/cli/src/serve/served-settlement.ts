@@ -1,7 +1,9 @@
 import {
+  type CheckStatus,
   createSettlementPipeline,
   type Enclave,
   GovernanceWatch,
+  type LandedBatches,
   type MatchFacts,
   type NoteOpenings,
   type SettlementMetrics,
@@ -35,6 +37,9 @@ export async function openRemoteSettlement(
   );
   await checkMarketAccounts(config, rpc);
   const remote = new RemoteSettlementChain(rpc, enclave.settlementSigner, { onProblem: log });
+  // The first view holds the markets' batch numbers, so the state check decides at boot, before
+  // the venue listens (chain-state-check.ts).
+  remote.sees({ markets: config.markets.map((listing) => listing.config.marketId) });
   if (!(await remote.refresh())) {
     throw new Error(`chain.rpc_url ${config.chain.rpcUrl} does not answer getSettlementView`);
   }
@@ -49,6 +54,8 @@ export async function openRemoteSettlement(
 }
 
 export interface ServedSettlement {
+  /** The state-against-chain check: `waiting` until the view holds every market, then its verdict. */
+  readonly stateCheck: CheckStatus['state'];
   stop(): Promise<void>;
 }
 
@@ -61,8 +68,10 @@ export function startServedSettlement(options: {
   readonly hasher: NoteHasher;
   readonly openings: NoteOpenings;
   readonly facts: MatchFacts;
+  readonly landed: LandedBatches;
   readonly metrics: SettlementMetrics;
   readonly clock: VenueClock;
+  readonly log: (line: string) => void;
 }): ServedSettlement {
   const { remote, server, enclave, clock } = options;
   const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
@@ -82,10 +91,19 @@ export function startServedSettlement(options: {
     clock,
     metrics: options.metrics,
     publisher: server.stream,
+    stateCheck: {
+      landed: options.landed,
+      pause: (reason) => server.gates.set(reason, true),
+      log: options.log,
+      acceptMismatch: options.config.chain.acceptStateMismatch,
+    },
   });
   settlement.reconcile();
   remote.start(options.config.chain.pollMs);
   return {
+    get stateCheck() {
+      return settlement.check?.status.state ?? 'consistent';
+    },
     async stop() {
       remote.stop();
       settlement.stop();

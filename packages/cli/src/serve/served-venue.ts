@@ -7,6 +7,7 @@ import {
   createBootIdentity,
   createEnclave,
   createVenueServer,
+  LandedBatches,
   MatchFacts,
   NoteOpenings,
   OracleMonitor,
@@ -52,6 +53,11 @@ export interface ServedVenue {
   readonly adminCredentialsFile: string | null;
   /** Whether this venue settles, and with which key and build (what chain governance must name). */
   readonly settles: boolean;
+  /**
+   * The state against the chain (docs/durability.md): `consistent`, `refused` (trading paused),
+   * `accepted` (chain.accept_state_mismatch), or `waiting`; `consistent` on a venue that does not settle.
+   */
+  readonly stateCheck: string;
   readonly settlementSigner: string;
   readonly measurement: string;
   readonly server: VenueServer;
@@ -101,6 +107,7 @@ export async function startServedVenue(
   const remote = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
   const openings = new NoteOpenings();
   const facts = new MatchFacts();
+  const landed = new LandedBatches();
   const commitments = new CommitmentMemo();
   const derivingProofs = proofChecksOf(verifier, {
     memo: commitments,
@@ -136,7 +143,7 @@ export async function startServedVenue(
     proofs: settles ? rememberingProofChecks(derivingProofs, openings) : derivingProofs,
     log: { level: config.logLevel },
     state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
-    companions: [openings, facts],
+    companions: [openings, facts, landed],
   });
   const mirror = new RootMirror(server.engine, chain.roots, config.chain.treeCount);
   chain.start(() => mirror.refresh());
@@ -163,8 +170,10 @@ export async function startServedVenue(
           hasher,
           openings,
           facts,
+          landed,
           metrics,
           clock: chain.clock,
+          log,
         });
   const closeAll = async () => {
     await settlement?.stop();
@@ -201,6 +210,9 @@ export async function startServedVenue(
       replayed: server.recovery?.replayed ?? 0,
       adminCredentialsFile,
       settles,
+      get stateCheck() {
+        return settlement?.stateCheck ?? 'consistent';
+      },
       settlementSigner: enclave.settlementSigner.publicKey,
       measurement: enclave.measurement,
       server,

@@ -335,7 +335,8 @@ export const ERRORS = {
   TRADING_PAUSED: {
     code: 5001,
     http: 503,
-    meaning: 'New trading is paused venue-wide (attestation, signer or governance mismatch, or drain).',
+    meaning:
+      'New trading is paused venue-wide (attestation, signer or governance mismatch, drain, an unavailable journal, or a state directory that disagrees with the chain).',
   },
   MARKET_PAUSED: {
     code: 5002,

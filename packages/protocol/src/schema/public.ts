@@ -63,6 +63,10 @@ export const VENUE_PAUSE_REASONS = [
   'governance_mismatch',
   'draining',
   'journal_unavailable',
+  // The recovered state is older than the chain's settlements, or the chain is behind the state
+  // (docs/durability.md "State against the chain").
+  'state_behind_chain',
+  'chain_behind_state',
 ] as const;
 
 /** GET /system/status: is the venue trading, and if not, why. */
