@@ -3,6 +3,7 @@
  * `floor(base_amount x clearing_price / price_scale)`." Rounding down means the buyer pays at most
  * the exact value; the fraction of a quote unit stays with the bid.
  */
+import { bigintOfUnits } from './units.ts';
 
 /** floor(baseAmount x price / priceScale); every operand is a non-negative bigint, so `/` floors. */
 export function quoteAmount(baseAmount: bigint, price: bigint, priceScale: bigint): bigint {
@@ -26,7 +27,7 @@ export function quoteOfUnits(
 ): bigint {
   const product = quantity * priceUnits;
   if (product <= SAFE && scaleUnits <= SAFE) {
-    return BigInt((product - (product % scaleUnits)) / scaleUnits);
+    return bigintOfUnits((product - (product % scaleUnits)) / scaleUnits);
   }
   return quoteAmount(BigInt(quantity), price, priceScale);
 }

@@ -45,3 +45,12 @@ export class SkipLog {
     return this.#entries;
   }
 }
+
+/**
+ * A SkipLog that lives as long as the process. An instance gets its fields by map transitions,
+ * which V8 holds weakly: a full collection that finds no SkipLog alive drops the map, and with it
+ * every optimised function that checks for it (the allocation walk inlines `record`). The next batch
+ * then walks unoptimised until the compiler catches up, which made a hostile 10,000-order batch
+ * several times slower after each collection (docs/core.md, "Fifth pass"). This one keeps the map.
+ */
+export const SKIP_LOG_SHAPE_KEEPER = new SkipLog();

@@ -10,6 +10,19 @@ import type { AuctionOrder } from './types.ts';
 
 export const SAFE_UNITS = Number.MAX_SAFE_INTEGER;
 
+/** V8's small integers hold 31 bits with pointer compression and 32 without: this fits both. */
+const SMALL_INTEGER_MAX = 0x3fff_ffff;
+
+/**
+ * BigInt(units) for a non-negative safe integer. A number that came out of double arithmetic is
+ * stored as a double, and BigInt() of a double first boxes it and then takes a slower conversion;
+ * `units | 0` turns a small value into a small integer, which converts in about half the time (a
+ * fill converts two numbers: its quantity and its quote).
+ */
+export function bigintOfUnits(units: number): bigint {
+  return units <= SMALL_INTEGER_MAX ? BigInt(units | 0) : BigInt(units);
+}
+
 /**
  * Fingerprints of each order's trading key and owner (the core's state/market-columns.ts): orders
  * whose prints differ on both cannot be a self-trade, so the walk compares no strings for them.

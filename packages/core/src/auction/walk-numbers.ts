@@ -18,7 +18,7 @@ import { compareTime } from './priority.ts';
 import { quoteOfUnits } from './quote.ts';
 import type { SkipLog } from './skip-log.ts';
 import type { AuctionOrder, Fill } from './types.ts';
-import { type BookUnits, SAFE_UNITS } from './units.ts';
+import { type BookUnits, bigintOfUnits, SAFE_UNITS } from './units.ts';
 
 const SAFE = BigInt(SAFE_UNITS);
 
@@ -96,14 +96,20 @@ export function walkNumbers(
         bidKey !== askPrints.key[index] &&
         bidOwner !== askPrints.owner[index];
       if (!printsDiffer) {
-        if (names !== null) {
-          names.name(names.bids, bidIndex, bid);
-          names.name(names.asks, index, ask);
-        }
+        // The prints are read only by a printed RoundIdentities (both sides gathered).
         selfTrade =
           names === null
             ? bid.tradingKey === ask.tradingKey || bid.owner === ask.owner
-            : names.selfTrade(bidIndex, index);
+            : names.selfTrade(
+                bidIndex,
+                bid,
+                bidKey,
+                bidOwner,
+                index,
+                ask,
+                askPrints === null ? 0 : (askPrints.key[index] as number),
+                askPrints === null ? 0 : (askPrints.owner[index] as number),
+              );
       }
       if (selfTrade) {
         const earlier = names === null ? compareTime(bid, ask) : names.compareTime(bid, bidIndex, ask, index);
@@ -127,7 +133,7 @@ export function walkNumbers(
           fills.push({
             bidRef: bidRef,
             askRef: askRef,
-            quantity: BigInt(quantity),
+            quantity: bigintOfUnits(quantity),
             quoteAmount: quoteOfUnits(quantity, clearingPrice, priceUnits, priceScale, scaleUnits),
           });
           bidLeft -= quantity;
@@ -139,7 +145,7 @@ export function walkNumbers(
       if (blamed !== 0) {
         passes += 1;
         if (names === null && passes >= IDENTITIES_AFTER_PASSES)
-          names = new RoundIdentities(bids.length, end);
+          names = new RoundIdentities(bids.length, end, bidPrints !== null && askPrints !== null);
         if (budget.passesLeft > 0) {
           budget.passesLeft -= 1;
           blamed = 0;

@@ -39,8 +39,7 @@ export function runBatch(
   market.batchCount += 1n;
   const canClear = market.pausedReason === null && state.venuePauseReasons.length === 0;
   const cleared = canClear ? auction(state, market, batch, events) : NOT_CLEARED;
-  const filled = applyFills(state, config, market, rows, cleared, batch, events);
-  endArrivalBatch(state, config, rows, filled, events);
+  applyOutcome(state, config, market, rows, cleared, batch, events);
 }
 
 /**
@@ -132,13 +131,18 @@ function auction(state: VenueState, market: MarketState, batch: bigint, events: 
   return { fills: result.fills, price: result.clearingPrice ?? 0n };
 }
 
+const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
+const FOK_UNFILLED: Ending = { kind: 'cancelled', cancelReason: 'fok_unfilled' };
+
 /**
- * Turns the auction's fills into one match per order, and reserves the order's note. Refs are the
- * indexes of `rows`, so each order's fills are gathered by ref into one flat array (counting sort,
- * fill order kept), and walking refs in order gives match ids in intake order without sorting.
- * Returns which refs filled.
+ * Applies the batch to its participants in one pass in intake order (each row is read once, and rows
+ * lie in memory about in intake order): each order that filled gets one match and its note is
+ * reserved, and ioc and fok orders end their arrival batch. Refs are the indexes of `rows`, so each
+ * order's fills are gathered by ref into one flat array (counting sort, fill order kept), and
+ * walking refs in order gives match ids in intake order without sorting. Orders whose arrival batch
+ * leaves them with nothing end after every match event, in intake order.
  */
-function applyFills(
+function applyOutcome(
   state: VenueState,
   config: CoreConfig,
   market: MarketState,
@@ -146,60 +150,78 @@ function applyFills(
   cleared: Cleared,
   batch: bigint,
   events: CoreEvent[],
-): Uint8Array {
+): void {
   const count = rows.length;
-  const filled = new Uint8Array(count);
   const fills = cleared.fills;
-  if (fills.length === 0) return filled;
   const { start, fillAt } = fillsByRef(fills, count);
+  const matchIds = matchIdsOf(market, start, count);
+  const lockExpirySlot = state.slot + config.lockDurationSlots;
+  const fillOrKillColumn = market.columns.fillOrKill;
+  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
+  const unfilled: number[] = [];
+  for (let ref = 0; ref < count; ref += 1) {
+    const row = rows[ref] as OrderRow;
+    const from = start[ref] as number;
+    const to = start[ref + 1] as number;
+    if (from !== to) {
+      // Most orders fill once: their totals are that fill's, with no addition.
+      const first = fills[fillAt[from] as number] as Fill;
+      let base = first.quantity;
+      let quote = first.quoteAmount;
+      // A pair fills at most once in a batch, so counterparties never repeat.
+      const counterpartyMatchIds: bigint[] = new Array(to - from);
+      for (let at = from; at < to; at += 1) {
+        const fill = fills[fillAt[at] as number] as Fill;
+        if (at > from) {
+          base += fill.quantity;
+          quote += fill.quoteAmount;
+        }
+        counterpartyMatchIds[at - from] = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+      }
+      const matchId = matchIds[ref] as bigint;
+      const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
+      row.state = 'pending_settlement';
+      row.pending = pending;
+      row.lastMatchId = matchId;
+      row.lockExpirySlot = lockExpirySlot;
+      row.lastUpdateSlot = state.slot;
+      market.pendingMatches.set(matchKey(matchId), row);
+      events.push({
+        type: 'order',
+        accountId: row.accountId,
+        orderId: row.orderId,
+        marketId: row.marketId,
+        kind: 'pending_settlement',
+        slot: state.slot,
+        matchId,
+        lockExpirySlot,
+      });
+      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds));
+    }
+    // ioc and fok take part in their arrival batch only (decisions section 2).
+    if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
+    row.arrivalBatchDone = true;
+    row.fillOrKill = false;
+    fillOrKillColumn[row.slot] = 0;
+    // An ioc's unfilled remainder ends after its settlement.
+    if (from === to) unfilled.push(ref);
+  }
+  for (const ref of unfilled) {
+    const row = rows[ref] as OrderRow;
+    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
+  }
+}
+
+/** Match ids for the refs that filled (start[r] < start[r + 1]), counting up in ref order. */
+function matchIdsOf(market: MarketState, start: Int32Array, count: number): bigint[] {
   const matchIds: bigint[] = new Array(count);
   for (let ref = 0; ref < count; ref += 1) {
     if (start[ref] === start[ref + 1]) continue;
     if (!(market.matchCount < MATCH_IDS_MAX)) throw new AssertionError('match ids ran past 2^53');
     matchIds[ref] = market.matchCount;
     market.matchCount += 1n;
-    filled[ref] = 1;
   }
-  const lockExpirySlot = state.slot + config.lockDurationSlots;
-  for (let ref = 0; ref < count; ref += 1) {
-    const from = start[ref] as number;
-    const to = start[ref + 1] as number;
-    if (from === to) continue;
-    // Most orders fill once: their totals are that fill's, with no addition.
-    const first = fills[fillAt[from] as number] as Fill;
-    let base = first.quantity;
-    let quote = first.quoteAmount;
-    // A pair fills at most once in a batch, so counterparties never repeat.
-    const counterpartyMatchIds: bigint[] = new Array(to - from);
-    for (let at = from; at < to; at += 1) {
-      const fill = fills[fillAt[at] as number] as Fill;
-      if (at > from) {
-        base += fill.quantity;
-        quote += fill.quoteAmount;
-      }
-      counterpartyMatchIds[at - from] = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
-    }
-    const row = rows[ref] as OrderRow;
-    const matchId = matchIds[ref] as bigint;
-    row.state = 'pending_settlement';
-    row.pending = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
-    row.lastMatchId = matchId;
-    row.lockExpirySlot = lockExpirySlot;
-    row.lastUpdateSlot = state.slot;
-    market.pendingMatches.set(matchKey(matchId), row);
-    events.push({
-      type: 'order',
-      accountId: row.accountId,
-      orderId: row.orderId,
-      marketId: row.marketId,
-      kind: 'pending_settlement',
-      slot: state.slot,
-      matchId,
-      lockExpirySlot,
-    });
-    events.push(matchEvent(row, market, batch, cleared.price, row.pending, counterpartyMatchIds));
-  }
-  return filled;
+  return matchIds;
 }
 
 /** Each ref's fill indexes, in fill order: those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1]. */
@@ -256,26 +278,4 @@ function matchEvent(
     lockExpirySlot: pending.lockExpirySlot,
     counterpartyMatchIds,
   };
-}
-
-const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
-const FOK_UNFILLED: Ending = { kind: 'cancelled', cancelReason: 'fok_unfilled' };
-
-/** ioc and fok take part in their arrival batch only (decisions section 2). */
-function endArrivalBatch(
-  state: VenueState,
-  config: CoreConfig,
-  rows: readonly OrderRow[],
-  filled: Uint8Array,
-  events: CoreEvent[],
-): void {
-  for (let ref = 0; ref < rows.length; ref += 1) {
-    const row = rows[ref] as OrderRow;
-    if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
-    row.arrivalBatchDone = true;
-    row.fillOrKill = false;
-    row.market.columns.fillOrKill[row.slot] = 0;
-    if (filled[ref] === 1) continue; // an ioc's unfilled remainder ends after its settlement
-    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
-  }
 }
