@@ -141,7 +141,7 @@ function checkMarket(market: MarketState): number {
     previous = row;
   }
   assert(market.live.tail === previous && live.length === market.live.size, `market ${id}: live list size`);
-  for (const [key, row] of market.pendingMatches) {
+  for (const [key, row] of market.pendingMatches.entries()) {
     assert(
       row.state === 'pending_settlement' &&
         row.pending !== null &&

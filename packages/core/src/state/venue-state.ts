@@ -1,6 +1,7 @@
 import type { CancelReason, OrderState, OrderType, SettlementFailureReason, Side } from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { MarketColumns, NO_SLOT } from './market-columns.ts';
+import { PendingMatches } from './pending-matches.ts';
 
 /**
  * The whole state of the venue core. Two kinds of fields live here:
@@ -136,7 +137,7 @@ export interface MarketState {
   readonly bids: BookSide;
   readonly asks: BookSide;
   /** Unsettled match id (as a number: see matchKey) -> the order it reserves. */
-  readonly pendingMatches: Map<number, OrderRow>;
+  readonly pendingMatches: PendingMatches;
   /** What a batch reads of each open order, by slot. */
   readonly columns: MarketColumns;
 }
@@ -213,7 +214,7 @@ export function emptyMarket(config: MarketConfig): MarketState {
     live: { head: null, tail: null, size: 0 },
     bids: { descending: true, levels: [], byPrice: new Map() },
     asks: { descending: false, levels: [], byPrice: new Map() },
-    pendingMatches: new Map(),
+    pendingMatches: new PendingMatches(),
     columns: new MarketColumns(),
   };
 }
