@@ -229,20 +229,28 @@ export class SettlementPipeline {
       }
       admission.group = { marketId, legs: planned };
     }
-    const group = admission.group;
-    if (!this.#sees({ tags: tagsOf([group]) })) return false;
-    if (admission.recovered && this.#allConsumed(group)) {
-      lane.landed.push(group);
-      return true;
+    if (!this.#sees({ tags: tagsOf([admission.group]) })) return false;
+    if (admission.recovered) {
+      // The chain settles a group whole, in one batch. So among recovered matches, those whose notes
+      // it consumed are whole groups that landed before the restart, and the rest are whole groups
+      // too, even when unknown counterparts made several groups come in as one (reconcile).
+      const landed = admission.group.legs.filter((p) => this.#consumed(p));
+      if (landed.length > 0) lane.landed.push({ marketId, legs: landed });
+      if (landed.length === admission.group.legs.length) return true;
+      if (landed.length > 0) {
+        admission.group = { marketId, legs: admission.group.legs.filter((p) => !this.#consumed(p)) };
+      }
     }
+    const group = admission.group;
+    const open = group.legs.map((p) => p.match);
     if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
-      this.#failMatches(matches, 'chain_rejected');
+      this.#failMatches(open, 'chain_rejected');
       return true;
     }
     const refusal = this.#lock(group);
     if (refusal === 'pending') return false;
     if (refusal !== null) {
-      this.#failMatches(matches, refusal);
+      this.#failMatches(open, refusal);
       return true;
     }
     lane.queued.push(group);
@@ -371,16 +379,7 @@ export class SettlementPipeline {
     if (record?.state === 'failed') {
       lane.inFlight = null;
       this.#o.metrics?.batchFailed(inFlight.batch.market_id);
-      const reason = record.reason ?? 'chain_rejected';
-      for (const group of inFlight.groups) {
-        // Consumed inputs mean an earlier landing of these notes (an attempt before a restart).
-        if (this.#allConsumed(group)) lane.landed.push(group);
-        else
-          this.#failMatches(
-            group.legs.map((p) => p.match),
-            reason,
-          );
-      }
+      this.#landedOrFailed(lane, inFlight.groups, record.reason ?? 'chain_rejected');
       return;
     }
     // Unknown to the chain: a reorg dropped its landing, or the submission never arrived. Past its
@@ -388,14 +387,7 @@ export class SettlementPipeline {
     if (chain.slot > inFlight.batch.deadline_slot) {
       lane.inFlight = null;
       this.#o.metrics?.batchFailed(inFlight.batch.market_id);
-      for (const group of inFlight.groups) {
-        if (this.#allConsumed(group)) lane.landed.push(group);
-        else
-          this.#failMatches(
-            group.legs.map((p) => p.match),
-            'confirmation_timeout',
-          );
-      }
+      this.#landedOrFailed(lane, inFlight.groups, 'confirmation_timeout');
       return;
     }
     // A rolled-back slot may have taken the locks with it: place them again (same market, same
@@ -438,8 +430,26 @@ export class SettlementPipeline {
     }
   }
 
-  #allConsumed(group: Group): boolean {
-    return group.legs.every((p) => this.#o.chain.consumedSlot(p.noteUseTag) !== undefined);
+  /**
+   * Groups of a batch that will never land. Inputs the chain consumed anyway mean an earlier landing
+   * of those matches (an attempt before a restart), and since the chain settles groups whole, the
+   * consumed legs are whole groups: they wait for finality as landed. The other legs fail.
+   */
+  #landedOrFailed(lane: Lane, groups: readonly Group[], reason: SettlementFailureReason): void {
+    for (const group of groups) {
+      const landed = group.legs.filter((p) => this.#consumed(p));
+      if (landed.length > 0) lane.landed.push({ marketId: group.marketId, legs: landed });
+      const rest = group.legs.filter((p) => !this.#consumed(p));
+      if (rest.length > 0)
+        this.#failMatches(
+          rest.map((p) => p.match),
+          reason,
+        );
+    }
+  }
+
+  #consumed(planned: PlannedLeg): boolean {
+    return this.#o.chain.consumedSlot(planned.noteUseTag) !== undefined;
   }
 
   // ---- Outcomes to the core ----

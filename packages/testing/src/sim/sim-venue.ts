@@ -4,6 +4,8 @@ import {
   type CredentialHash,
   createSettlementPipeline,
   inlineSignatureChecks,
+  LandedBatches,
+  MatchFacts,
   NoteOpenings,
   OrderIntake,
   type Recovery,
@@ -59,6 +61,16 @@ export interface SimVenueOptions {
   readonly onFault: (fault: unknown) => void;
   /** Hears every event the engine lets out, from the first command after recovery. */
   readonly onEvents: (events: readonly CoreEvent[]) => void;
+  /**
+   * The state-against-chain check refused this boot (docs/durability.md). The simulated disk only
+   * ever loses what was never durable, so a refusal here is a false alarm: the simulator fails on it.
+   */
+  readonly onStateRefused: (line: string) => void;
+  /**
+   * Keep each match's counterparts as a state companion, as `venue serve` does. Without them a
+   * restart hands the pipeline a market's pending matches as one group (the fallback path).
+   */
+  readonly matchFacts: boolean;
 }
 
 export class SimVenue {
@@ -77,6 +89,8 @@ export class SimVenue {
   static async boot(options: SimVenueOptions): Promise<SimVenue> {
     const { config, clock, chain, hasher, disk } = options;
     const openings = new NoteOpenings();
+    const landed = new LandedBatches();
+    const facts = options.matchFacts ? new MatchFacts() : null;
     const { engine, recovery } = await bootEngine({
       config,
       clock,
@@ -90,7 +104,7 @@ export class SimVenue {
         // Every record stays, so the whole journal can be replayed from scratch as a check.
         pruneSegments: false,
       },
-      companions: [openings],
+      companions: facts === null ? [openings, landed] : [openings, facts, landed],
     });
     engine.onEvents(options.onEvents);
     const mirror = new RootMirror(engine, chain, config.treeCount);
@@ -130,6 +144,12 @@ export class SimVenue {
       openings,
       clock,
       publisher: stream,
+      ...(facts === null ? {} : { facts }),
+      stateCheck: {
+        landed,
+        pause: (reason) => options.onStateRefused(`trading paused: ${reason}`),
+        log: options.onStateRefused,
+      },
     });
     settlement.reconcile();
     return new SimVenue(
