@@ -52,6 +52,45 @@ export const MARKET = testMarket('SOL-USDC');
 /** Oracle price and the price every test order uses (quote units per base x price scale 1000). */
 export const PRICE = 1500n;
 
+/**
+ * A chain simulator that lists MARKET at PRICE with `signer` as its settlement signer, ten slots in,
+ * and a venue clock on the chain's slots: lock expiries and deadlines mean the same slot on both.
+ */
+export async function settlingChain(
+  signer: TradingKey,
+  finalityDepth: number,
+): Promise<{ chain: ChainSimulator; clock: VenueClock }> {
+  const chain = await createChainSimulator({
+    shards: TEST_CORE_CONFIG.treeCount,
+    finalityDepth,
+    governance: {
+      authority: generateTradingKey().publicKey,
+      measurement: 'ab'.repeat(32),
+      settlement_signer: signer.publicKey,
+    },
+  });
+  const oracle = accountAddress('oracle', MARKET.symbol);
+  chain.updateOracle({ address: oracle, price: PRICE, confidence: 1n });
+  chain.createMarket({
+    market_id: MARKET.marketId,
+    symbol: MARKET.symbol,
+    base_mint: MARKET.baseMint,
+    quote_mint: MARKET.quoteMint,
+    tick_size: MARKET.tickSize,
+    min_size: MARKET.minSize,
+    price_scale: MARKET.priceScale,
+    oracle,
+  });
+  chain.advance(10);
+  const clock: VenueClock = {
+    nowMs: () => 1_800_000_000_000 + Number(chain.slot) * 400,
+    slot: () => chain.slot,
+    finalizedSlot: () => chain.finalizedSlot(),
+    slotDurationMs: 400,
+  };
+  return { chain, clock };
+}
+
 export interface Wallet {
   readonly accountId: string;
   readonly spendingKey: bigint;
@@ -157,35 +196,7 @@ export class SettlementWorld {
   static async create(options: WorldOptions = {}): Promise<SettlementWorld> {
     const hasher = await loadNoteHasher();
     const signer = generateTradingKey();
-    const chain = await createChainSimulator({
-      shards: TEST_CORE_CONFIG.treeCount,
-      finalityDepth: options.finalityDepth ?? 4,
-      governance: {
-        authority: generateTradingKey().publicKey,
-        measurement: 'ab'.repeat(32),
-        settlement_signer: signer.publicKey,
-      },
-    });
-    const oracle = accountAddress('oracle', MARKET.symbol);
-    chain.updateOracle({ address: oracle, price: PRICE, confidence: 1n });
-    chain.createMarket({
-      market_id: MARKET.marketId,
-      symbol: MARKET.symbol,
-      base_mint: MARKET.baseMint,
-      quote_mint: MARKET.quoteMint,
-      tick_size: MARKET.tickSize,
-      min_size: MARKET.minSize,
-      price_scale: MARKET.priceScale,
-      oracle,
-    });
-    chain.advance(10);
-    // The venue's slots are the chain's: lock expiries and deadlines mean the same slot on both.
-    const clock: VenueClock = {
-      nowMs: () => 1_800_000_000_000 + Number(chain.slot) * 400,
-      slot: () => chain.slot,
-      finalizedSlot: () => chain.finalizedSlot(),
-      slotDurationMs: 400,
-    };
+    const { chain, clock } = await settlingChain(signer, options.finalityDepth ?? 4);
     const openings = new NoteOpenings();
     const facts = new MatchFacts();
     const { engine, recovery } = await bootWorldEngine(hasher, clock, options, TEST_SESSION, [

@@ -26,13 +26,7 @@ import {
   type VenueClock,
   type VenueServer,
 } from '@venue/adapters';
-import {
-  accountAddress,
-  type ChainSimulator,
-  chainReadsOf,
-  createChainSimulator,
-  settlementChainOf,
-} from '@venue/chain-sim';
+import { type ChainSimulator, chainReadsOf, settlementChainOf } from '@venue/chain-sim';
 import type { CoreConfig } from '@venue/core';
 import {
   assetIdOfMint,
@@ -51,17 +45,10 @@ import {
   type TradingKey,
   wireJsonText,
 } from '@venue/protocol';
-import {
-  type Exchange,
-  httpsCall,
-  placeCommand,
-  TEST_CORE_CONFIG,
-  testListing,
-  testMarket,
-} from '@venue/testing';
+import { type Exchange, httpsCall, placeCommand, TEST_CORE_CONFIG, testListing } from '@venue/testing';
+import { MARKET, PRICE, settlingChain } from './settlement-world.ts';
 
-export const MARKET = testMarket('SOL-USDC');
-const PRICE = 1500n;
+export { MARKET };
 export const FINALITY = 3;
 
 export interface BootOptions {
@@ -104,34 +91,7 @@ export class StateChainWorld {
   static async create(snapshotIntervalRecords = 1_000_000, finality = FINALITY): Promise<StateChainWorld> {
     const hasher = await loadNoteHasher();
     const signer = generateTradingKey();
-    const chain = await createChainSimulator({
-      shards: TEST_CORE_CONFIG.treeCount,
-      finalityDepth: finality,
-      governance: {
-        authority: generateTradingKey().publicKey,
-        measurement: 'ab'.repeat(32),
-        settlement_signer: signer.publicKey,
-      },
-    });
-    const oracle = accountAddress('oracle', MARKET.symbol);
-    chain.updateOracle({ address: oracle, price: PRICE, confidence: 1n });
-    chain.createMarket({
-      market_id: MARKET.marketId,
-      symbol: MARKET.symbol,
-      base_mint: MARKET.baseMint,
-      quote_mint: MARKET.quoteMint,
-      tick_size: MARKET.tickSize,
-      min_size: MARKET.minSize,
-      price_scale: MARKET.priceScale,
-      oracle,
-    });
-    chain.advance(10);
-    const clock: VenueClock = {
-      nowMs: () => 1_800_000_000_000 + Number(chain.slot) * 400,
-      slot: () => chain.slot,
-      finalizedSlot: () => chain.finalizedSlot(),
-      slotDurationMs: 400,
-    };
+    const { chain, clock } = await settlingChain(signer, finality);
     const directory = await mkdtemp(join(tmpdir(), 'state-chain-'));
     return new StateChainWorld(
       chain,
