@@ -55,6 +55,17 @@ export interface SettlementPipelineOptions {
 interface Group {
   readonly marketId: string;
   readonly legs: readonly PlannedLeg[];
+  /**
+   * Rebuilt at boot from the core's pending matches. A batch sent before the restart may hold these
+   * matches and still land, so a failure of the rebuilt batch is not the final word (#landedOrFailed).
+   */
+  readonly recovered?: boolean;
+}
+
+/** A recovered group whose new batch failed while its locks still hold: an older batch may land it. */
+interface Doubtful {
+  readonly group: Group;
+  readonly reason: SettlementFailureReason;
 }
 
 /**
@@ -82,6 +93,8 @@ interface Lane {
   readonly landed: Group[];
   /** Outcomes recorded but not durable yet: no batch is sealed until they are (see #seal). */
   recording: boolean;
+  /** Waiting until their notes are consumed (landed) or a lock no longer holds (failed). */
+  readonly doubtful: Doubtful[];
 }
 
 /**
@@ -126,7 +139,10 @@ export class SettlementPipeline {
     if (lane === undefined) return 0;
     const count = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.legs.length, 0);
     const admitting = lane.admitting.reduce((sum, a) => sum + a.matches.length, 0);
-    return admitting + count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed);
+    const doubtful = lane.doubtful.reduce((sum, d) => sum + d.group.legs.length, 0);
+    return (
+      admitting + count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed) + doubtful
+    );
   }
 
   /**
@@ -162,6 +178,7 @@ export class SettlementPipeline {
     if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
       this.#admitWaiting(lane);
+      this.#followDoubtful(lane);
       this.#followLanded(lane);
       if (lane.inFlight !== null) this.#follow(lane, lane.inFlight);
       if (lane.inFlight === null) this.#seal(marketId, lane);
@@ -227,7 +244,7 @@ export class SettlementPipeline {
         this.#failMatches(matches, 'chain_rejected');
         return true;
       }
-      admission.group = { marketId, legs: planned };
+      admission.group = { marketId, legs: planned, recovered: admission.recovered };
     }
     if (!this.#sees({ tags: tagsOf([admission.group]) })) return false;
     if (admission.recovered) {
@@ -238,7 +255,11 @@ export class SettlementPipeline {
       if (landed.length > 0) lane.landed.push({ marketId, legs: landed });
       if (landed.length === admission.group.legs.length) return true;
       if (landed.length > 0) {
-        admission.group = { marketId, legs: admission.group.legs.filter((p) => !this.#consumed(p)) };
+        admission.group = {
+          marketId,
+          legs: admission.group.legs.filter((p) => !this.#consumed(p)),
+          recovered: true,
+        };
       }
     }
     const group = admission.group;
@@ -318,7 +339,13 @@ export class SettlementPipeline {
     // At most one landed batch of a market is ever missing from the journal, the one in flight
     // (chain-state-check.ts relies on it): a new batch waits until earlier landings are recorded
     // and those records are durable, and until the matches recovered at boot are placed.
-    if (lane.landed.length > 0 || lane.recording || lane.admitting.some((a) => a.recovered)) return;
+    if (
+      lane.landed.length > 0 ||
+      lane.doubtful.length > 0 ||
+      lane.recording ||
+      lane.admitting.some((a) => a.recovered)
+    )
+      return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!this.#sees({ markets: [marketId] })) return;
     const groups: Group[] = [];
@@ -440,12 +467,45 @@ export class SettlementPipeline {
       const landed = group.legs.filter((p) => this.#consumed(p));
       if (landed.length > 0) lane.landed.push({ marketId: group.marketId, legs: landed });
       const rest = group.legs.filter((p) => !this.#consumed(p));
-      if (rest.length > 0)
+      if (rest.length === 0) continue;
+      // A batch sent before the restart may still land a recovered group while its locks hold.
+      if (group.recovered === true && this.#locksHold(group.marketId, rest)) {
+        lane.doubtful.push({ group: { marketId: group.marketId, legs: rest, recovered: true }, reason });
+      } else
         this.#failMatches(
           rest.map((p) => p.match),
           reason,
         );
     }
+  }
+
+  /** Doubtful groups: landed once the chain consumed their notes, failed once a lock stops holding. */
+  #followDoubtful(lane: Lane): void {
+    for (const doubt of [...lane.doubtful]) {
+      const { group } = doubt;
+      if (!this.#sees({ tags: tagsOf([group]), markets: [group.marketId] })) continue;
+      const landed = group.legs.filter((p) => this.#consumed(p));
+      const rest = group.legs.filter((p) => !this.#consumed(p));
+      if (rest.length > 0 && this.#locksHold(group.marketId, rest)) continue;
+      lane.doubtful.splice(lane.doubtful.indexOf(doubt), 1);
+      if (landed.length > 0) lane.landed.push({ marketId: group.marketId, legs: landed });
+      if (rest.length > 0)
+        this.#failMatches(
+          rest.map((p) => p.match),
+          doubt.reason,
+        );
+    }
+  }
+
+  /** Every leg's note is locked for this market through at least the current slot, not reverted. */
+  #locksHold(marketId: string, legs: readonly PlannedLeg[]): boolean {
+    const { chain } = this.#o;
+    return legs.every((p) => {
+      const lock = chain.lock(p.noteUseTag);
+      return (
+        lock !== undefined && lock.market_id === marketId && !lock.reverted && lock.expiry_slot >= chain.slot
+      );
+    });
   }
 
   #consumed(planned: PlannedLeg): boolean {
@@ -595,7 +655,7 @@ export class SettlementPipeline {
   #lane(marketId: string): Lane {
     let lane = this.#lanes.get(marketId);
     if (lane === undefined) {
-      lane = { admitting: [], queued: [], inFlight: null, landed: [], recording: false };
+      lane = { admitting: [], queued: [], inFlight: null, landed: [], recording: false, doubtful: [] };
       this.#lanes.set(marketId, lane);
     }
     return lane;
