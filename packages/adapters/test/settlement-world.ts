@@ -22,7 +22,6 @@ import {
   type VenueEngine,
 } from '@venue/adapters';
 import {
-  accountAddress,
   ChainRpcClient,
   type ChainSimulator,
   createChainSimulator,
@@ -45,7 +44,14 @@ import {
   type ViewingKeyPair,
 } from '@venue/notes';
 import { generateTradingKey, type PlaceOrder, type TradingKey } from '@venue/protocol';
-import { placeCommand, TEST_CORE_CONFIG, TEST_SESSION, testListing, testMarket } from '@venue/testing';
+import {
+  listOnChain,
+  placeCommand,
+  TEST_CORE_CONFIG,
+  TEST_SESSION,
+  testListing,
+  testMarket,
+} from '@venue/testing';
 import { type RpcProxy, startRpcProxy } from './settlement-rpc-proxy.ts';
 
 export const MARKET = testMarket('SOL-USDC');
@@ -69,18 +75,7 @@ export async function settlingChain(
       settlement_signer: signer.publicKey,
     },
   });
-  const oracle = accountAddress('oracle', MARKET.symbol);
-  chain.updateOracle({ address: oracle, price: PRICE, confidence: 1n });
-  chain.createMarket({
-    market_id: MARKET.marketId,
-    symbol: MARKET.symbol,
-    base_mint: MARKET.baseMint,
-    quote_mint: MARKET.quoteMint,
-    tick_size: MARKET.tickSize,
-    min_size: MARKET.minSize,
-    price_scale: MARKET.priceScale,
-    oracle,
-  });
+  listOnChain(chain, MARKET, { price: PRICE, confidence: 1n });
   chain.advance(10);
   const clock: VenueClock = {
     nowMs: () => 1_800_000_000_000 + Number(chain.slot) * 400,

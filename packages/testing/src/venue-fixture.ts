@@ -325,19 +325,31 @@ async function settlingChain(enclave: Enclave, clock: ManualClock, options: Test
     },
   });
   for (const market of [testMarket('SOL-USDC'), testMarket('ETH-USDC')]) {
-    const oracle = accountAddress('oracle', market.symbol);
-    chain.updateOracle({ address: oracle, price: 1n, confidence: 0n });
-    chain.createMarket({
-      market_id: market.marketId,
-      symbol: market.symbol,
-      base_mint: market.baseMint,
-      quote_mint: market.quoteMint,
-      tick_size: market.tickSize,
-      min_size: market.minSize,
-      price_scale: market.priceScale,
-      oracle,
-    });
+    listOnChain(chain, market, { price: 1n, confidence: 0n });
   }
   chain.advance(Number(clock.slot()));
   return chain;
+}
+
+/**
+ * Lists `market` on the chain simulator: its oracle account with a first price, then its market
+ * account with the market's own mints, tick, size and scale.
+ */
+export function listOnChain(
+  chain: ChainSimulator,
+  market: MarketConfig,
+  oracleUpdate: { readonly price: bigint; readonly confidence: bigint },
+): void {
+  const oracle = accountAddress('oracle', market.symbol);
+  chain.updateOracle({ address: oracle, ...oracleUpdate });
+  chain.createMarket({
+    market_id: market.marketId,
+    symbol: market.symbol,
+    base_mint: market.baseMint,
+    quote_mint: market.quoteMint,
+    tick_size: market.tickSize,
+    min_size: market.minSize,
+    price_scale: market.priceScale,
+    oracle,
+  });
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { VenueClock } from '@venue/adapters';
-import { accountAddress, ChainSimulator } from '@venue/chain-sim';
+import { ChainSimulator } from '@venue/chain-sim';
 import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
 import { assetIdOfMint, createNote, deriveChangeNote, fieldToHex, type NoteHasher } from '@venue/notes';
 import {
@@ -10,6 +10,7 @@ import {
   tradingKeyFromSeed,
 } from '@venue/protocol';
 import { TEST_CORE_CONFIG, testMarket } from '../core-fixtures.ts';
+import { listOnChain } from '../venue-fixture.ts';
 import { drawFaultRates, type FaultRates, SLOT_STALL_TICKS_MAX } from './faults.ts';
 import { eventText, type ReplayedRecord, replayJournal } from './journal-audit.ts';
 import { OrderLedger, SimInvariantError } from './order-ledger.ts';
@@ -226,20 +227,8 @@ export class Simulator {
 
   async #open(): Promise<void> {
     const chain = this.#chain;
-    for (const market of MARKETS) {
-      const oracle = accountAddress('oracle', market.symbol);
-      chain.updateOracle({ address: oracle, price: this.#priceOf(market), confidence: 1n });
-      chain.createMarket({
-        market_id: market.marketId,
-        symbol: market.symbol,
-        base_mint: market.baseMint,
-        quote_mint: market.quoteMint,
-        tick_size: market.tickSize,
-        min_size: market.minSize,
-        price_scale: market.priceScale,
-        oracle,
-      });
-    }
+    for (const market of MARKETS)
+      listOnChain(chain, market, { price: this.#priceOf(market), confidence: 1n });
     // The clients' view of the roots follows the chain's beats, as the venue's root mirror does.
     chain.onEvent((event) => {
       if (event.kind === 'slot' || event.kind === 'reorg') this.#captureRoots();
