@@ -9,8 +9,10 @@ import {
   type SettlementMetrics,
   type VenueClock,
   type VenueServer,
+  ChainRpcClient,
+  RemoteSettlementChain,
 } from '@venue/adapters';
-import { ChainError, ChainRpcClient, type MarketAccount, RemoteSettlementChain } from '@venue/chain-sim';
+import { ChainError, type MarketAccount } from '@venue/chain-sim';
 import type { NoteHasher } from '@venue/notes';
 import type { ServeConfig } from './serve-config.ts';
 
@@ -123,7 +125,7 @@ async function checkMarketAccounts(config: ServeConfig, rpc: ChainRpcClient): Pr
     const market = listing.config;
     let account: MarketAccount;
     try {
-      account = await rpc.request<MarketAccount>('getMarket', { market_id: market.marketId });
+      account = await rpc.request('getMarket', { market_id: market.marketId });
     } catch (error) {
       if (error instanceof ChainError && error.reason === 'not_found') {
         throw new Error(

@@ -1,4 +1,4 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { BYTES } from '../limits.ts';
 import { SETTLEMENT_FAILURE_REASONS } from '../schema/account.ts';
 import { Base58Address, Hex, Nullable, OneOf, Strict, U8, U64 } from '../schema/primitives.ts';
@@ -123,7 +123,10 @@ export const CHAIN_METHODS = {
 
 export type ChainMethod = keyof typeof CHAIN_METHODS;
 export type ChainParams<M extends ChainMethod> = ChainStatic<(typeof CHAIN_METHODS)[M]['params']>;
-export type ChainResult<M extends ChainMethod> = ChainStatic<(typeof CHAIN_METHODS)[M]['result']>;
+/** A decoded result: a fresh value the caller owns (so mutable, like the protocol's own responses). */
+export type ChainResult<M extends ChainMethod> = Static<(typeof CHAIN_METHODS)[M]['result']>;
+/** What a server answers with: it may hand out read-only state it holds. */
+export type ChainAnswer<M extends ChainMethod> = ChainStatic<(typeof CHAIN_METHODS)[M]['result']>;
 
 export const CHAIN_METHOD_NAMES = Object.keys(CHAIN_METHODS) as readonly ChainMethod[];
 
@@ -133,5 +136,5 @@ export function isChainMethod(name: string): name is ChainMethod {
 
 /** What a server answers each method with, given its context (the simulator, for chain-sim). */
 export type ChainHandlers<Context> = {
-  readonly [M in ChainMethod]: (context: Context, params: ChainParams<M>) => ChainResult<M>;
+  readonly [M in ChainMethod]: (context: Context, params: ChainParams<M>) => ChainAnswer<M>;
 };

@@ -1,14 +1,16 @@
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { ERRORS, type ErrorName } from '../errors/catalogue.ts';
 import { isVenueError, VenueError } from '../errors/venue-error.ts';
 import { JsonNumberToken, parseJsonText, stringifyJson } from '../json/json-text.ts';
 import { decode } from '../schema/decode.ts';
 import { toWire } from '../schema/encode.ts';
 import { OneOf, Strict } from '../schema/primitives.ts';
+import type { ChainStatic } from './frozen.ts';
 import { CHAIN_REJECTION_CODES, CHAIN_REJECTIONS, CHAIN_RPC_ERRORS, ChainError, type ChainRejection } from './errors.ts';
 import { RPC_BODY_BYTES_MAX } from './limits.ts';
 import {
   CHAIN_METHODS,
+  type ChainAnswer,
   type ChainHandlers,
   type ChainMethod,
   type ChainParams,
@@ -181,9 +183,23 @@ function answer<Context, M extends ChainMethod>(
     if (!isVenueError(error)) throw error;
     throw new ChainError('bad_request', `params: ${error.message}`);
   }
-  const handler = handlers[method] as (context: Context, params: ChainParams<M>) => ChainResult<M>;
+  const handler = handlers[method] as (context: Context, params: ChainParams<M>) => ChainAnswer<M>;
   const result = handler(context, params);
   return stringifyJson({ jsonrpc: '2.0', id, result: toWire(schemas.result, result as never) });
+}
+
+/**
+ * An in-process message checked exactly as the server checks it on the wire: written, read back
+ * and decoded against its schema. So a chain called in-process refuses what it would refuse over
+ * JSON-RPC, with the same `bad_request` and the same words.
+ */
+export function checkChainMessage<T extends TSchema>(schema: T, value: ChainStatic<T>, name: string): ChainStatic<T> {
+  try {
+    return decode(schema, parseJsonText(stringifyJson(toWire(schema, value as never)), RPC_BODY_BYTES_MAX)) as ChainStatic<T>;
+  } catch (error) {
+    if (!isVenueError(error)) throw error;
+    throw new ChainError('bad_request', `${name}: ${error.message}`);
+  }
 }
 
 const CANONICAL_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;

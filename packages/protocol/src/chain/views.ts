@@ -44,7 +44,8 @@ export const SettlementViewSchema = Strict(
 export type SettlementView = ChainStatic<typeof SettlementViewSchema>;
 
 /** One root a tree feed already announced. */
-const AnchorSchema = Strict({ leaf_count: U64(), root: Hash() }, { title: 'TreeAnchor' });
+export const TreeAnchorSchema = Strict({ leaf_count: U64(), root: Hash() }, { title: 'TreeAnchor' });
+export type TreeAnchor = ChainStatic<typeof TreeAnchorSchema>;
 
 /** Per shard, the roots already announced (oldest first); `page_leaves` 1 to 1000 (default 1000). */
 export const TreeUpdatesRequestSchema = Strict(
@@ -53,7 +54,7 @@ export const TreeUpdatesRequestSchema = Strict(
       Type.Array(
         Strict({
           tree_id: U8(),
-          anchors: Type.Array(AnchorSchema, { maxItems: TREE_ANCHORS_MAX }),
+          anchors: Type.Array(TreeAnchorSchema, { maxItems: TREE_ANCHORS_MAX }),
         }),
         { maxItems: 256 },
       ),
