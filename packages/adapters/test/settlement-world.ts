@@ -20,12 +20,12 @@ import {
   type StateDirectory,
   type VenueClock,
   type VenueEngine,
+  ChainRpcClient,
+  RemoteSettlementChain,
 } from '@venue/adapters';
 import {
-  ChainRpcClient,
   type ChainSimulator,
   createChainSimulator,
-  RemoteSettlementChain,
   type RpcServer,
   settlementChainOf,
   spendAuthorityOf,
