@@ -105,7 +105,10 @@ describe('workspace architecture', () => {
       for (const file of productionFiles(pkg)) {
         if (file.startsWith(contract)) continue;
         const code = readFileSync(file, 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '');
-        assert.ok(!/jsonrpc/i.test(code), `${file} writes or reads a JSON-RPC envelope: use the chain contract`);
+        assert.ok(
+          !/jsonrpc/i.test(code),
+          `${file} writes or reads a JSON-RPC envelope: use the chain contract`,
+        );
       }
     }
   });

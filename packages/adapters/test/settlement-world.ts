@@ -9,10 +9,12 @@
 import { createHash } from 'node:crypto';
 import {
   bootEngine,
+  ChainRpcClient,
   createSettlementPipeline,
   MatchFacts,
   NoteOpenings,
   type Recovery,
+  RemoteSettlementChain,
   RootMirror,
   type Settlement,
   SettlementMetrics,
@@ -20,8 +22,6 @@ import {
   type StateDirectory,
   type VenueClock,
   type VenueEngine,
-  ChainRpcClient,
-  RemoteSettlementChain,
 } from '@venue/adapters';
 import {
   type ChainSimulator,

@@ -321,7 +321,10 @@ export class ChainSimulator {
     const checked = checkChainMessage(SettlementBatchSchema, batch, 'batch');
     // Each match has two legs, and every leg takes part in at least one match.
     if (checked.legs.length > 2 * checked.match_count)
-      reject('bad_request', `legs: ${checked.legs.length} legs cannot come from ${checked.match_count} matches`);
+      reject(
+        'bad_request',
+        `legs: ${checked.legs.length} legs cannot come from ${checked.match_count} matches`,
+      );
     const txId = settlementTxId(checked);
     const known = this.txs.get(txId);
     if (known !== undefined) return known;

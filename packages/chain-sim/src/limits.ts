@@ -45,7 +45,6 @@ export const GOVERNANCE_ACTIONS_MAX = 1024;
 export const MARKETS_MAX = 256;
 export const ORACLES_MAX = 256;
 
-
 export interface ChainConfig {
   readonly shards: number;
   readonly rootWindow: number;

@@ -58,7 +58,10 @@ async function handle(
   if (request.method !== 'POST') {
     response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
     response.end(
-      chainFailureText(null, { code: RPC_ERRORS.invalidRequest, message: 'send JSON-RPC requests with POST' }),
+      chainFailureText(null, {
+        code: RPC_ERRORS.invalidRequest,
+        message: 'send JSON-RPC requests with POST',
+      }),
     );
     return;
   }

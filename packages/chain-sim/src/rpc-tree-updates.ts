@@ -1,9 +1,9 @@
 import { fieldToHex, zeroHashes } from '@venue/notes';
 import {
+  type TreeAnchor as Anchor,
   LEAVES_PAGE_MAX,
   TREE_PAGES_PER_SHARD_MAX,
   TREE_UPDATE_LEAVES_MAX,
-  type TreeAnchor as Anchor,
   type TreePageReply,
   type TreeUpdatesReply,
   type TreeUpdatesRequest,
@@ -77,7 +77,10 @@ export function treeUpdates(chain: ChainSimulator, p: TreeUpdatesRequest): TreeU
 }
 
 /** The anchors by shard; the contract bounds their shape, the chain its own shard count. */
-function anchorsOf(chain: ChainSimulator, trees: NonNullable<TreeUpdatesRequest['trees']>): Map<number, readonly Anchor[]> {
+function anchorsOf(
+  chain: ChainSimulator,
+  trees: NonNullable<TreeUpdatesRequest['trees']>,
+): Map<number, readonly Anchor[]> {
   const anchors = new Map<number, readonly Anchor[]>();
   if (trees.length > chain.shardCount)
     reject('bad_request', `trees: expected 0 to ${chain.shardCount} items, received ${trees.length}`);

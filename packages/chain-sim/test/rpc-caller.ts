@@ -4,10 +4,10 @@
  * envelope itself. The venue's full client is @venue/adapters' ChainRpcClient.
  */
 import {
+  ChainError,
   type ChainMethod,
   type ChainParams,
   type ChainResult,
-  ChainError,
   chainRequestText,
   readChainReply,
   VenueError,

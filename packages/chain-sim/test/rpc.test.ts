@@ -7,7 +7,13 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fieldToHex, pathFromInclusion, rootFromPath } from '@venue/notes';
 import { U64_MAX, VenueError } from '@venue/protocol';
-import { ChainError, REJECTION_CODES, RPC_BODY_BYTES_MAX, type RpcServer, startRpcServer } from '../src/index.ts';
+import {
+  ChainError,
+  REJECTION_CODES,
+  RPC_BODY_BYTES_MAX,
+  type RpcServer,
+  startRpcServer,
+} from '../src/index.ts';
 import { BASE_MINT, RECIPIENT, type World, world } from './fixtures.ts';
 import { RpcCaller } from './rpc-caller.ts';
 

@@ -149,7 +149,9 @@ test('over the wire: counts stay numbers, bad anchors are refused with what to f
       (error: unknown) => error instanceof ChainError && /named twice/.test(error.message),
     );
     await assert.rejects(
-      client.request('getTreeUpdates', { trees: [{ tree_id: 0, anchors: [{ leaf_count: 1n, root: 'zz' }] }] }),
+      client.request('getTreeUpdates', {
+        trees: [{ tree_id: 0, anchors: [{ leaf_count: 1n, root: 'zz' }] }],
+      }),
       (error: unknown) => error instanceof ChainError && /anchors\[0\]\.root/.test(error.message),
     );
   } finally {

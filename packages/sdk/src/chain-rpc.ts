@@ -14,10 +14,10 @@ import {
 
 /**
  * The SDK's own chain actions over JSON-RPC (docs/chain-sim.md section 8). The SDK may not import
- * the simulator or the venue, so it speaks the chain's wire contract from @venue/protocol
- * (packages/protocol/src/chain): each request is written by its method's schema and each reply is
- * refused unless it is exactly a JSON-RPC reply to this request whose result decodes strictly
- * against the method's result schema. Integers travel as bare JSON integers of any size.
+ * the simulator or the venue, so it speaks the chain's wire contract, which the protocol package
+ * holds (packages/protocol/src/chain): each request is written by its method's schema and each
+ * reply is refused unless it is exactly a JSON-RPC reply to this request whose result decodes
+ * strictly against the method's result schema. Integers travel as bare JSON integers of any size.
  */
 
 /** A chain call that has not answered within this time is abandoned with a ChainRpcError. */

@@ -1,8 +1,8 @@
 import {
+  ChainError,
   type ChainMethod,
   type ChainParams,
   type ChainResult,
-  ChainError,
   chainRequestText,
   RPC_BODY_BYTES_MAX,
   readChainReply,
@@ -14,9 +14,8 @@ import {
 import type { ChainReads } from '../venue/ports.ts';
 
 /** Params may be left out for a method that takes none. */
-type ParamsOf<M extends ChainMethod> = Record<string, never> extends ChainParams<M>
-  ? [params?: ChainParams<M>]
-  : [params: ChainParams<M>];
+type ParamsOf<M extends ChainMethod> =
+  Record<string, never> extends ChainParams<M> ? [params?: ChainParams<M>] : [params: ChainParams<M>];
 
 /** Largest reply read: a full page of tree updates or a settlement view of 4096 entries fits. */
 const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;

@@ -220,10 +220,7 @@ export class RemoteSettlementChain implements SettlementChain {
    * pipeline finds them held and does not ask again); a refusal is returned by the next call for
    * the same request; a lost reply forgets the request, so the next call sends it again.
    */
-  lockNotes(
-    marketId: string,
-    locks: readonly { note_use_tag: string; expiry_slot: bigint }[],
-  ): LockOutcome {
+  lockNotes(marketId: string, locks: readonly { note_use_tag: string; expiry_slot: bigint }[]): LockOutcome {
     const id = `${marketId}|${locks.map((l) => `${l.note_use_tag}:${l.expiry_slot}`).join(',')}`;
     const known = this.#locks.get(id);
     if (known !== undefined && 'refused' in known) {

@@ -1,4 +1,5 @@
 import {
+  ChainRpcClient,
   type CheckStatus,
   createSettlementPipeline,
   type Enclave,
@@ -6,11 +7,10 @@ import {
   type LandedBatches,
   type MatchFacts,
   type NoteOpenings,
+  RemoteSettlementChain,
   type SettlementMetrics,
   type VenueClock,
   type VenueServer,
-  ChainRpcClient,
-  RemoteSettlementChain,
 } from '@venue/adapters';
 import { ChainError, type MarketAccount } from '@venue/chain-sim';
 import type { NoteHasher } from '@venue/notes';

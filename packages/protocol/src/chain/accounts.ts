@@ -16,8 +16,12 @@ const Key = () => Hex(BYTES.publicKey);
 export const SlotInfoSchema = Strict(
   {
     slot: U64(),
-    confirmed_slot: U64({ description: 'Newest slot whose effects are confirmed (slot - confirmation depth).' }),
-    finalized_slot: U64({ description: 'Newest slot whose effects are final and can no longer be rolled back.' }),
+    confirmed_slot: U64({
+      description: 'Newest slot whose effects are confirmed (slot - confirmation depth).',
+    }),
+    finalized_slot: U64({
+      description: 'Newest slot whose effects are final and can no longer be rolled back.',
+    }),
   },
   { title: 'SlotInfo' },
 );
@@ -27,7 +31,9 @@ export type SlotInfo = ChainStatic<typeof SlotInfoSchema>;
 export const RootEntrySchema = Strict(
   {
     root: Hash(),
-    leaf_count: U64({ description: 'Leaves under this root (a note is under it when its leaf index is below).' }),
+    leaf_count: U64({
+      description: 'Leaves under this root (a note is under it when its leaf index is below).',
+    }),
     slot: U64(),
   },
   { title: 'RootEntry' },
@@ -101,7 +107,9 @@ export const GovernanceViewSchema = Strict(
   {
     authority: Key(),
     effective: GovernanceValuesSchema,
-    pending: Type.Array(GovernanceActionSchema, { description: 'Included actions not final yet, oldest first.' }),
+    pending: Type.Array(GovernanceActionSchema, {
+      description: 'Included actions not final yet, oldest first.',
+    }),
     next_sequence: U64(),
   },
   { title: 'GovernanceView' },

@@ -69,7 +69,10 @@ export const CHAIN_METHODS = {
 
   // trees (the protocol's own shapes, so the venue serves them as they are)
   getRoots: method(NONE, TreeRootsResponseSchema),
-  getRootWindow: method(Strict({ tree_id: U8() }), Strict({ tree_id: U8(), roots: Type.Array(RootEntrySchema) })),
+  getRootWindow: method(
+    Strict({ tree_id: U8() }),
+    Strict({ tree_id: U8(), roots: Type.Array(RootEntrySchema) }),
+  ),
   getInclusion: method(Strict({ tree_id: U8(), commitment: Hash() }), InclusionProofResponseSchema),
   getLeaves: method(
     Strict({ tree_id: U8(), from: U64(), limit: Type.Optional(between(1, LEAVES_PAGE_MAX)) }),

@@ -5,8 +5,14 @@ import { JsonNumberToken, parseJsonText, stringifyJson } from '../json/json-text
 import { decode } from '../schema/decode.ts';
 import { toWire } from '../schema/encode.ts';
 import { OneOf, Strict } from '../schema/primitives.ts';
+import {
+  CHAIN_REJECTION_CODES,
+  CHAIN_REJECTIONS,
+  CHAIN_RPC_ERRORS,
+  ChainError,
+  type ChainRejection,
+} from './errors.ts';
 import type { ChainStatic } from './frozen.ts';
-import { CHAIN_REJECTION_CODES, CHAIN_REJECTIONS, CHAIN_RPC_ERRORS, ChainError, type ChainRejection } from './errors.ts';
 import { RPC_BODY_BYTES_MAX } from './limits.ts';
 import {
   CHAIN_METHODS,
@@ -47,13 +53,19 @@ export const ChainRpcErrorSchema = Strict(
 export interface ChainRpcErrorObject {
   readonly code: number;
   readonly message: string;
-  readonly data?: { readonly reason: ChainRejection } | { readonly venue_code: number; readonly name: ErrorName };
+  readonly data?:
+    | { readonly reason: ChainRejection }
+    | { readonly venue_code: number; readonly name: ErrorName };
 }
 
 // ---- clients ----
 
 /** The text of one call, its params written through the method's schema. */
-export function chainRequestText<M extends ChainMethod>(id: ChainRpcId, method: M, params: ChainParams<M>): string {
+export function chainRequestText<M extends ChainMethod>(
+  id: ChainRpcId,
+  method: M,
+  params: ChainParams<M>,
+): string {
   return stringifyJson({ jsonrpc: '2.0', id, method, params: toWire(CHAIN_METHODS[method].params, params) });
 }
 
@@ -98,7 +110,10 @@ export function readChainReply<M extends ChainMethod>(
   try {
     // The method's own result schema: its static type is ChainResult<M>, which TypeScript cannot see.
     if (hasResult)
-      return { kind: 'result', result: decode(CHAIN_METHODS[method].result, reply['result']) as ChainResult<M> };
+      return {
+        kind: 'result',
+        result: decode(CHAIN_METHODS[method].result, reply['result']) as ChainResult<M>,
+      };
     const error = decode(ChainRpcErrorSchema, reply['error']);
     const name = error.data?.name;
     return {
@@ -110,7 +125,10 @@ export function readChainReply<M extends ChainMethod>(
     };
   } catch (error) {
     if (!isVenueError(error)) throw error;
-    return { kind: 'malformed', problem: `the ${hasResult ? 'result' : 'error'} does not decode: ${error.message}` };
+    return {
+      kind: 'malformed',
+      problem: `the ${hasResult ? 'result' : 'error'} does not decode: ${error.message}`,
+    };
   }
 }
 
@@ -120,7 +138,12 @@ function sameId(value: unknown, id: ChainRpcId): boolean {
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumberToken);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof JsonNumberToken)
+  );
 }
 
 // ---- the server ----
@@ -130,7 +153,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * the method's schema (a malformed one is the chain's `bad_request`, naming the field), the
  * handler run, its result written through the method's schema.
  */
-export function serveChainCall<Context>(handlers: ChainHandlers<Context>, context: Context, text: string): string {
+export function serveChainCall<Context>(
+  handlers: ChainHandlers<Context>,
+  context: Context,
+  text: string,
+): string {
   let parsed: unknown;
   try {
     parsed = parseJsonText(text, RPC_BODY_BYTES_MAX);
@@ -193,9 +220,16 @@ function answer<Context, M extends ChainMethod>(
  * and decoded against its schema. So a chain called in-process refuses what it would refuse over
  * JSON-RPC, with the same `bad_request` and the same words.
  */
-export function checkChainMessage<T extends TSchema>(schema: T, value: ChainStatic<T>, name: string): ChainStatic<T> {
+export function checkChainMessage<T extends TSchema>(
+  schema: T,
+  value: ChainStatic<T>,
+  name: string,
+): ChainStatic<T> {
   try {
-    return decode(schema, parseJsonText(stringifyJson(toWire(schema, value as never)), RPC_BODY_BYTES_MAX)) as ChainStatic<T>;
+    return decode(
+      schema,
+      parseJsonText(stringifyJson(toWire(schema, value as never)), RPC_BODY_BYTES_MAX),
+    ) as ChainStatic<T>;
   } catch (error) {
     if (!isVenueError(error)) throw error;
     throw new ChainError('bad_request', `${name}: ${error.message}`);
@@ -218,7 +252,11 @@ export function chainFailureText(id: ChainRpcId | null, error: ChainRpcErrorObje
 /** The error object of what a handler threw: a chain rejection, a protocol error, or a bug. */
 export function chainErrorOf(error: unknown): ChainRpcErrorObject {
   if (error instanceof ChainError) {
-    return { code: CHAIN_REJECTION_CODES[error.reason], message: error.message, data: { reason: error.reason } };
+    return {
+      code: CHAIN_REJECTION_CODES[error.reason],
+      message: error.message,
+      data: { reason: error.reason },
+    };
   }
   if (error instanceof VenueError) {
     return {

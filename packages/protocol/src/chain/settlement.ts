@@ -76,7 +76,9 @@ const unsignedBatchFields = {
   signer: Hex(BYTES.publicKey),
 };
 
-export const UnsignedSettlementBatchSchema = Strict(unsignedBatchFields, { title: 'UnsignedSettlementBatch' });
+export const UnsignedSettlementBatchSchema = Strict(unsignedBatchFields, {
+  title: 'UnsignedSettlementBatch',
+});
 export type UnsignedSettlementBatch = ChainStatic<typeof UnsignedSettlementBatchSchema>;
 
 export const SettlementBatchSchema = Strict(

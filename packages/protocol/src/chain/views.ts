@@ -60,7 +60,11 @@ export const TreeUpdatesRequestSchema = Strict(
       ),
     ),
     page_leaves: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: LEAVES_PAGE_MAX, 'x-expected': `an integer from 1 to ${LEAVES_PAGE_MAX}` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: LEAVES_PAGE_MAX,
+        'x-expected': `an integer from 1 to ${LEAVES_PAGE_MAX}`,
+      }),
     ),
     pages_max: Type.Optional(
       Type.Integer({
