@@ -97,7 +97,7 @@ describe('workspace architecture', () => {
   });
 
   // The chain's wire contract has one home (packages/protocol/src/chain, docs/chain-sim.md section
-  // 8): its methods, messages and JSON-RPC envelope are declared there and nowhere else, so the
+  // 11): its methods, messages and JSON-RPC envelope are declared there and nowhere else, so the
   // chain's server, the venue's chain client and the SDK cannot drift apart.
   test('only the chain contract speaks the JSON-RPC envelope', () => {
     const contract = join(ROOT, 'packages', 'protocol', 'src', 'chain');

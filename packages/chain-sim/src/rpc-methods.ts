@@ -11,7 +11,7 @@ import { treeReads } from './reads.ts';
 import { treeUpdates } from './rpc-tree-updates.ts';
 
 /**
- * What the simulator answers each JSON-RPC method with (docs/chain-sim.md section 8). The methods,
+ * What the simulator answers each JSON-RPC method with (docs/chain-sim.md section 11). The methods,
  * their params and their results are the chain contract's (packages/protocol/src/chain/methods.ts):
  * params arrive decoded, results leave through their schemas, and this table must name exactly
  * the contract's methods (its type says so). Each mirrors an in-process call.

@@ -6,7 +6,7 @@ import { RPC_BODY_BYTES_MAX } from './limits.ts';
 import { RPC_METHODS } from './rpc-methods.ts';
 
 /**
- * JSON-RPC 2.0 over HTTP (docs/chain-sim.md section 8): POST one request object to `/`, receive
+ * JSON-RPC 2.0 over HTTP (docs/chain-sim.md section 11): POST one request object to `/`, receive
  * one response object. The envelope, the methods and their messages are the chain contract's
  * (packages/protocol/src/chain): this file is the HTTP around `serveChainCall`. Bodies are
  * bounded; every failure is a JSON-RPC error with a code and, for chain rejections,

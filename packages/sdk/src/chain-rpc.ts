@@ -13,7 +13,7 @@ import {
 } from '@venue/protocol';
 
 /**
- * The SDK's own chain actions over JSON-RPC (docs/chain-sim.md section 8). The SDK may not import
+ * The SDK's own chain actions over JSON-RPC (docs/chain-sim.md section 11). The SDK may not import
  * the simulator or the venue, so it speaks the chain's wire contract, which the protocol package
  * holds (packages/protocol/src/chain): each request is written by its method's schema and each
  * reply is refused unless it is exactly a JSON-RPC reply to this request whose result decodes

@@ -1,5 +1,5 @@
 /**
- * The chain's wire contract (docs/chain-sim.md section 8): its JSON-RPC methods, every request's
+ * The chain's wire contract (docs/chain-sim.md section 11): its JSON-RPC methods, every request's
  * params and every reply as schemas, the canonical bytes of its signed messages, and its error
  * codes. The simulator's server, the venue's chain client (adapters/src/chain) and the SDK's chain
  * calls all go through it; nothing else declares a chain message.

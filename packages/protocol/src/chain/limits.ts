@@ -1,5 +1,5 @@
 /**
- * Bounds of the chain's messages (docs/chain-sim.md sections 8 and 9): part of the contract, so a
+ * Bounds of the chain's messages (docs/chain-sim.md sections 9 and 11): part of the contract, so a
  * client knows what the chain accepts before it sends. The simulator's own operating limits (its
  * ledger, its logs) stay in packages/chain-sim/src/limits.ts, which re-exports these.
  */

@@ -41,7 +41,7 @@ import {
 } from './views.ts';
 
 /**
- * The chain's JSON-RPC methods (docs/chain-sim.md section 8): each name with the schema of its
+ * The chain's JSON-RPC methods (docs/chain-sim.md section 11): each name with the schema of its
  * params (one object) and of its result. This table is the only place a method is declared: the
  * simulator's server answers exactly these (its handler table is typed by it), and the venue's and
  * the SDK's clients build requests and read replies through it (rpc.ts).

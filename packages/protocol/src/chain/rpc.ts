@@ -25,7 +25,7 @@ import {
 } from './methods.ts';
 
 /**
- * JSON-RPC 2.0 as the chain speaks it (docs/chain-sim.md section 8): one request object, one
+ * JSON-RPC 2.0 as the chain speaks it (docs/chain-sim.md section 11): one request object, one
  * response object, no batches, no notifications. Both ends go through this file, the server with
  * `serveChainCall`, the clients with `chainRequestText` and `readChainReply`, so a request a client
  * builds is one the server decodes and a reply the server writes is one the clients decode, by
