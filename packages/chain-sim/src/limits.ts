@@ -77,3 +77,9 @@ export function checkConfig(config: ChainConfig): ChainConfig {
   assert(Number.isInteger(config.slotMs) && config.slotMs >= 1, 'slotMs: a positive integer');
   return config;
 }
+
+/**
+ * How long the RPC server keeps an idle connection: well above any HTTP client's own idle timeout
+ * (undici's is 4 s), so that the client is the side that closes it (rpc-server.ts).
+ */
+export const RPC_KEEP_ALIVE_MS = 65_000;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CHAIN_RPC_ERRORS, chainFailureText, serveChainCall } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
-import { RPC_BODY_BYTES_MAX } from './limits.ts';
+import { RPC_BODY_BYTES_MAX, RPC_KEEP_ALIVE_MS } from './limits.ts';
 import { RPC_METHODS } from './rpc-methods.ts';
 
 /**
@@ -33,6 +33,10 @@ export async function startRpcServer(
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  // Idle connections are closed by the client, never first by the server: a client whose event
+  // loop was busy (a proof on its main thread) may send its next POST on a socket the server had
+  // just closed, and a POST is not retried for it ("other side closed").
+  server.keepAliveTimeout = RPC_KEEP_ALIVE_MS;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
