@@ -96,6 +96,40 @@ describe('workspace architecture', () => {
     }
   });
 
+  // The chain's wire contract has one home (packages/protocol/src/chain, docs/chain-sim.md section
+  // 11): its methods, messages and JSON-RPC envelope are declared there and nowhere else, so the
+  // chain's server, the venue's chain client and the SDK cannot drift apart.
+  test('only the chain contract speaks the JSON-RPC envelope', () => {
+    const contract = join(ROOT, 'packages', 'protocol', 'src', 'chain');
+    for (const pkg of PACKAGES) {
+      for (const file of productionFiles(pkg)) {
+        if (file.startsWith(contract)) continue;
+        const code = readFileSync(file, 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '');
+        assert.ok(
+          !/jsonrpc/i.test(code),
+          `${file} writes or reads a JSON-RPC envelope: use the chain contract`,
+        );
+      }
+    }
+  });
+
+  test('message shapes are declared only in protocol: no schemas built elsewhere', () => {
+    for (const pkg of PACKAGES.filter((p) => p !== 'protocol')) {
+      for (const file of productionFiles(pkg)) {
+        const code = readFileSync(file, 'utf8');
+        // A type-only import (TSchema in a generic helper) builds nothing.
+        assert.ok(
+          !/^import\s+(?!type\b)[^;]*?from\s+['"]typebox/m.test(code),
+          `${file} imports typebox: declare the schema in @venue/protocol`,
+        );
+        assert.ok(
+          !/\bStrict\(\s*\{\s*[A-Za-z_'"[.]/.test(code),
+          `${file} declares an object schema with fields: declare it in @venue/protocol`,
+        );
+      }
+    }
+  });
+
   test('no production code imports the testing world', () => {
     for (const pkg of PACKAGES.filter((p) => p !== 'testing')) {
       for (const file of productionFiles(pkg)) {

@@ -9,10 +9,12 @@
 import { createHash } from 'node:crypto';
 import {
   bootEngine,
+  ChainRpcClient,
   createSettlementPipeline,
   MatchFacts,
   NoteOpenings,
   type Recovery,
+  RemoteSettlementChain,
   RootMirror,
   type Settlement,
   SettlementMetrics,
@@ -22,10 +24,8 @@ import {
   type VenueEngine,
 } from '@venue/adapters';
 import {
-  ChainRpcClient,
   type ChainSimulator,
   createChainSimulator,
-  RemoteSettlementChain,
   type RpcServer,
   settlementChainOf,
   spendAuthorityOf,

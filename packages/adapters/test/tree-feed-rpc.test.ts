@@ -5,8 +5,7 @@
 // in-process feed announces.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RemoteTreeFeed } from '@venue/adapters';
-import { ChainRpcClient } from '@venue/chain-sim';
+import { ChainRpcClient, RemoteTreeFeed } from '@venue/adapters';
 import { fieldFromHex, fieldToHex, type NoteHasher, NoteTree, openFillMemo } from '@venue/notes';
 import type { FillMemo } from '@venue/protocol';
 import fc from 'fast-check';

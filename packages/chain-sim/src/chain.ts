@@ -1,10 +1,19 @@
 import { assetIdOfMint, fieldToHex, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   assert,
+  checkChainMessage,
+  DepositRequestSchema,
+  GovernanceRequestSchema,
+  LockRequestSchema,
+  MarketParamsSchema,
+  MergeRequestSchema,
+  OracleUpdateRequestSchema,
   SETTLEMENT_FAILURE_REASONS,
+  SettlementBatchSchema,
   type SettlementFailureReason,
   sha256,
   verifyDigest,
+  WithdrawRequestSchema,
 } from '@venue/protocol';
 import { base58, HEX32 } from './bytes.ts';
 import { manualSlots, type SlotDriver, wallSlots } from './clock.ts';
@@ -35,21 +44,26 @@ import type {
   ChainEvent,
   ConfirmationLevel,
   ConsumedEntry,
+  DepositRequest,
+  GovernanceRequest,
   GovernanceValues,
   GovernanceView,
   Hex32,
   LockAccount,
+  LockRequest,
   MarketAccount,
   MarketParams,
+  MergeRequest,
   NoteReceipt,
   OracleAccount,
+  OracleUpdateRequest,
   RootEntry,
   SettlementBatch,
   SettlementRecord,
   SlotInfo,
   WithdrawReceipt,
+  WithdrawRequest,
 } from './types.ts';
-import * as validate from './validate.ts';
 
 export interface ChainOptions extends Partial<ChainConfig> {
   /** 'manual' (default): slots move only on advance(). 'wall': one slot per slotMs once started. */
@@ -96,13 +110,10 @@ export class ChainSimulator {
       slotMs: options.slotMs ?? SLOT_MS_DEFAULT,
     });
     const genesis = {
-      measurement: validate.hex32(options.governance?.measurement ?? NO_KEY, 'governance.measurement'),
-      settlement_signer: validate.hex32(
-        options.governance?.settlement_signer ?? NO_KEY,
-        'governance.settlement_signer',
-      ),
+      measurement: genesisKey(options.governance?.measurement, 'governance.measurement'),
+      settlement_signer: genesisKey(options.governance?.settlement_signer, 'governance.settlement_signer'),
     };
-    this.authority = validate.hex32(options.governance?.authority ?? NO_KEY, 'governance.authority');
+    this.authority = genesisKey(options.governance?.authority, 'governance.authority');
     this.ledger = new Ledger(hasher, this.config.shards, this.config.rootWindow, genesis);
     this.driver = options.clock === 'wall' ? wallSlots(this.config.slotMs) : manualSlots();
   }
@@ -227,26 +238,26 @@ export class ChainSimulator {
 
   // ---- notes ------------------------------------------------------------------------------------
 
-  deposit(request: unknown): NoteReceipt {
-    const checked = validate.depositRequest(request);
+  deposit(request: DepositRequest): NoteReceipt {
+    const checked = checkChainMessage(DepositRequestSchema, request, 'deposit');
     this.beginWrite();
     return deposit(this.ledger, this.hasher, checked, this.currentSlot);
   }
 
-  withdraw(request: unknown): WithdrawReceipt {
-    const checked = validate.withdrawRequest(request);
+  withdraw(request: WithdrawRequest): WithdrawReceipt {
+    const checked = checkChainMessage(WithdrawRequestSchema, request, 'withdraw');
     this.beginWrite();
     return withdraw(this.ledger, checked, this.currentSlot);
   }
 
-  merge(request: unknown): NoteReceipt {
-    const checked = validate.mergeRequest(request);
+  merge(request: MergeRequest): NoteReceipt {
+    const checked = checkChainMessage(MergeRequestSchema, request, 'merge');
     this.beginWrite();
     return merge(this.ledger, this.hasher, checked, this.currentSlot);
   }
 
   consumedEntry(noteUseTag: Hex32): ConsumedEntry | undefined {
-    return this.ledger.consumed.get(validate.hex32(noteUseTag, 'note_use_tag'));
+    return this.ledger.consumed.get(noteUseTag);
   }
 
   // ---- locks ------------------------------------------------------------------------------------
@@ -255,8 +266,8 @@ export class ChainSimulator {
    * Locks notes for a market's settlement (spec 3.2 venue-reserved -> on-chain locked), all or
    * none. Signed by the settlement signer. A market may re-lock its own notes (a new expiry).
    */
-  lockNotes(request: unknown): LockAccount[] {
-    const checked = validate.lockRequest(request);
+  lockNotes(request: LockRequest): LockAccount[] {
+    const checked = checkChainMessage(LockRequestSchema, request, 'lock');
     const { signature, ...unsigned } = checked;
     if (
       checked.signer !== this.governanceValues().settlement_signer ||
@@ -291,7 +302,7 @@ export class ChainSimulator {
   }
 
   lock(noteUseTag: Hex32): LockAccount | undefined {
-    return this.ledger.locks.get(validate.hex32(noteUseTag, 'note_use_tag'));
+    return this.ledger.locks.get(noteUseTag);
   }
 
   /** Whether a live lock blocks the note now. */
@@ -306,8 +317,14 @@ export class ChainSimulator {
    * either applied whole or fails with one definitive reason. Submitting the same signed batch
    * again returns the existing record (same tx_id).
    */
-  submitSettlement(batch: unknown): SettlementRecord {
-    const checked = validate.settlementBatch(batch);
+  submitSettlement(batch: SettlementBatch): SettlementRecord {
+    const checked = checkChainMessage(SettlementBatchSchema, batch, 'batch');
+    // Each match has two legs, and every leg takes part in at least one match.
+    if (checked.legs.length > 2 * checked.match_count)
+      reject(
+        'bad_request',
+        `legs: ${checked.legs.length} legs cannot come from ${checked.match_count} matches`,
+      );
     const txId = settlementTxId(checked);
     const known = this.txs.get(txId);
     if (known !== undefined) return known;
@@ -382,7 +399,7 @@ export class ChainSimulator {
   }
 
   settlement(txId: Hex32): SettlementRecord | undefined {
-    return this.txs.get(validate.hex32(txId, 'tx_id'));
+    return this.txs.get(txId);
   }
 
   settlementForBatch(marketId: string, batchSeq: bigint): SettlementRecord | undefined {
@@ -393,23 +410,20 @@ export class ChainSimulator {
 
   /** Creates a market configuration account (a simulator admin action, unsigned). */
   createMarket(params: MarketParams): MarketAccount {
-    const symbol = validate.text(params.symbol, 'symbol', 25);
-    const marketId =
-      params.market_id === undefined
-        ? accountAddress('market', symbol)
-        : validate.address(params.market_id, 'market_id');
+    const checked = checkChainMessage(MarketParamsSchema, params, 'market');
+    const marketId = checked.market_id ?? accountAddress('market', checked.symbol);
     if (this.ledger.markets.has(marketId)) reject('conflict', `a market account exists at ${marketId}`);
     if (this.ledger.markets.size >= MARKETS_MAX) reject('bad_request', `at most ${MARKETS_MAX} markets`);
-    const oracle = validate.address(params.oracle, 'oracle');
+    const oracle = checked.oracle;
     if (!this.ledger.oracles.has(oracle)) reject('not_found', `no oracle account at ${oracle}`);
     const market: MarketAccount = {
       market_id: marketId,
-      symbol,
-      base_mint: validate.address(params.base_mint, 'base_mint'),
-      quote_mint: validate.address(params.quote_mint, 'quote_mint'),
-      tick_size: positive(params.tick_size, 'tick_size'),
-      min_size: positive(params.min_size, 'min_size'),
-      price_scale: positive(params.price_scale, 'price_scale'),
+      symbol: checked.symbol,
+      base_mint: checked.base_mint,
+      quote_mint: checked.quote_mint,
+      tick_size: checked.tick_size,
+      min_size: checked.min_size,
+      price_scale: checked.price_scale,
       oracle,
       next_batch_seq: 0n,
     };
@@ -422,7 +436,7 @@ export class ChainSimulator {
   }
 
   market(marketId: string): MarketAccount {
-    const market = this.ledger.markets.get(validate.address(marketId, 'market_id'));
+    const market = this.ledger.markets.get(marketId);
     if (market === undefined) reject('not_found', `no market account at ${marketId}`);
     return market;
   }
@@ -432,24 +446,19 @@ export class ChainSimulator {
   }
 
   /** Creates or updates an oracle account; the update is stamped with the current slot. */
-  updateOracle(update: { address: string; price: bigint; confidence: bigint }): OracleAccount {
-    const address = validate.address(update.address, 'address');
+  updateOracle(update: OracleUpdateRequest): OracleAccount {
+    const { address, price, confidence } = checkChainMessage(OracleUpdateRequestSchema, update, 'oracle');
     if (!this.ledger.oracles.has(address) && this.ledger.oracles.size >= ORACLES_MAX) {
       reject('bad_request', `at most ${ORACLES_MAX} oracle accounts`);
     }
-    const oracle = {
-      address,
-      price: validate.u64(update.price, 'price'),
-      confidence: validate.u64(update.confidence, 'confidence'),
-      publish_slot: this.currentSlot,
-    };
+    const oracle = { address, price, confidence, publish_slot: this.currentSlot };
     this.beginWrite();
     this.ledger.oracles.set(address, oracle);
     return oracle;
   }
 
   oracle(address: string): OracleAccount {
-    const oracle = this.ledger.oracles.get(validate.address(address, 'address'));
+    const oracle = this.ledger.oracles.get(address);
     if (oracle === undefined) reject('not_found', `no oracle account at ${address}`);
     return oracle;
   }
@@ -481,8 +490,8 @@ export class ChainSimulator {
   }
 
   /** Includes a governance action; it takes effect once its slot is final. */
-  proposeGovernance(request: unknown): GovernanceView {
-    const checked = validate.governanceRequest(request);
+  proposeGovernance(request: GovernanceRequest): GovernanceView {
+    const checked = checkChainMessage(GovernanceRequestSchema, request, 'governance');
     const { signature, ...values } = checked;
     if (
       this.authority === NO_KEY ||
@@ -515,7 +524,7 @@ export class ChainSimulator {
   }
 
   rootWindow(treeId: number): readonly RootEntry[] {
-    return this.ledger.shard(validate.int(treeId, 'tree_id', 0, 255)).roots;
+    return this.ledger.shard(treeId).roots;
   }
 
   currentRoot(treeId: number): RootEntry {
@@ -534,7 +543,7 @@ export class ChainSimulator {
 
   /** Where a commitment sits, if it is a leaf. */
   locate(commitment: Hex32): { tree_id: number; leaf_index: bigint } | undefined {
-    const note = this.ledger.notes.get(validate.hex32(commitment, 'commitment'));
+    const note = this.ledger.notes.get(commitment);
     return note === undefined ? undefined : { tree_id: note.tree_id, leaf_index: note.leaf_index };
   }
 
@@ -602,10 +611,11 @@ export class ChainSimulator {
   }
 }
 
-function positive(value: unknown, name: string): bigint {
-  const checked = validate.u64(value, name);
-  if (checked === 0n) reject('bad_request', `${name}: must be positive`);
-  return checked;
+/** A genesis key or measurement from the options; the all-zero key when absent. */
+function genesisKey(value: string | undefined, name: string): Hex32 {
+  if (value === undefined) return NO_KEY;
+  if (!HEX32.test(value)) reject('bad_request', `${name}: expected 64 lowercase hex characters (32 bytes)`);
+  return value;
 }
 
 /** A deterministic base58 address for an account named `name` (markets, oracles in dev setups). */

@@ -1,6 +1,7 @@
 /**
  * @venue/chain-sim: the settlement chain simulator (docs/chain-sim.md). In-process through
- * ChainSimulator, or over JSON-RPC through startRpcServer / ChainRpcClient / src/main.ts.
+ * ChainSimulator, or over JSON-RPC through startRpcServer / src/main.ts. Its wire contract is
+ * @venue/protocol's (packages/protocol/src/chain); the venue's client of it is in @venue/adapters.
  */
 export * from './bytes.ts';
 export * from './chain.ts';
@@ -9,7 +10,6 @@ export * from './errors.ts';
 export * from './limits.ts';
 export * from './messages.ts';
 export * from './reads.ts';
-export * from './rpc-client.ts';
 export * from './rpc-server.ts';
 export * from './spend-authority.ts';
 export * from './types.ts';

@@ -21,18 +21,19 @@ export const ROOT_WINDOW_MAX = 4096;
 /** Longest finality depth accepted: bounds the per-slot history kept for rollbacks. */
 export const FINALITY_DEPTH_MAX = 1024;
 
-/** Legs (input notes) one settlement batch may carry. */
-export const BATCH_LEGS_MAX = 1024;
-/** Outputs per leg: what the fill bought and the change. */
-export const OUTPUTS_PER_LEG_MAX = 2;
-/** Notes one merge may combine. */
-export const MERGE_INPUTS_MAX = 8;
-/** Notes one lock request may lock (a match locks two; a batch of the venue at most one per leg). */
-export const LOCKS_PER_REQUEST_MAX = BATCH_LEGS_MAX;
+// The bounds of the chain's messages (legs, outputs, merge inputs, locks per request, the proof
+// field, the RPC body, slots per advance) are part of the chain contract.
+export {
+  ADVANCE_SLOTS_MAX,
+  BATCH_LEGS_MAX,
+  BATCH_PROOF_BYTES_MAX,
+  LOCKS_PER_REQUEST_MAX,
+  MERGE_INPUTS_MAX,
+  OUTPUTS_PER_LEG_MAX,
+  RPC_BODY_BYTES_MAX,
+} from '@venue/protocol';
 /** Longest lock, in slots from now. */
 export const LOCK_SLOTS_MAX = 9000n;
-/** Bytes of the reserved VALID_MATCH_BATCH proof field. */
-export const BATCH_PROOF_BYTES_MAX = 4096;
 
 /** Settlement transactions remembered for status reads (oldest forgotten first). */
 export const TX_LOG_ENTRIES_MAX = 100_000;
@@ -43,11 +44,6 @@ export const GOVERNANCE_ACTIONS_MAX = 1024;
 /** Markets and oracle accounts. */
 export const MARKETS_MAX = 256;
 export const ORACLES_MAX = 256;
-
-/** JSON-RPC request body: a full batch of BATCH_LEGS_MAX legs fits with room to spare. */
-export const RPC_BODY_BYTES_MAX = 2 * 1024 * 1024;
-/** Slots one `advance` call may move (a test that wants more loops). */
-export const ADVANCE_SLOTS_MAX = 100_000;
 
 export interface ChainConfig {
   readonly shards: number;
@@ -81,3 +77,9 @@ export function checkConfig(config: ChainConfig): ChainConfig {
   assert(Number.isInteger(config.slotMs) && config.slotMs >= 1, 'slotMs: a positive integer');
   return config;
 }
+
+/**
+ * How long the RPC server keeps an idle connection: well above any HTTP client's own idle timeout
+ * (undici's is 4 s), so that the client is the side that closes it (rpc-server.ts).
+ */
+export const RPC_KEEP_ALIVE_MS = 65_000;

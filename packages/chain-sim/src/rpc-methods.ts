@@ -1,34 +1,31 @@
-import { type SettlementFailureReason, settlementLookupOf } from '@venue/protocol';
+import {
+  type ChainHandlers,
+  SETTLEMENT_VIEW_KEYS_MAX,
+  type SettlementView,
+  type SettlementViewRequest,
+  settlementLookupOf,
+} from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
 import { treeReads } from './reads.ts';
 import { treeUpdates } from './rpc-tree-updates.ts';
-import type { MarketParams } from './types.ts';
-import * as validate from './validate.ts';
 
 /**
- * The JSON-RPC methods (docs/chain-sim.md section 8). Each mirrors an in-process call; params are
- * one object (already converted by fromJson), the result is any JSON-able value (bigint allowed).
+ * What the simulator answers each JSON-RPC method with (docs/chain-sim.md section 11). The methods,
+ * their params and their results are the chain contract's (packages/protocol/src/chain/methods.ts):
+ * params arrive decoded, results leave through their schemas, and this table must name exactly
+ * the contract's methods (its type says so). Each mirrors an in-process call.
  */
-export type RpcMethod = (chain: ChainSimulator, params: Record<string, unknown>) => unknown;
-
-const optionalAddress = (value: unknown, name: string): string | undefined =>
-  value === undefined ? undefined : validate.address(value, name);
-
-/** Entries one getSettlementView call answers for (tags, tx ids and markets together). */
-export const SETTLEMENT_VIEW_KEYS_MAX = 4096;
 
 /**
  * What a remote settlement pipeline needs for one beat, read in one call and so at one slot:
  * slots, governance in force, every shard's current root, and the notes (consumed slot, lock),
  * transactions and markets (next batch number) it asked about. An unknown entry is null.
  */
-function settlementView(chain: ChainSimulator, p: Record<string, unknown>) {
-  const list = (name: string) =>
-    p[name] === undefined ? [] : validate.list(p[name], name, 0, SETTLEMENT_VIEW_KEYS_MAX);
-  const tags = list('tags').map((tag, i) => validate.hex32(tag, `tags[${i}]`));
-  const txIds = list('tx_ids').map((id, i) => validate.hex32(id, `tx_ids[${i}]`));
-  const marketIds = list('market_ids').map((id, i) => validate.address(id, `market_ids[${i}]`));
+function settlementView(chain: ChainSimulator, p: SettlementViewRequest): SettlementView {
+  const tags = p.tags ?? [];
+  const txIds = p.tx_ids ?? [];
+  const marketIds = p.market_ids ?? [];
   if (tags.length + txIds.length + marketIds.length > SETTLEMENT_VIEW_KEYS_MAX)
     reject('bad_request', `at most ${SETTLEMENT_VIEW_KEYS_MAX} tags, tx_ids and market_ids together`);
   const markets = new Map(chain.markets().map((market) => [market.market_id, market]));
@@ -49,43 +46,24 @@ function settlementView(chain: ChainSimulator, p: Record<string, unknown>) {
   };
 }
 
-export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
+export const RPC_METHODS: ChainHandlers<ChainSimulator> = {
   // slots and reorgs
   getSlot: (chain) => chain.slotInfo(),
   advance: (chain, p) => {
-    chain.advance(p['count'] === undefined ? 1 : validate.int(p['count'], 'count', 0, 100_000));
+    chain.advance(p.count ?? 1);
     return chain.slotInfo();
   },
-  rollbackTo: (chain, p) => ({ dropped: chain.rollbackTo(validate.u64(p['slot'], 'slot')) }),
-  reorg: (chain, p) => ({ dropped: chain.reorg(validate.u64(p['depth'], 'depth')) }),
+  rollbackTo: (chain, p) => ({ dropped: chain.rollbackTo(p.slot) }),
+  reorg: (chain, p) => ({ dropped: chain.reorg(p.depth) }),
   getStateHash: (chain) => ({ state_hash: chain.stateHash(), slot: chain.slot }),
 
   // trees (protocol shapes)
   getRoots: (chain) => treeReads(chain).roots(),
-  getRootWindow: (chain, p) => {
-    const treeId = validate.int(p['tree_id'], 'tree_id', 0, 255);
-    return { tree_id: treeId, roots: chain.rootWindow(treeId) };
-  },
-  getInclusion: (chain, p) =>
-    treeReads(chain).inclusion(
-      validate.int(p['tree_id'], 'tree_id', 0, 255),
-      validate.hex32(p['commitment'], 'commitment'),
-    ),
-  getLeaves: (chain, p) =>
-    treeReads(chain).leaves(
-      validate.int(p['tree_id'], 'tree_id', 0, 255),
-      validate.u64(p['from'], 'from'),
-      p['limit'] === undefined ? 1000 : validate.int(p['limit'], 'limit', 1, 1000),
-    ),
-  getSettlementStatus: (chain, p) =>
-    treeReads(chain).settlementStatus(
-      settlementLookupOf({
-        ...(p['tx_id'] === undefined ? {} : { tx_id: validate.hex32(p['tx_id'], 'tx_id') }),
-        ...(p['market_id'] === undefined ? {} : { market_id: validate.address(p['market_id'], 'market_id') }),
-        ...(p['batch_seq'] === undefined ? {} : { batch_seq: validate.u64(p['batch_seq'], 'batch_seq') }),
-      }),
-    ),
-  getSettlement: (chain, p) => chain.settlement(validate.hex32(p['tx_id'], 'tx_id')) ?? null,
+  getRootWindow: (chain, p) => ({ tree_id: p.tree_id, roots: chain.rootWindow(p.tree_id) }),
+  getInclusion: (chain, p) => treeReads(chain).inclusion(p.tree_id, p.commitment),
+  getLeaves: (chain, p) => treeReads(chain).leaves(p.tree_id, p.from, p.limit ?? 1000),
+  getSettlementStatus: (chain, p) => treeReads(chain).settlementStatus(settlementLookupOf(p)),
+  getSettlement: (chain, p) => chain.settlement(p.tx_id) ?? null,
   getSettlementView: settlementView,
   getTreeUpdates: treeUpdates,
 
@@ -93,22 +71,17 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
   deposit: (chain, p) => chain.deposit(p),
   withdraw: (chain, p) => chain.withdraw(p),
   merge: (chain, p) => chain.merge(p),
-  getConsumed: (chain, p) => chain.consumedEntry(validate.hex32(p['note_use_tag'], 'note_use_tag')) ?? null,
+  getConsumed: (chain, p) => chain.consumedEntry(p.note_use_tag) ?? null,
   lockNotes: (chain, p) => ({ locks: chain.lockNotes(p) }),
-  getLock: (chain, p) => chain.lock(validate.hex32(p['note_use_tag'], 'note_use_tag')) ?? null,
-  submitSettlement: (chain, p) => chain.submitSettlement(p['batch']),
+  getLock: (chain, p) => chain.lock(p.note_use_tag) ?? null,
+  submitSettlement: (chain, p) => chain.submitSettlement(p.batch),
 
   // accounts
-  createMarket: (chain, p) => chain.createMarket(p as unknown as MarketParams),
-  getMarket: (chain, p) => chain.market(validate.address(p['market_id'], 'market_id')),
+  createMarket: (chain, p) => chain.createMarket(p),
+  getMarket: (chain, p) => chain.market(p.market_id),
   listMarkets: (chain) => ({ markets: chain.markets() }),
-  updateOracle: (chain, p) =>
-    chain.updateOracle({
-      address: validate.address(p['address'], 'address'),
-      price: validate.u64(p['price'], 'price'),
-      confidence: validate.u64(p['confidence'], 'confidence'),
-    }),
-  getOracle: (chain, p) => chain.oracle(validate.address(p['address'], 'address')),
+  updateOracle: (chain, p) => chain.updateOracle(p),
+  getOracle: (chain, p) => chain.oracle(p.address),
   getGovernance: (chain) => chain.governance(),
   proposeGovernance: (chain, p) => chain.proposeGovernance(p),
   audit: (chain) => ({
@@ -117,33 +90,23 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
 
   // faults
   faultFailNextSettlement: (chain, p) => {
-    if (typeof p['reason'] !== 'string')
-      reject('bad_request', 'reason: expected a settlement failure reason');
-    chain.faults.failNextSettlement(
-      p['reason'] as SettlementFailureReason,
-      optionalAddress(p['market_id'], 'market_id'),
-    );
+    chain.faults.failNextSettlement(p.reason, p.market_id);
     return {};
   },
   faultDelayNextSettlement: (chain, p) => {
-    chain.faults.delayNextSettlement(
-      validate.u64(p['slots'], 'slots'),
-      optionalAddress(p['market_id'], 'market_id'),
-    );
+    chain.faults.delayNextSettlement(p.slots, p.market_id);
     return {};
   },
   faultExpireRoot: (chain, p) => {
-    chain.faults.expireRoot(validate.int(p['tree_id'], 'tree_id', 0, 255), validate.hex32(p['root'], 'root'));
+    chain.faults.expireRoot(p.tree_id, p.root);
     return {};
   },
   faultRevertLock: (chain, p) => {
-    chain.faults.revertLock(validate.hex32(p['note_use_tag'], 'note_use_tag'));
+    chain.faults.revertLock(p.note_use_tag);
     return {};
   },
   faultStallSlots: (chain, p) => {
-    chain.faults.stallSlots(
-      p['ticks'] === undefined ? undefined : validate.int(p['ticks'], 'ticks', 1, 1_000_000),
-    );
+    chain.faults.stallSlots(p.ticks);
     return {};
   },
   faultResumeSlots: (chain) => {

@@ -1,32 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isVenueError, parseJsonText, stringifyJson } from '@venue/protocol';
+import { CHAIN_RPC_ERRORS, chainFailureText, serveChainCall } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
-import { ChainError, REJECTION_CODES } from './errors.ts';
-import { RPC_BODY_BYTES_MAX } from './limits.ts';
+import { RPC_BODY_BYTES_MAX, RPC_KEEP_ALIVE_MS } from './limits.ts';
 import { RPC_METHODS } from './rpc-methods.ts';
-import { fromJson } from './rpc-values.ts';
 
 /**
- * JSON-RPC 2.0 over HTTP (docs/chain-sim.md section 8): POST one request object to `/`, receive
- * one response object. No batches of calls, no notifications. Bodies are bounded, numbers are
- * exact (bigint-safe both ways), every failure is a JSON-RPC error with a code and, for chain
- * rejections, `data.reason`; protocol errors carry `data.venue_code` and `data.name`.
+ * JSON-RPC 2.0 over HTTP (docs/chain-sim.md section 11): POST one request object to `/`, receive
+ * one response object. The envelope, the methods and their messages are the chain contract's
+ * (packages/protocol/src/chain): this file is the HTTP around `serveChainCall`. Bodies are
+ * bounded; every failure is a JSON-RPC error with a code and, for chain rejections,
+ * `data.reason`; protocol errors carry `data.venue_code` and `data.name`.
  */
 
-export const RPC_ERRORS = {
-  parse: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  internal: -32603,
-  venue: -32020,
-} as const;
-
-interface RpcError {
-  code: number;
-  message: string;
-  data?: Record<string, unknown>;
-}
+export const RPC_ERRORS = CHAIN_RPC_ERRORS;
 
 export interface RpcServer {
   readonly url: string;
@@ -46,6 +33,10 @@ export async function startRpcServer(
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  // Idle connections are closed by the client, never first by the server: a client whose event
+  // loop was busy (a proof on its main thread) may send its next POST on a socket the server had
+  // just closed, and a POST is not retried for it ("other side closed").
+  server.keepAliveTimeout = RPC_KEEP_ALIVE_MS;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -71,8 +62,9 @@ async function handle(
   if (request.method !== 'POST') {
     response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
     response.end(
-      reply(null, {
-        error: { code: RPC_ERRORS.invalidRequest, message: 'send JSON-RPC requests with POST' },
+      chainFailureText(null, {
+        code: RPC_ERRORS.invalidRequest,
+        message: 'send JSON-RPC requests with POST',
       }),
     );
     return;
@@ -81,8 +73,9 @@ async function handle(
   if (body === undefined) {
     response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
     response.end(
-      reply(null, {
-        error: { code: RPC_ERRORS.invalidRequest, message: `the body exceeds ${RPC_BODY_BYTES_MAX} bytes` },
+      chainFailureText(null, {
+        code: RPC_ERRORS.invalidRequest,
+        message: `the body exceeds ${RPC_BODY_BYTES_MAX} bytes`,
       }),
     );
     request.destroy();
@@ -108,84 +101,5 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 
 /** One request text in, one response text out. Exported for tests without a socket. */
 export function dispatch(chain: ChainSimulator, text: string): string {
-  let parsed: unknown;
-  try {
-    parsed = parseJsonText(text, RPC_BODY_BYTES_MAX);
-  } catch (error) {
-    return reply(null, {
-      error: { code: RPC_ERRORS.parse, message: error instanceof Error ? error.message : 'unreadable JSON' },
-    });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return reply(null, {
-      error: { code: RPC_ERRORS.invalidRequest, message: 'expected one JSON-RPC request object' },
-    });
-  }
-  const call = parsed as Record<string, unknown>;
-  const id = idOf(call['id']);
-  if (call['jsonrpc'] !== '2.0' || typeof call['method'] !== 'string' || id === undefined) {
-    return reply(null, {
-      error: { code: RPC_ERRORS.invalidRequest, message: 'expected jsonrpc "2.0", a method name and an id' },
-    });
-  }
-  const method = Object.hasOwn(RPC_METHODS, call['method']) ? RPC_METHODS[call['method']] : undefined;
-  if (method === undefined) {
-    return reply(id, {
-      error: {
-        code: RPC_ERRORS.methodNotFound,
-        message: `no method ${JSON.stringify(call['method'].slice(0, 60))}`,
-      },
-    });
-  }
-  try {
-    const params = fromJson(call['params'] ?? {});
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-      return reply(id, {
-        error: {
-          code: REJECTION_CODES.bad_request,
-          message: 'params: expected an object',
-          data: { reason: 'bad_request' },
-        },
-      });
-    }
-    return reply(id, { result: method(chain, params as Record<string, unknown>) ?? null });
-  } catch (error) {
-    return reply(id, { error: errorOf(error) });
-  }
-}
-
-function idOf(value: unknown): string | bigint | null | undefined {
-  if (value === null || typeof value === 'string') return value;
-  const converted = fromJsonSafe(value);
-  return typeof converted === 'bigint' ? converted : undefined;
-}
-
-function fromJsonSafe(value: unknown): unknown {
-  try {
-    return fromJson(value, 'id');
-  } catch {
-    return undefined;
-  }
-}
-
-function errorOf(error: unknown): RpcError {
-  if (error instanceof ChainError) {
-    return { code: REJECTION_CODES[error.reason], message: error.message, data: { reason: error.reason } };
-  }
-  if (isVenueError(error)) {
-    return {
-      code: RPC_ERRORS.venue,
-      message: error.message,
-      data: { venue_code: error.code, name: error.errorName },
-    };
-  }
-  // A programmer error inside the simulator: say so, without a stack.
-  return {
-    code: RPC_ERRORS.internal,
-    message: error instanceof Error ? `internal error: ${error.message}` : 'internal error',
-  };
-}
-
-function reply(id: string | bigint | null, outcome: { result: unknown } | { error: RpcError }): string {
-  return stringifyJson({ jsonrpc: '2.0', id, ...outcome });
+  return serveChainCall(RPC_METHODS, chain, text);
 }

@@ -1,9 +1,16 @@
 import { fieldToHex, zeroHashes } from '@venue/notes';
-import { LEAVES_PAGE_MAX } from '@venue/protocol';
+import {
+  type TreeAnchor as Anchor,
+  LEAVES_PAGE_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+  TREE_UPDATE_LEAVES_MAX,
+  type TreePageReply,
+  type TreeUpdatesReply,
+  type TreeUpdatesRequest,
+} from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
 import type { RootEntry } from './types.ts';
-import * as validate from './validate.ts';
 
 /**
  * `getTreeUpdates` (docs/settlement.md section 9): what a tree feed that reaches the chain over
@@ -19,52 +26,19 @@ import * as validate from './validate.ts';
  * never skipped, however long the feed was away, and a reorg shows as a `from` below the anchors.
  */
 
-/** Anchors one shard may send: enough to outlast any reorg the feed keeps anchors for. */
-export const TREE_ANCHORS_MAX = 256;
-/** Pages one shard may receive per call (the feed asks again for the rest). */
-export const TREE_PAGES_PER_SHARD_MAX = 16;
-/** Leaves one answer may carry over all shards (about 90 bytes each on the wire). */
-export const TREE_UPDATE_LEAVES_MAX = 8_000;
+export {
+  TREE_ANCHORS_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+  TREE_UPDATE_LEAVES_MAX,
+  type TreePageReply,
+  type TreeUpdateReply,
+  type TreeUpdatesReply,
+} from '@venue/protocol';
 
-export interface TreePageReply {
-  readonly root: string;
-  readonly leaf_count: bigint;
-  readonly slot: bigint;
-  readonly leaves: { index: bigint; commitment: string }[];
-}
-
-export interface TreeUpdateReply {
-  readonly tree_id: number;
-  /** The shard's current root (its root window's newest entry). */
-  readonly root: string;
-  readonly leaf_count: bigint;
-  readonly slot: bigint;
-  /** Where the pages start: the newest anchor the chain continues, 0 when none, the current size without anchors. */
-  readonly from: bigint;
-  readonly pages: TreePageReply[];
-}
-
-export interface TreeUpdatesReply {
-  readonly slot: bigint;
-  readonly finalized_slot: bigint;
-  readonly trees: TreeUpdateReply[];
-}
-
-interface Anchor {
-  readonly leaf_count: bigint;
-  readonly root: string;
-}
-
-export function treeUpdates(chain: ChainSimulator, p: Record<string, unknown>): TreeUpdatesReply {
-  const pageLeaves =
-    p['page_leaves'] === undefined
-      ? LEAVES_PAGE_MAX
-      : validate.int(p['page_leaves'], 'page_leaves', 1, LEAVES_PAGE_MAX);
-  const pagesMax =
-    p['pages_max'] === undefined
-      ? TREE_PAGES_PER_SHARD_MAX
-      : validate.int(p['pages_max'], 'pages_max', 1, TREE_PAGES_PER_SHARD_MAX);
-  const anchors = anchorsOf(chain, p['trees']);
+export function treeUpdates(chain: ChainSimulator, p: TreeUpdatesRequest): TreeUpdatesReply {
+  const pageLeaves = p.page_leaves ?? LEAVES_PAGE_MAX;
+  const pagesMax = p.pages_max ?? TREE_PAGES_PER_SHARD_MAX;
+  const anchors = anchorsOf(chain, p.trees ?? []);
   const shards = Array.from({ length: chain.shardCount }, (_, treeId) => {
     const window = chain.rootWindow(treeId);
     const current = chain.currentRoot(treeId);
@@ -102,29 +76,19 @@ export function treeUpdates(chain: ChainSimulator, p: Record<string, unknown>): 
   };
 }
 
-function anchorsOf(chain: ChainSimulator, value: unknown): Map<number, Anchor[]> {
-  const anchors = new Map<number, Anchor[]>();
-  if (value === undefined) return anchors;
-  for (const [i, entry] of validate.list(value, 'trees', 0, chain.shardCount).entries()) {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-      reject('bad_request', `trees[${i}]: expected { tree_id, anchors }`);
-    const fields = entry as Record<string, unknown>;
-    const treeId = validate.int(fields['tree_id'], `trees[${i}].tree_id`, 0, chain.shardCount - 1);
+/** The anchors by shard; the contract bounds their shape, the chain its own shard count. */
+function anchorsOf(
+  chain: ChainSimulator,
+  trees: NonNullable<TreeUpdatesRequest['trees']>,
+): Map<number, readonly Anchor[]> {
+  const anchors = new Map<number, readonly Anchor[]>();
+  if (trees.length > chain.shardCount)
+    reject('bad_request', `trees: expected 0 to ${chain.shardCount} items, received ${trees.length}`);
+  for (const [i, { tree_id: treeId, anchors: list }] of trees.entries()) {
+    if (treeId >= chain.shardCount)
+      reject('bad_request', `trees[${i}].tree_id: expected an integer from 0 to ${chain.shardCount - 1}`);
     if (anchors.has(treeId)) reject('bad_request', `trees[${i}].tree_id: ${treeId} is named twice`);
-    const list = validate.list(fields['anchors'], `trees[${i}].anchors`, 0, TREE_ANCHORS_MAX);
-    anchors.set(
-      treeId,
-      list.map((anchor, j) => {
-        const name = `trees[${i}].anchors[${j}]`;
-        if (typeof anchor !== 'object' || anchor === null)
-          reject('bad_request', `${name}: expected { leaf_count, root }`);
-        const a = anchor as Record<string, unknown>;
-        return {
-          leaf_count: validate.u64(a['leaf_count'], `${name}.leaf_count`),
-          root: validate.hex32(a['root'], `${name}.root`),
-        };
-      }),
-    );
+    anchors.set(treeId, list);
   }
   return anchors;
 }

@@ -4,14 +4,12 @@ import { ChainError } from './errors.ts';
 import { settlementTxId, signLockRequest, signSettlementBatch } from './messages.ts';
 import type { SettlementLeg } from './types.ts';
 
-export { RemoteSettlementChain, type RemoteSettlementChainOptions } from './rpc-settlement-chain.ts';
-
 /**
  * The simulator as the venue's settlement pipeline uses it (structurally the adapters'
  * `SettlementChain`, packages/adapters/src/settlement/settlement-chain.ts): locks and batches are
- * signed here with the enclave's settlement key, over this package's canonical bytes, so the venue
- * never re-implements them. `onBeat` fires on every slot and every reorg. A chain reached over
- * JSON-RPC is `RemoteSettlementChain` (rpc-settlement-chain.ts), which keeps a per-beat view.
+ * signed here with the enclave's settlement key, over the chain contract's canonical bytes.
+ * `onBeat` fires on every slot and every reorg. A chain reached over JSON-RPC is the adapters'
+ * `RemoteSettlementChain` (adapters/src/chain), which keeps a per-beat view.
  */
 export function settlementChainOf(chain: ChainSimulator, signer: TradingKey) {
   return {

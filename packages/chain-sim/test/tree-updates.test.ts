@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ChainError, ChainRpcClient, startRpcServer } from '../src/index.ts';
+import { ChainError, startRpcServer } from '../src/index.ts';
 import { rootAtSize, type TreeUpdatesReply, treeUpdates } from '../src/rpc-tree-updates.ts';
 import { type World, world } from './fixtures.ts';
+import { RpcCaller } from './rpc-caller.ts';
 
 /** Deposits `sizes[i]` notes in slot i (each its own root), recording every size's root and slot. */
 function grow(w: World, sizes: readonly number[], seen: Map<bigint, { root: string; slot: bigint }>): void {
@@ -120,10 +121,10 @@ test('over the wire: counts stay numbers, bad anchors are refused with what to f
   grow(w, [3], new Map());
   const server = await startRpcServer(w.chain);
   try {
-    const client = new ChainRpcClient(server.url);
+    const client = new RpcCaller(server.url);
     const genesis = w.chain.rootWindow(1)[0];
     assert.ok(genesis !== undefined);
-    const reply = await client.treeUpdates({
+    const reply = await client.request('getTreeUpdates', {
       trees: [
         { tree_id: 0, anchors: [] },
         { tree_id: 1, anchors: [{ leaf_count: 0n, root: genesis.root }] },
@@ -139,7 +140,7 @@ test('over the wire: counts stay numbers, bad anchors are refused with what to f
     assert.equal(reply.trees[1]?.from, 0n);
     assert.deepEqual(reply.trees[1]?.pages, []);
     await assert.rejects(
-      client.treeUpdates({
+      client.request('getTreeUpdates', {
         trees: [
           { tree_id: 0, anchors: [] },
           { tree_id: 0, anchors: [] },
@@ -148,7 +149,9 @@ test('over the wire: counts stay numbers, bad anchors are refused with what to f
       (error: unknown) => error instanceof ChainError && /named twice/.test(error.message),
     );
     await assert.rejects(
-      client.treeUpdates({ trees: [{ tree_id: 0, anchors: [{ leaf_count: 1n, root: 'zz' }] }] }),
+      client.request('getTreeUpdates', {
+        trees: [{ tree_id: 0, anchors: [{ leaf_count: 1n, root: 'zz' }] }],
+      }),
       (error: unknown) => error instanceof ChainError && /anchors\[0\]\.root/.test(error.message),
     );
   } finally {

@@ -8,6 +8,7 @@ export * from './canonical/bodies.ts';
 export * from './canonical/layout.ts';
 export * from './canonical/oracle.ts';
 export * from './canonical/signing.ts';
+export * from './chain/index.ts';
 export * from './crypto/ed25519.ts';
 export * from './crypto/x25519.ts';
 export * from './documents/api-documents.ts';

@@ -10,15 +10,12 @@ export {
   ChainRpcError,
   type ChainWithdrawRequest,
   type ConsumedEntry,
-  ConsumedEntrySchema,
   chainConsumed,
   chainDeposit,
   chainRpcCall,
   chainWithdraw,
   type DepositReceipt,
-  DepositReceiptSchema,
   type WithdrawReceipt,
-  WithdrawReceiptSchema,
 } from './chain-rpc.ts';
 export {
   type ConnectOptions,

@@ -1,10 +1,17 @@
-import { assert, LEAVES_PAGE_MAX } from '@venue/protocol';
+import {
+  assert,
+  LEAVES_PAGE_MAX,
+  type TreePageReply,
+  type TreeUpdateReply,
+  type TreeUpdatesReply,
+  type TreeUpdatesRequest,
+} from '@venue/protocol';
 import type { SettlementPublisher } from './settlement-pipeline.ts';
 
 /**
  * The stream's tree channel for a venue whose chain answers over JSON-RPC (`venue serve`,
  * docs/settlement.md section 9). `TreeFeed` reads the in-process chain synchronously at each beat;
- * this one asks, once per poll, for everything since the roots it last announced (chain-sim's
+ * this one asks, once per poll, for everything since the roots it last announced (the chain's
  * `getTreeUpdates`, which `ChainRpcClient.treeUpdates` calls) and publishes the same messages:
  * per shard, contiguous leaves, the root and size after them, the slot of that root.
  *
@@ -18,46 +25,14 @@ import type { SettlementPublisher } from './settlement-pipeline.ts';
  * `leaf_count - leaves.length` leaves drops the extra ones.
  */
 
-export interface TreeLeaf {
-  readonly index: bigint;
-  readonly commitment: string;
-}
+/** The chain's `getTreeUpdates` messages (packages/protocol/src/chain/views.ts), as the feed names them. */
+export type TreeUpdatePage = TreePageReply;
+export type TreeLeaf = TreeUpdatePage['leaves'][number];
+export type TreeShardUpdate = TreeUpdateReply;
+export type TreeUpdates = TreeUpdatesReply;
+export type TreeUpdateRequest = TreeUpdatesRequest;
 
-/** Leaves from the page's start up to `leaf_count`, and the shard's root at that size. */
-export interface TreeUpdatePage {
-  readonly root: string;
-  readonly leaf_count: bigint;
-  readonly slot: bigint;
-  readonly leaves: readonly TreeLeaf[];
-}
-
-export interface TreeShardUpdate {
-  readonly tree_id: number;
-  /** The shard's current root, size and the slot it became current. */
-  readonly root: string;
-  readonly leaf_count: bigint;
-  readonly slot: bigint;
-  /** Size of the newest anchor the chain continues (0 when none; the current size without anchors). */
-  readonly from: bigint;
-  /** Contiguous from `from`; they may stop short of `leaf_count` (ask again for the rest). */
-  readonly pages: readonly TreeUpdatePage[];
-}
-
-export interface TreeUpdates {
-  readonly slot: bigint;
-  readonly finalized_slot: bigint;
-  readonly trees: readonly TreeShardUpdate[];
-}
-
-export interface TreeUpdateRequest {
-  readonly trees: readonly {
-    readonly tree_id: number;
-    readonly anchors: readonly { readonly leaf_count: bigint; readonly root: string }[];
-  }[];
-  readonly page_leaves?: number;
-}
-
-/** The chain's tree updates over the network (chain-sim's `ChainRpcClient` is one). */
+/** The chain's tree updates over the network (`ChainRpcClient`, ../chain, is one). */
 export interface TreeUpdateSource {
   treeUpdates(request: TreeUpdateRequest): Promise<TreeUpdates>;
 }

@@ -1,70 +1,34 @@
-import type { SettlementFailureReason } from '@venue/protocol';
+import type {
+  LockAccount,
+  SettlementBatch,
+  SettlementLeg,
+  SettlementOutput,
+  SettlementRecord,
+  UnsignedSettlementBatch,
+} from '@venue/protocol';
 
 /**
- * The chain as the settlement pipeline sees it. The adapters do not depend on the chain simulator
- * (the architecture test forbids it), so the pipeline names what it needs here and the simulator
- * provides it (`settlementChainOf` in @venue/chain-sim, which signs with the enclave's settlement
- * key and uses the simulator's own canonical bytes). Wire conventions are the chain's: 32-byte
- * values as 64 hex characters, amounts, slots and batch numbers as bigint.
+ * The chain as the settlement pipeline sees it. The chain's messages and accounts are its wire
+ * contract's (packages/protocol/src/chain), named here as the pipeline uses them; the adapters do
+ * not depend on the chain simulator (the architecture test forbids it). A chain is in-process
+ * (`settlementChainOf` in @venue/chain-sim) or remote (`RemoteSettlementChain`, ../chain); both sign
+ * with the enclave's settlement key over the contract's canonical bytes.
  */
 
-export interface ChainSettlementOutput {
-  readonly tree_id: number;
-  readonly commitment: string;
-  readonly owner_commitment: string;
-  readonly asset_id: string;
-  readonly blinding: string;
-  readonly value: bigint;
-}
+export type ChainSettlementOutput = SettlementOutput;
 
 /** One input note of a batch and the notes it turns into (docs/chain-sim.md section 5). */
-export interface ChainSettlementLeg {
-  readonly input: {
-    readonly tree_id: number;
-    readonly note_commitment: string;
-    readonly note_use_tag: string;
-    readonly merkle_root: string;
-    readonly value: bigint;
-  };
-  readonly outputs: readonly ChainSettlementOutput[];
-}
+export type ChainSettlementLeg = SettlementLeg;
 
-export interface UnsignedChainBatch {
-  readonly market_id: string;
-  readonly batch_seq: bigint;
-  readonly deadline_slot: bigint;
-  readonly match_count: number;
-  readonly legs: readonly ChainSettlementLeg[];
-  /** Empty until the VALID_MATCH_BATCH circuit exists. */
-  readonly proof: string;
-}
+/** A batch before the settlement signer signs it (the signer is the chain port's own key). */
+export type UnsignedChainBatch = Omit<UnsignedSettlementBatch, 'signer'>;
 
 /** A batch signed by the settlement signer, with its transaction id (same bytes, same id). */
-export interface SignedChainBatch extends UnsignedChainBatch {
-  readonly signer: string;
-  readonly signature: string;
-  readonly tx_id: string;
-}
+export type SignedChainBatch = SettlementBatch & { readonly tx_id: string };
 
-export interface ChainSettlementRecord {
-  readonly tx_id: string;
-  readonly market_id: string;
-  readonly batch_seq: bigint;
-  readonly state: 'pending' | 'landed' | 'failed';
-  readonly included_slot?: bigint;
-  readonly reason?: SettlementFailureReason;
-  readonly appended?: readonly {
-    readonly tree_id: number;
-    readonly leaf_index: bigint;
-    readonly commitment: string;
-  }[];
-}
+export type ChainSettlementRecord = SettlementRecord;
 
-export interface ChainLock {
-  readonly market_id: string;
-  readonly expiry_slot: bigint;
-  readonly reverted: boolean;
-}
+export type ChainLock = LockAccount;
 
 /**
  * The chain's answer to a lock request: placed, refused (a settlement failure reason, or a request
@@ -86,8 +50,8 @@ export interface ChainKeys {
 
 /**
  * The chain as the pipeline reads and writes it. Reads are synchronous: an in-process chain answers
- * from its state, a remote one from a view it refreshes once per beat (chain-sim's
- * `remoteSettlementChain`). Writes (`lockNotes`, `submit`) either apply at once or are queued, and
+ * from its state, a remote one from a view it refreshes once per beat
+ * (`RemoteSettlementChain`). Writes (`lockNotes`, `submit`) either apply at once or are queued, and
  * their outcome shows in a later beat. The pipeline never takes a missing entry for absence unless
  * `sees` vouches for it, so a stale or partial view delays settlement but never decides it.
  */

@@ -1,4 +1,4 @@
-import { ChainRpcClient } from '@venue/chain-sim';
+import { ChainRpcClient } from '@venue/adapters';
 import { createValidInputProver } from '@venue/notes';
 import type { Instrument } from '@venue/protocol';
 import { type Credentials, nominalCost, type TrustAnchors } from '@venue/sdk';
@@ -183,7 +183,7 @@ function traderReport(trader: DemoTrader): DemoTraderReport {
 }
 
 async function oraclePrice(chain: ChainRpcClient, instrument: Instrument): Promise<bigint> {
-  const account = await chain.request<{ price: bigint }>('getOracle', { address: instrument.oracle_feed });
+  const account = await chain.request('getOracle', { address: instrument.oracle_feed });
   return account.price;
 }
 

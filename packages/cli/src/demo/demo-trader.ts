@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChainRpcClient } from '@venue/chain-sim';
+import type { ChainRpcClient } from '@venue/adapters';
 import type { ValidInputProver } from '@venue/notes';
 import type { FillMemoPlaintext, FillMessage, Instrument, OrderEvent, Side } from '@venue/protocol';
 import {

@@ -1,5 +1,4 @@
-import type { RootSource, VenueClock } from '@venue/adapters';
-import { ChainRpcClient } from '@venue/chain-sim';
+import { ChainRpcClient, type RootSource, type VenueClock } from '@venue/adapters';
 
 /**
  * The served venue's view of a chain it reaches over JSON-RPC. The core and the root mirror read
@@ -36,7 +35,7 @@ export async function connectChain(
   const rpc = new ChainRpcClient(url, Math.max(1_000, options.pollMs * 5));
   let slots: SlotInfo;
   try {
-    slots = await rpc.request<SlotInfo>('getSlot');
+    slots = await rpc.request('getSlot');
   } catch (error) {
     throw new Error(
       `chain.rpc_url ${url} does not answer getSlot (${(error as Error).message}); start the chain first`,
@@ -45,7 +44,7 @@ export async function connectChain(
   const windows = new Map<number, readonly { root: string }[]>();
   const pollWindows = async () => {
     for (let treeId = 0; treeId < options.treeCount; treeId += 1) {
-      const window = await rpc.request<{ roots: { root: string }[] }>('getRootWindow', { tree_id: treeId });
+      const window = await rpc.request('getRootWindow', { tree_id: treeId });
       windows.set(treeId, window.roots);
     }
   };
@@ -58,7 +57,7 @@ export async function connectChain(
     if (polling) return;
     polling = true;
     try {
-      const next = await rpc.request<SlotInfo>('getSlot');
+      const next = await rpc.request('getSlot');
       if (next.slot > slots.slot) {
         slots = {
           slot: next.slot,

@@ -1,4 +1,5 @@
 import {
+  ChainRpcClient,
   type CheckStatus,
   createSettlementPipeline,
   type Enclave,
@@ -6,11 +7,12 @@ import {
   type LandedBatches,
   type MatchFacts,
   type NoteOpenings,
+  RemoteSettlementChain,
   type SettlementMetrics,
   type VenueClock,
   type VenueServer,
 } from '@venue/adapters';
-import { ChainError, ChainRpcClient, type MarketAccount, RemoteSettlementChain } from '@venue/chain-sim';
+import { ChainError, type MarketAccount } from '@venue/chain-sim';
 import type { NoteHasher } from '@venue/notes';
 import type { ServeConfig } from './serve-config.ts';
 
@@ -123,7 +125,7 @@ async function checkMarketAccounts(config: ServeConfig, rpc: ChainRpcClient): Pr
     const market = listing.config;
     let account: MarketAccount;
     try {
-      account = await rpc.request<MarketAccount>('getMarket', { market_id: market.marketId });
+      account = await rpc.request('getMarket', { market_id: market.marketId });
     } catch (error) {
       if (error instanceof ChainError && error.reason === 'not_found') {
         throw new Error(

@@ -70,6 +70,7 @@ function received(value: unknown): string {
 
 function walk(schema: Json, value: unknown, path: string, unknownFields: 'refuse' | 'ignore'): unknown {
   if ('const' in schema) return walkConst(schema, value, path);
+  if ('anyOf' in schema) return walkNullable(schema, value, path, unknownFields);
   switch (schema['type']) {
     case 'object':
       return walkObject(schema, value, path, unknownFields);
@@ -86,6 +87,25 @@ function walk(schema: Json, value: unknown, path: string, unknownFields: 'refuse
     default:
       throw new TypeError(`schema at \`${path}\` uses a construct the decoder does not support`);
   }
+}
+
+/** The one union the primitives build: a value or null (Nullable in primitives.ts). */
+function walkNullable(
+  schema: Json,
+  value: unknown,
+  path: string,
+  unknownFields: 'refuse' | 'ignore',
+): unknown {
+  if (value === null) return null;
+  return walk(nonNullBranch(schema, path), value, path, unknownFields);
+}
+
+export function nonNullBranch(schema: Json, path: string): Json {
+  const branches = schema['anyOf'] as Json[];
+  const other = branches.filter((branch) => branch['type'] !== 'null');
+  if (branches.length !== 2 || other.length !== 1)
+    throw new TypeError(`schema at \`${path}\` uses a union the decoder does not support`);
+  return other[0] as Json;
 }
 
 function walkConst(schema: Json, value: unknown, path: string): unknown {

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import { stringifyJson } from '../json/json-text.ts';
+import { nonNullBranch } from './decode.ts';
 
 /**
  * The mirror of decode.ts: turns a typed value into its wire form, driven by the same schema. Most
@@ -20,6 +21,7 @@ export function wireJsonText<T extends TSchema>(schema: T, value: Static<T>): st
 }
 
 function write(schema: Json, value: unknown): unknown {
+  if ('anyOf' in schema) return value === null ? null : write(nonNullBranch(schema, ''), value);
   if (schema['format'] === 'uint64-decimal' && typeof value === 'bigint') return value.toString();
   if (schema['type'] === 'array' && Array.isArray(value)) {
     const items = schema['items'] as Json;

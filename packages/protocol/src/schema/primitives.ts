@@ -127,6 +127,11 @@ export function RequestId(doc: Doc = {}) {
   });
 }
 
+/** A value or null (an absent account, a note not consumed yet): the one union the decoder reads. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
 /** Strict object: every property listed, nothing else accepted (Fastify principle: strict). */
 export function Strict<T extends Record<string, TSchema>>(properties: T, doc: Doc & { title?: string } = {}) {
   return Type.Object(properties, { additionalProperties: false, ...doc });

@@ -1,9 +1,24 @@
-import { assert, type TradingKey } from '@venue/protocol';
-import { ChainError } from './errors.ts';
-import { settlementTxId, signLockRequest, signSettlementBatch } from './messages.ts';
-import type { ChainRpcClient } from './rpc-client.ts';
-import { SETTLEMENT_VIEW_KEYS_MAX } from './rpc-methods.ts';
-import type { GovernanceValues, LockAccount, SettlementLeg, SettlementRecord } from './types.ts';
+import {
+  assert,
+  ChainError,
+  type GovernanceValues,
+  type LockAccount,
+  SETTLEMENT_VIEW_KEYS_MAX,
+  type SettlementRecord,
+  type SettlementView,
+  settlementTxId,
+  signLockRequest,
+  signSettlementBatch,
+  type TradingKey,
+} from '@venue/protocol';
+import type {
+  ChainKeys,
+  LockOutcome,
+  SettlementChain,
+  SignedChainBatch,
+  UnsignedChainBatch,
+} from '../settlement/settlement-chain.ts';
+import type { ChainRpcClient } from './chain-rpc-client.ts';
 
 /**
  * The venue's settlement port (the adapters' `SettlementChain`) over JSON-RPC, for a venue whose
@@ -34,37 +49,17 @@ interface View {
   readonly markets: Map<string, bigint | undefined>;
 }
 
-interface ViewReply {
-  readonly slot: bigint;
-  readonly confirmed_slot: bigint;
-  readonly finalized_slot: bigint;
-  readonly governance: GovernanceValues;
-  readonly roots: string[];
-  readonly notes: { note_use_tag: string; consumed_slot: bigint | null; lock: LockAccount | null }[];
-  readonly settlements: { tx_id: string; record: SettlementRecord | null }[];
-  readonly markets: { market_id: string; next_batch_seq: bigint | null }[];
-}
-
 type LockRequestState = { readonly sent: true } | { readonly refused: string };
 
 /** Lock requests remembered (unanswered or refused and not yet reported); the oldest go first. */
 const LOCK_REQUESTS_MAX = 10_000;
-
-interface UnsignedBatch {
-  market_id: string;
-  batch_seq: bigint;
-  deadline_slot: bigint;
-  match_count: number;
-  legs: readonly SettlementLeg[];
-  proof: string;
-}
 
 export interface RemoteSettlementChainOptions {
   /** Told once when the chain stops answering, and once when it answers again. */
   readonly onProblem?: (message: string) => void;
 }
 
-export class RemoteSettlementChain {
+export class RemoteSettlementChain implements SettlementChain {
   readonly #rpc: ChainRpcClient;
   readonly #signer: TradingKey;
   readonly #options: RemoteSettlementChainOptions;
@@ -152,12 +147,7 @@ export class RemoteSettlementChain {
 
   // ---- reads (the last view) ----
 
-  sees(keys: {
-    tags?: readonly string[];
-    txIds?: readonly string[];
-    markets?: readonly string[];
-    trees?: readonly number[];
-  }): boolean {
+  sees(keys: ChainKeys): boolean {
     for (const tag of keys.tags ?? []) this.#asked.tags.add(tag);
     for (const id of keys.txIds ?? []) this.#asked.txIds.add(id);
     for (const id of keys.markets ?? []) this.#asked.markets.add(id);
@@ -230,10 +220,7 @@ export class RemoteSettlementChain {
    * pipeline finds them held and does not ask again); a refusal is returned by the next call for
    * the same request; a lost reply forgets the request, so the next call sends it again.
    */
-  lockNotes(
-    marketId: string,
-    locks: readonly { note_use_tag: string; expiry_slot: bigint }[],
-  ): { ok: false; reason: string } | { ok: 'pending' } {
+  lockNotes(marketId: string, locks: readonly { note_use_tag: string; expiry_slot: bigint }[]): LockOutcome {
     const id = `${marketId}|${locks.map((l) => `${l.note_use_tag}:${l.expiry_slot}`).join(',')}`;
     const known = this.#locks.get(id);
     if (known !== undefined && 'refused' in known) {
@@ -248,7 +235,7 @@ export class RemoteSettlementChain {
     );
     void this.#enqueue(async () => {
       try {
-        const reply = await this.#rpc.request<{ locks: LockAccount[] }>('lockNotes', { ...request });
+        const reply = await this.#rpc.request('lockNotes', request);
         this.#locks.delete(id);
         // Just locked means not consumed: lockNotes refuses consumed notes.
         for (const lock of reply.locks)
@@ -268,19 +255,19 @@ export class RemoteSettlementChain {
   }
 
   /** Ed25519 is deterministic: the same batch signs to the same bytes and the same tx_id. */
-  sign(batch: UnsignedBatch) {
+  sign(batch: UnsignedChainBatch): SignedChainBatch {
     const signed = signSettlementBatch({ ...batch, signer: this.#signer.publicKey }, this.#signer);
     return { ...signed, tx_id: settlementTxId(signed) };
   }
 
   /** Queues the batch unless it is already on its way; the reply's record goes into the view. */
-  submit(batch: UnsignedBatch & { tx_id: string; signer: string; signature: string }): void {
+  submit(batch: SignedChainBatch): void {
     const { tx_id: txId, ...signed } = batch;
     if (this.#submitting.has(txId)) return;
     this.#submitting.add(txId);
     void this.#enqueue(async () => {
       try {
-        const record = await this.#rpc.request<SettlementRecord>('submitSettlement', { batch: signed });
+        const record = await this.#rpc.request('submitSettlement', { batch: signed });
         this.#view?.settlements.set(txId, record);
       } catch (error) {
         // A refusal of the request itself (not a settlement outcome) is a fault of ours: say it.
@@ -321,7 +308,7 @@ export class RemoteSettlementChain {
       ...[...asked.txIds].map((id) => ['tx_ids', id] as const),
       ...[...asked.tags].map((tag) => ['tags', tag] as const),
     ];
-    let first: ViewReply | null = null;
+    let first: SettlementView | null = null;
     const notes = new Map<string, NoteView>();
     const settlements = new Map<string, SettlementRecord | undefined>();
     const markets = new Map<string, bigint | undefined>();
@@ -329,7 +316,7 @@ export class RemoteSettlementChain {
       const chunk = keys.slice(from, from + SETTLEMENT_VIEW_KEYS_MAX);
       const params = { tags: [] as string[], tx_ids: [] as string[], market_ids: [] as string[] };
       for (const [list, value] of chunk) params[list].push(value);
-      const reply = await this.#rpc.request<ViewReply>('getSettlementView', params);
+      const reply = await this.#rpc.request('getSettlementView', params);
       first ??= reply;
       for (const note of reply.notes)
         notes.set(note.note_use_tag, {

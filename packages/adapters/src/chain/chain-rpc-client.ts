@@ -1,0 +1,80 @@
+import {
+  ChainError,
+  type ChainMethod,
+  type ChainParams,
+  type ChainResult,
+  chainRequestText,
+  RPC_BODY_BYTES_MAX,
+  readChainReply,
+  type SettlementLookup,
+  type TreeUpdatesReply,
+  type TreeUpdatesRequest,
+  VenueError,
+} from '@venue/protocol';
+import type { ChainReads } from '../venue/ports.ts';
+
+/** Params may be left out for a method that takes none. */
+type ParamsOf<M extends ChainMethod> =
+  Record<string, never> extends ChainParams<M> ? [params?: ChainParams<M>] : [params: ChainParams<M>];
+
+/** Largest reply read: a full page of tree updates or a settlement view of 4096 entries fits. */
+const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;
+
+/**
+ * The venue's JSON-RPC client of the settlement chain (`venue serve`, the CLI, the tests). Every
+ * call goes through the chain contract (packages/protocol/src/chain): params are written by their
+ * schema and the result is decoded strictly against the method's result schema, so what comes back
+ * is typed and exact (u64 values as bigint). A chain rejection comes back as the ChainError it
+ * was, a protocol error as the VenueError it was; a reply that is not one to this call is an Error.
+ * This client is the venue's `ChainReads` for its REST routes, and `treeUpdates` is the
+ * settlement's `TreeUpdateSource` (the stream's tree channel of a venue whose chain runs elsewhere).
+ */
+export class ChainRpcClient implements ChainReads {
+  #nextId = 1n;
+
+  constructor(
+    readonly url: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async request<M extends ChainMethod>(method: M, ...[params]: ParamsOf<M>): Promise<ChainResult<M>> {
+    const id = this.#nextId++;
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chainRequestText(id, method, params ?? ({} as ChainParams<M>)),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const reply = readChainReply(method, id, await response.text(), REPLY_BYTES_MAX);
+    if (reply.kind === 'result') return reply.result;
+    if (reply.kind === 'malformed') throw new Error(`chain RPC ${method}: ${reply.problem}`);
+    if (reply.reason !== undefined) throw new ChainError(reply.reason, reply.message);
+    if (reply.venueError !== undefined) throw new VenueError(reply.venueError, reply.message);
+    throw new Error(`chain RPC error ${reply.code}: ${reply.message}`);
+  }
+
+  roots() {
+    return this.request('getRoots');
+  }
+
+  inclusion(treeId: number, commitment: string) {
+    return this.request('getInclusion', { tree_id: treeId, commitment });
+  }
+
+  leaves(treeId: number, from: bigint, limit: number) {
+    return this.request('getLeaves', { tree_id: treeId, from, limit });
+  }
+
+  /** One `getTreeUpdates` call; the tree feed checks what it publishes. */
+  treeUpdates(request: TreeUpdatesRequest): Promise<TreeUpdatesReply> {
+    return this.request('getTreeUpdates', request);
+  }
+
+  settlementStatus(lookup: SettlementLookup) {
+    const params =
+      lookup.by === 'tx'
+        ? { tx_id: lookup.tx_id }
+        : { market_id: lookup.market_id, batch_seq: lookup.batch_seq };
+    return this.request('getSettlementStatus', params);
+  }
+}
