@@ -1,5 +1,5 @@
 import { assert, LEAVES_PAGE_MAX } from '@venue/protocol';
-import type { SettlementPublisher } from './settlement-pipeline.ts';
+import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
 /**
  * The stream's tree channel for a venue whose chain answers over JSON-RPC (`venue serve`,
@@ -83,7 +83,7 @@ const HEX32 = /^[0-9a-f]{64}$/;
 
 export class RemoteTreeFeed {
   readonly #source: TreeUpdateSource;
-  readonly #publisher: SettlementPublisher;
+  readonly #publisher: TreePublisher;
   readonly #options: RemoteTreeFeedOptions;
   readonly #pageLeaves: number;
   /** Per shard, what clients were told, oldest first; null until the first read. */
@@ -94,7 +94,7 @@ export class RemoteTreeFeed {
   #lastError = '';
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(source: TreeUpdateSource, publisher: SettlementPublisher, options: RemoteTreeFeedOptions = {}) {
+  constructor(source: TreeUpdateSource, publisher: TreePublisher, options: RemoteTreeFeedOptions = {}) {
     const pageLeaves = options.pageLeaves ?? LEAVES_PAGE_MAX;
     assert(
       Number.isInteger(pageLeaves) && pageLeaves >= 1 && pageLeaves <= LEAVES_PAGE_MAX,
@@ -245,14 +245,15 @@ export class RemoteTreeFeed {
   }
 
   #announce(treeId: number, page: TreeUpdatePage): void {
-    this.#publisher.publish('tree', {
-      channel: 'tree',
-      tree_id: treeId,
-      slot: page.slot,
-      root: page.root,
-      leaf_count: page.leaf_count,
-      leaves: page.leaves,
-    });
+    this.#publisher.publishTree(
+      treeFrame({
+        treeId,
+        slot: page.slot,
+        root: page.root,
+        leafCount: page.leaf_count,
+        leaves: page.leaves,
+      }),
+    );
   }
 }
 

@@ -1,0 +1,79 @@
+import type { TSchema } from 'typebox';
+import { assert } from '../assert.ts';
+import { VenueError } from '../errors/venue-error.ts';
+import { JsonNumberToken, parseJsonText, printable, stringifyJson } from '../json/json-text.ts';
+import { type DecodeOptions, decode } from './decode.ts';
+import { toWire } from './encode.ts';
+import { CHANNEL_MESSAGES, type ChannelMessage } from './events.ts';
+import { SERVER_FRAMES, type ServerFrame } from './stream.ts';
+
+/**
+ * Everything the venue sends on the session stream (spec 4.8, 6): replies and notices tagged by
+ * `op` (stream.ts), channel messages tagged by `channel` (events.ts). The venue writes each one with
+ * `encodeServerMessage` and every client reads it with `decodeServerMessage`, both driven by the
+ * same schemas, so a frame the venue can send is a frame the SDK accepts, by construction.
+ */
+export type ServerMessage = ServerFrame | ChannelMessage;
+
+/** A frame before its connection numbers it: the session adds `seq` when it sends (spec 4.8). */
+export type Unsequenced<F> = F extends unknown ? Omit<F, 'seq'> : never;
+
+/** The schema of a server message: by `channel` for channel messages, else by `op`. */
+function schemaOf(message: Unsequenced<ServerMessage>): TSchema {
+  return 'channel' in message ? CHANNEL_MESSAGES[message.channel] : SERVER_FRAMES[message.op];
+}
+
+/**
+ * The JSON text of one server frame numbered `seq`, written through its schema as REST replies are
+ * (toWire: a u64 the schema carries as a decimal string leaves as one, other u64 values as bare
+ * integers). `op` or `channel` comes first, then `seq`, then the fields in the order the builder
+ * gave them. The text is then read back strictly, as a client reads it: a frame its own schema
+ * refuses is a programmer error and never leaves (assert), rather than reaching a client that
+ * would close the socket as a protocol violation.
+ */
+export function encodeServerMessage(frame: Unsequenced<ServerMessage>, seq: number): string {
+  const schema = schemaOf(frame);
+  const tag = 'channel' in frame ? { channel: frame.channel } : { op: frame.op };
+  const text = stringifyJson(toWire(schema, { ...tag, seq, ...frame }));
+  let problem: string | null = null;
+  try {
+    // Sized to the text itself: the check is of the schema, not of the inbound size limits.
+    decode(schema, parseJsonText(text, Buffer.byteLength(text, 'utf8')));
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  assert(
+    problem === null,
+    `a ${'channel' in frame ? frame.channel : frame.op} frame breaks its schema: ${problem}`,
+  );
+  return text;
+}
+
+/**
+ * Decodes one parsed server frame (spec 4.8, 6): a channel message by its `channel`, anything else
+ * by its `op`. Clients pass `unknownFields: 'ignore'` to read frames of later minor versions; the
+ * venue's own tests decode strictly.
+ */
+export function decodeServerMessage(value: unknown, options: DecodeOptions = {}): ServerMessage {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    value instanceof JsonNumberToken
+  ) {
+    throw new VenueError('WRONG_TYPE', 'a server frame must be a JSON object');
+  }
+  const { op, channel } = value as { op?: unknown; channel?: unknown };
+  if (typeof channel === 'string' && Object.hasOwn(CHANNEL_MESSAGES, channel)) {
+    return decode(
+      CHANNEL_MESSAGES[channel as keyof typeof CHANNEL_MESSAGES] as TSchema,
+      value,
+      options,
+    ) as ChannelMessage;
+  }
+  if (typeof op !== 'string' || !Object.hasOwn(SERVER_FRAMES, op)) {
+    const what = typeof op === 'string' ? `op "${printable(op)}"` : 'a frame without op or channel';
+    throw new VenueError('UNKNOWN_OP', `${what} is not a server frame of this interface`);
+  }
+  return decode(SERVER_FRAMES[op as keyof typeof SERVER_FRAMES] as TSchema, value, options) as ServerFrame;
+}
