@@ -1,16 +1,18 @@
 import type { OrderEvent as CoreOrderEvent } from '@venue/core';
-import type {
-  ClientOp,
-  FillMemo,
-  FillMessage,
-  Leaf,
-  OrderEvent,
-  REPLY_OF,
-  ServerFrame,
-  ServerMessage,
-  TreeMessage,
-  Unsequenced,
-  VenueError,
+import {
+  type ClientOp,
+  type EncodedServerMessage,
+  encodeServerMessage,
+  type FillMemo,
+  type FillMessage,
+  type Leaf,
+  type OrderEvent,
+  type REPLY_OF,
+  type ServerFrame,
+  type ServerMessage,
+  type TreeMessage,
+  type Unsequenced,
+  type VenueError,
 } from '@venue/protocol';
 
 /**
@@ -42,6 +44,24 @@ type AuthExpiredFrame = Extract<OutboundFrame, { op: 'auth_expired' }>;
 export interface StreamPublisher {
   publishFill(frame: FillFrame, accountId: string): void;
   publishTree(frame: TreeFrame): void;
+}
+
+/**
+ * A channel message on its way to several sessions: encoded once, when the first subscribed session
+ * takes it, and numbered by each session with its own seq.
+ */
+export class SharedChannelFrame {
+  readonly frame: ChannelFrame;
+  #encoded: EncodedServerMessage | null = null;
+
+  constructor(frame: ChannelFrame) {
+    this.frame = frame;
+  }
+
+  get encoded(): EncodedServerMessage {
+    this.#encoded ??= encodeServerMessage(this.frame);
+    return this.#encoded;
+  }
 }
 
 /** The tree feeds publish tree pages only. */

@@ -21,6 +21,7 @@ import {
   type ChannelFrame,
   type FillFrame,
   orderEventFrame,
+  SharedChannelFrame,
   type StreamPublisher,
   type TreeFrame,
 } from './stream-frames.ts';
@@ -117,8 +118,9 @@ export class StreamServer implements StreamPublisher {
   }
 
   #publish(frame: ChannelFrame, accounts: readonly string[]): void {
+    const shared = new SharedChannelFrame(frame);
     for (const id of accounts) {
-      for (const session of this.#byAccount.get(id) ?? []) session.deliver(frame);
+      for (const session of this.#byAccount.get(id) ?? []) session.deliver(shared);
       this.#enforceBuffer(id);
     }
   }
@@ -231,8 +233,8 @@ export class StreamServer implements StreamPublisher {
       if (event.type !== 'order') continue;
       const sessions = this.#byAccount.get(event.accountId);
       if (sessions === undefined) continue;
-      const frame = orderEventFrame(event, nowMs);
-      for (const session of sessions) session.deliver(frame);
+      const shared = new SharedChannelFrame(orderEventFrame(event, nowMs));
+      for (const session of sessions) session.deliver(shared);
       touched.add(event.accountId);
     }
     for (const accountId of touched) this.#enforceBuffer(accountId);

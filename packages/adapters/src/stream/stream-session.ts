@@ -3,6 +3,7 @@ import {
   type Channel,
   type ClientFrame,
   decodeClientFrame,
+  type EncodedServerMessage,
   encodeServerMessage,
   isVenueError,
   parseJsonText,
@@ -21,10 +22,10 @@ import { toVenueError } from '../http/errors.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import {
   authExpiredFrame,
-  type ChannelFrame,
   errorFrame,
   type OutboundFrame,
   type ReplyFrame,
+  type SharedChannelFrame,
   withRequestId,
 } from './stream-frames.ts';
 
@@ -301,14 +302,17 @@ export class StreamSession {
    * fails an assertion instead of leaving). Frames to a closed socket are dropped.
    */
   send(frame: OutboundFrame): void {
-    if (this.#closed) return;
+    if (!this.#closed) this.#write(encodeServerMessage(frame));
+  }
+
+  #write(encoded: EncodedServerMessage): void {
     this.#seq += 1;
-    this.#socket.send(encodeServerMessage(frame, this.#seq));
+    this.#socket.send(encoded.withSeq(this.#seq));
   }
 
   /** A channel message (orders, fills, tree), if the session is logged in and subscribed. */
-  deliver(message: ChannelFrame): boolean {
-    if (this.#closed || !this.#channels.has(message.channel)) return false;
+  deliver(message: SharedChannelFrame): boolean {
+    if (this.#closed || !this.#channels.has(message.frame.channel)) return false;
     let principal: Principal | null;
     try {
       principal = this.#livePrincipal();
@@ -317,7 +321,7 @@ export class StreamSession {
       return false;
     }
     if (principal === null) return false;
-    this.send(message);
+    this.#write(message.encoded);
     return true;
   }
 

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { assert } from '../assert.ts';
 import { VenueError } from '../errors/venue-error.ts';
-import { JsonNumberToken, parseJsonText, printable, stringifyJson } from '../json/json-text.ts';
+import { JsonNumberToken, printable, stringifyJson } from '../json/json-text.ts';
 import { type DecodeOptions, decode } from './decode.ts';
 import { toWire } from './encode.ts';
 import { CHANNEL_MESSAGES, type ChannelMessage } from './events.ts';
@@ -24,29 +24,63 @@ function schemaOf(message: Unsequenced<ServerMessage>): TSchema {
 }
 
 /**
- * The JSON text of one server frame numbered `seq`, written through its schema as REST replies are
- * (toWire: a u64 the schema carries as a decimal string leaves as one, other u64 values as bare
- * integers). `op` or `channel` comes first, then `seq`, then the fields in the order the builder
- * gave them. The text is then read back strictly, as a client reads it: a frame its own schema
- * refuses is a programmer error and never leaves (assert), rather than reaching a client that
- * would close the socket as a protocol violation.
+ * A server frame's JSON text with its `seq` left open: a channel message goes to every session of
+ * an account (or every session, for the tree), and each session numbers it with its own counter.
  */
-export function encodeServerMessage(frame: Unsequenced<ServerMessage>, seq: number): string {
+export class EncodedServerMessage {
+  readonly #head: string;
+  readonly #tail: string;
+
+  constructor(head: string, tail: string) {
+    this.#head = head;
+    this.#tail = tail;
+  }
+
+  /** The text as one connection sends it, numbered `seq` (from 1, spec 4.8). */
+  withSeq(seq: number): string {
+    assert(Number.isSafeInteger(seq) && seq >= 1, `seq ${seq} is not a frame number`);
+    return `${this.#head}${seq}${this.#tail}`;
+  }
+}
+
+/**
+ * Encodes one server frame through its schema, as REST replies are written (toWire: a u64 the
+ * schema carries as a decimal string leaves as one, other u64 values as bare integers). `op` or
+ * `channel` comes first, then `seq`, then the fields in the order the builder gave them. The wire
+ * value is checked against the schema with the decoder clients use, strictly: a frame its own
+ * schema refuses is a programmer error and never leaves (assert), rather than reaching a client
+ * that would close the socket over it as a protocol violation.
+ */
+export function encodeServerMessage(frame: Unsequenced<ServerMessage>): EncodedServerMessage {
   const schema = schemaOf(frame);
-  const tag = 'channel' in frame ? { channel: frame.channel } : { op: frame.op };
-  const text = stringifyJson(toWire(schema, { ...tag, seq, ...frame }));
+  const [key, name] = 'channel' in frame ? ['channel', frame.channel] : ['op', frame.op];
+  const wire = toWire(schema, { [key]: name, seq: 1, ...frame });
   let problem: string | null = null;
   try {
-    // Sized to the text itself: the check is of the schema, not of the inbound size limits.
-    decode(schema, parseJsonText(text, Buffer.byteLength(text, 'utf8')));
+    decode(schema, asParsed(wire));
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
-  assert(
-    problem === null,
-    `a ${'channel' in frame ? frame.channel : frame.op} frame breaks its schema: ${problem}`,
-  );
-  return text;
+  assert(problem === null, `a ${name} frame breaks its schema: ${problem}`);
+  const text = stringifyJson(wire);
+  const head = `{${JSON.stringify(key)}:${JSON.stringify(name)},"seq":`;
+  assert(text.startsWith(`${head}1`), `a ${name} frame does not start with its tag and seq`);
+  return new EncodedServerMessage(head, text.slice(head.length + 1));
+}
+
+/**
+ * A wire value as the JSON parser hands it to the decoder: numbers as JsonNumberToken with the text
+ * stringifyJson writes for them (a non-integer or an unsafe number is then refused, as on a client).
+ */
+function asParsed(value: unknown): unknown {
+  if (typeof value === 'number' || typeof value === 'bigint') return new JsonNumberToken(String(value));
+  if (Array.isArray(value)) return value.map(asParsed);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value)) out[key] = asParsed(field);
+    return out;
+  }
+  return value;
 }
 
 /**
