@@ -381,7 +381,7 @@ export class StreamSession {
 
 /** The frame's request_id when it is well formed, so even a refused frame's error can echo it. */
 function requestIdOf(json: unknown): string | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const value = (json as Record<string, unknown>)['request_id'];
+  if (typeof json !== 'object' || json === null || !('request_id' in json)) return undefined;
+  const value = json.request_id;
   return typeof value === 'string' && REQUEST_ID.test(value) ? value : undefined;
 }
