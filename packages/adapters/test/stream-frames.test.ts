@@ -34,7 +34,8 @@ import fc from 'fast-check';
 const MARKET = testMarket('SOL-USDC');
 const PRICE = 1500n;
 const FINALITY = 4;
-const WAIT_MS = 15_000;
+/** A guard against a venue that never answers, not a deadline: the machine may be busy. */
+const WAIT_MS = 60_000;
 
 let venue: TestVenue;
 let hasher: NoteHasher;
@@ -68,8 +69,8 @@ async function session(trader: Trader): Promise<Session> {
   const client = await venue.stream();
   const texts: string[] = [];
   client.socket.on('message', (data: Buffer) => texts.push(data.toString('utf8')));
-  const login = await client.login(trader.token);
-  await client.request({ op: 'subscribe', channels: ['orders', 'fills', 'tree'] });
+  const login = await client.request({ op: 'login', token: trader.token }, WAIT_MS);
+  await client.request({ op: 'subscribe', channels: ['orders', 'fills', 'tree'] }, WAIT_MS);
   const result = login['result'] as { expires_at: number };
   return { trader, client, texts, expiresAtMs: result.expires_at };
 }
@@ -150,7 +151,7 @@ async function trade(
   const askNote = deposit(bob, 'ask', askAmount + spare);
   venue.advanceSlots(1); // the deposits' root reaches the venue
   const bid = order(alice, bidNote, 'bid', amount);
-  await accepted(a.client.request({ op: 'order.place', params: bid }));
+  await accepted(a.client.request({ op: 'order.place', params: bid }, WAIT_MS));
   const ask = order(bob, askNote, 'ask', askAmount);
   assert.equal((await venue.place(bob, ask)).status, 200);
   venue.advanceSlots(1 + FINALITY); // clear, lock, land, finalize
@@ -163,24 +164,30 @@ async function restThenCancel(a: Session): Promise<void> {
   const note = deposit(alice, 'bid', 100n);
   venue.advanceSlots(1);
   const resting = order(alice, note, 'bid', 10n);
-  await accepted(a.client.request({ op: 'order.place', params: resting }));
+  await accepted(a.client.request({ op: 'order.place', params: resting }, WAIT_MS));
   const replacement = order(alice, note, 'bid', 5n);
   const modify = venue.modifyRequest(resting.order_id, BigInt(nextId), replacement, alice.key);
   await accepted(
-    a.client.request({
-      op: 'order.modify',
-      order_id: resting.order_id,
-      params: toWire(ModifyRequestSchema, modify),
-    }),
+    a.client.request(
+      {
+        op: 'order.modify',
+        order_id: resting.order_id,
+        params: toWire(ModifyRequestSchema, modify),
+      },
+      WAIT_MS,
+    ),
   );
   const cancel = venue.cancelParams(replacement.order_id, BigInt(nextId) + 1n, alice.key);
   nextId += 1;
   await accepted(
-    a.client.request({
-      op: 'order.cancel',
-      order_id: replacement.order_id,
-      params: toWire(CancelParamsSchema, cancel),
-    }),
+    a.client.request(
+      {
+        op: 'order.cancel',
+        order_id: replacement.order_id,
+        params: toWire(CancelParamsSchema, cancel),
+      },
+      WAIT_MS,
+    ),
   );
   await a.client.next((f) => f['kind'] === 'cancelled' && f['order_id'] === replacement.order_id, WAIT_MS);
 }
@@ -226,11 +233,11 @@ test('every frame of generated trading sessions decodes strictly against its sch
         else if (s.kind === 'rest') await restThenCancel(a);
         else {
           a.client.send(s.text);
-          await a.client.request({ op: 'ping' });
+          await a.client.request({ op: 'ping' }, WAIT_MS);
         }
       }
-      await a.client.request({ op: 'unsubscribe', channels: ['tree'] });
-      await b.client.request({ op: 'logout' });
+      await a.client.request({ op: 'unsubscribe', channels: ['tree'] }, WAIT_MS);
+      await b.client.request({ op: 'logout' }, WAIT_MS);
       await b.client.closed;
       await a.client.close();
       for (const message of [...decodeAll(a.texts), ...decodeAll(b.texts)]) {

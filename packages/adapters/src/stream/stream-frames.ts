@@ -46,6 +46,9 @@ export interface StreamPublisher {
   publishTree(frame: TreeFrame): void;
 }
 
+/** The tree feeds publish tree pages only. */
+export type TreePublisher = Pick<StreamPublisher, 'publishTree'>;
+
 /**
  * A channel message on its way to several sessions: encoded once, when the first subscribed session
  * takes it, and numbered by each session with its own seq.
@@ -63,9 +66,6 @@ export class SharedChannelFrame {
     return this.#encoded;
   }
 }
-
-/** The tree feeds publish tree pages only. */
-export type TreePublisher = Pick<StreamPublisher, 'publishTree'>;
 
 /**
  * The orders-channel message of spec 6.1 for one core event. Only the fields the spec lists appear;

@@ -18,6 +18,8 @@ export type ServerMessage = ServerFrame | ChannelMessage;
 /** A frame before its connection numbers it: the session adds `seq` when it sends (spec 4.8). */
 export type Unsequenced<F> = F extends unknown ? Omit<F, 'seq'> : never;
 
+const ENCODER: unique symbol = Symbol('encodeServerMessage');
+
 /** The schema of a server message: by `channel` for channel messages, else by `op`. */
 function schemaOf(message: Unsequenced<ServerMessage>): TSchema {
   return 'channel' in message ? CHANNEL_MESSAGES[message.channel] : SERVER_FRAMES[message.op];
@@ -31,7 +33,9 @@ export class EncodedServerMessage {
   readonly #head: string;
   readonly #tail: string;
 
-  constructor(head: string, tail: string) {
+  /** Only encodeServerMessage makes one (the key is not exported): no text bypasses the check. */
+  constructor(key: typeof ENCODER, head: string, tail: string) {
+    assert(key === ENCODER, 'an EncodedServerMessage comes from encodeServerMessage only');
     this.#head = head;
     this.#tail = tail;
   }
@@ -65,7 +69,7 @@ export function encodeServerMessage(frame: Unsequenced<ServerMessage>): EncodedS
   const text = stringifyJson(wire);
   const head = `{${JSON.stringify(key)}:${JSON.stringify(name)},"seq":`;
   assert(text.startsWith(`${head}1`), `a ${name} frame does not start with its tag and seq`);
-  return new EncodedServerMessage(head, text.slice(head.length + 1));
+  return new EncodedServerMessage(ENCODER, head, text.slice(head.length + 1));
 }
 
 /**
