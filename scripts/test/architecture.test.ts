@@ -130,6 +130,31 @@ describe('workspace architecture', () => {
     }
   });
 
+  // Issue 18: what the stream sends is typed by the protocol's schemas (adapters/src/stream/
+  // stream-frames.ts) and written by its encoder, which checks each frame against its schema.
+  test('stream frames are typed and leave only through the protocol encoder', () => {
+    const adapters = join(ROOT, 'packages', 'adapters', 'src');
+    const stream = sourceFiles(join(adapters, 'stream'));
+    const code = (file: string) => readFileSync(file, 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '');
+    // Wherever they live, the modules that hand channel messages to the stream (the pipeline, the tree feeds).
+    const publishers = sourceFiles(adapters).filter((file) => /\.publish(Fill|Tree)\(/.test(code(file)));
+    assert.ok(publishers.length >= 3, 'the pipeline and both tree feeds publish');
+    for (const file of [...stream, ...publishers]) {
+      assert.doesNotMatch(code(file), /Record<string,\s*unknown>/, `${file}: a frame as an untyped record`);
+    }
+    for (const file of stream) {
+      const text = code(file);
+      assert.doesNotMatch(
+        text,
+        /\b(stringifyJson|JSON\.stringify)\b/,
+        `${file} writes JSON past the encoder`,
+      );
+      for (const call of text.matchAll(/#socket\.send\(([^;]*)\);/g)) {
+        assert.match(call[1] ?? '', /\.withSeq\(/, `${file} sends a text the encoder did not write`);
+      }
+    }
+  });
+
   test('no production code imports the testing world', () => {
     for (const pkg of PACKAGES.filter((p) => p !== 'testing')) {
       for (const file of productionFiles(pkg)) {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openFillMemo } from '@venue/notes';
-import { type FillMemo, VenueError } from '@venue/protocol';
+import { VenueError } from '@venue/protocol';
 import { placeCommand } from '@venue/testing';
 import { MARKET, SettlementWorld } from './settlement-world.ts';
 
@@ -43,16 +43,12 @@ test('a crossing pair settles at finality: events in order, memos readable by ow
   assert.deepEqual(world.kindsOf(ask.order_id), ['pending_settlement', 'fully_filled']);
   assert.ok(world.conserved());
 
-  const fills = world.published.filter((p) => p.channel === 'fills');
+  const fills = world.fills();
   assert.equal(fills.length, 2);
   const memoFor = (orderId: string) => {
-    const fill = fills.find((p) => p.message['order_id'] === orderId);
+    const fill = fills.find((p) => p.message.order_id === orderId);
     assert.ok(fill);
-    return {
-      fill,
-      memo: fill.message['memo'] as FillMemo,
-      matchId: BigInt(fill.message['match_id'] as string),
-    };
+    return { fill, memo: fill.message.memo, matchId: fill.message.match_id };
   };
   const bidFill = memoFor(bid.order_id);
   assert.equal(bidFill.fill.accountId, alice.accountId);
@@ -87,10 +83,8 @@ test('a crossing pair settles at finality: events in order, memos readable by ow
   assert.equal(askMemo.change, undefined, 'a spent-out note leaves no change note');
 
   // The tree channel announced the appended leaves.
-  const tree = world.published.filter((p) => p.channel === 'tree' && p.message['tree_id'] === 0);
-  const announced = tree
-    .flatMap((p) => p.message['leaves'] as { commitment: string }[])
-    .map((l) => l.commitment);
+  const tree = world.trees().filter((message) => message.tree_id === 0);
+  const announced = tree.flatMap((message) => message.leaves).map((l) => l.commitment);
   assert.ok(announced.includes(opened.received.commitment));
 
   const metrics = world.metrics.market(MARKET.marketId);

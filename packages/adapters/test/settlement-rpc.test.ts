@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openFillMemo } from '@venue/notes';
-import type { FillMemo } from '@venue/protocol';
 import fc from 'fast-check';
 import type { ProxyMode } from './settlement-rpc-proxy.ts';
 import { MARKET, SettlementWorld } from './settlement-world.ts';
@@ -49,12 +48,12 @@ test('over RPC, a crossing pair settles at finality with readable memos', async 
     assert.deepEqual(world.kindsOf(bid.order_id), ['pending_settlement'], 'not final yet');
     await world.beat(FINALITY);
     assertSettledOnce(world, [bid.order_id, ask.order_id], 1n);
-    const fill = world.published.find((p) => p.channel === 'fills' && p.message['order_id'] === bid.order_id);
+    const fill = world.fills().find((p) => p.message.order_id === bid.order_id);
     assert.ok(fill !== undefined);
     const memo = openFillMemo(
       alice.viewing.privateKey,
-      { orderId: bid.order_id, matchId: BigInt(fill.message['match_id'] as string) },
-      fill.message['memo'] as FillMemo,
+      { orderId: bid.order_id, matchId: fill.message.match_id },
+      fill.message.memo,
     );
     assert.equal(memo.received.amount, 10n);
     // The leaf index came from the landing's record, read over RPC.

@@ -11,6 +11,7 @@ import {
   bootEngine,
   ChainRpcClient,
   createSettlementPipeline,
+  type FillFrame,
   MatchFacts,
   NoteOpenings,
   type Recovery,
@@ -20,6 +21,7 @@ import {
   SettlementMetrics,
   type StateCompanion,
   type StateDirectory,
+  type TreeFrame,
   type VenueClock,
   type VenueEngine,
 } from '@venue/adapters';
@@ -93,11 +95,10 @@ export interface Wallet {
   readonly viewing: ViewingKeyPair;
 }
 
-export interface Published {
-  readonly channel: 'fills' | 'tree';
-  readonly message: Record<string, unknown>;
-  readonly accountId: string | undefined;
-}
+/** A channel message the pipeline or its tree feed handed to the stream. */
+export type Published =
+  | { readonly channel: 'fills'; readonly message: FillFrame; readonly accountId: string }
+  | { readonly channel: 'tree'; readonly message: TreeFrame };
 
 export interface WorldOptions {
   readonly finalityDepth?: number;
@@ -222,7 +223,8 @@ export class SettlementWorld {
       clock: this.clock,
       metrics: this.metrics,
       publisher: {
-        publish: (channel, message, accountId) => this.published.push({ channel, message, accountId }),
+        publishFill: (message, accountId) => this.published.push({ channel: 'fills', message, accountId }),
+        publishTree: (message) => this.published.push({ channel: 'tree', message }),
       },
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
@@ -345,6 +347,16 @@ export class SettlementWorld {
   /** Produces slots one at a time (each is a beat of the pipeline). */
   advance(slots: number): void {
     for (let i = 0; i < slots; i += 1) this.chain.advance(1);
+  }
+
+  /** The fill messages handed to the stream, with the account each went to. */
+  fills(): { readonly message: FillFrame; readonly accountId: string }[] {
+    return this.published.flatMap((p) => (p.channel === 'fills' ? [p] : []));
+  }
+
+  /** The tree messages handed to the stream. */
+  trees(): TreeFrame[] {
+    return this.published.flatMap((p) => (p.channel === 'tree' ? [p.message] : []));
   }
 
   eventsOf(orderId: string): OrderEvent[] {

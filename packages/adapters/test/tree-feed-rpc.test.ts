@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ChainRpcClient, RemoteTreeFeed } from '@venue/adapters';
 import { fieldFromHex, fieldToHex, type NoteHasher, NoteTree, openFillMemo } from '@venue/notes';
-import type { FillMemo } from '@venue/protocol';
 import fc from 'fast-check';
 import type { ProxyMode } from './settlement-rpc-proxy.ts';
 import { MARKET, SettlementWorld } from './settlement-world.ts';
@@ -77,10 +76,9 @@ async function remoteFeed(world: SettlementWorld, pageLeaves?: number) {
   const feed = new RemoteTreeFeed(
     new ChainRpcClient(remote.proxy.url, RPC_TIMEOUT_MS),
     {
-      publish: (channel, message) => {
-        assert.equal(channel, 'tree');
-        assert.equal(message['channel'], 'tree');
-        messages.push(message as unknown as TreeMessage);
+      publishTree: (frame) => {
+        assert.equal(frame.channel, 'tree');
+        messages.push(frame);
       },
     },
     { onProblem: (line) => problems.push(line), ...(pageLeaves === undefined ? {} : { pageLeaves }) },
@@ -129,20 +127,18 @@ test('over RPC, a subscriber gets every deposit and settlement output in order, 
     assert.match(problems[1] ?? '', /answers tree updates again/);
 
     // The fill memo's note is the leaf the channel announced at that index.
-    const fill = world.published.find((p) => p.channel === 'fills' && p.message['order_id'] === bid.order_id);
+    const fill = world.fills().find((p) => p.message.order_id === bid.order_id);
     assert.ok(fill !== undefined);
     const memo = openFillMemo(
       alice.viewing.privateKey,
-      { orderId: bid.order_id, matchId: BigInt(fill.message['match_id'] as string) },
-      fill.message['memo'] as FillMemo,
+      { orderId: bid.order_id, matchId: fill.message.match_id },
+      fill.message.memo,
     );
     const shard = subscriber.leaves.get(memo.received.tree_id) ?? [];
     assert.equal(shard[Number(memo.received.leaf_index)], memo.received.commitment);
 
     // The in-process feed (dev mode) announced the same leaves in the same order.
-    const inProcess = world.published
-      .filter((p) => p.channel === 'tree')
-      .map((p) => p.message as unknown as TreeMessage);
+    const inProcess = world.trees();
     const leavesOf = (list: TreeMessage[]) =>
       list.flatMap((m) => m.leaves.map((leaf) => `${m.tree_id}:${leaf.index}:${leaf.commitment}`));
     assert.deepEqual(leavesOf(messages), leavesOf(inProcess));

@@ -49,9 +49,7 @@ function world() {
   const chain = new ChainSimulator(hasher, { shards: 1, finalityDepth: 4 });
   const client = new Client();
   const feed = new TreeFeed(treeReads(chain), {
-    publish: (channel, message) => {
-      if (channel === 'tree') client.apply(message as unknown as TreeMessage);
-    },
+    publishTree: (frame) => client.apply(frame),
   });
   let next = 1n;
   const deposit = (count: number) => {

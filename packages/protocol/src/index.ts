@@ -29,5 +29,6 @@ export * from './schema/orders.ts';
 export * from './schema/primitives.ts';
 export * from './schema/public.ts';
 export * from './schema/routes.ts';
+export * from './schema/server-messages.ts';
 export * from './schema/stream.ts';
 export * from './schema/tree.ts';

@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import {
   type CancelParams,
   type CancelResponse,
-  CHANNEL_MESSAGES,
   type Channel,
   CLIENT_FRAMES,
   type ClientFrame,
   type ClientOp,
-  decode,
+  type decode,
+  decodeServerMessage,
   type FillMessage,
   JsonNumberToken,
   type ModifyRequest,
@@ -16,7 +16,6 @@ import {
   type PlaceOrder,
   type PlaceResponse,
   parseJsonText,
-  SERVER_FRAMES,
   type ServerFrame,
   type TreeMessage,
   wireJsonText,
@@ -473,21 +472,12 @@ type Decoded =
   | { readonly kind: 'channel'; readonly message: OrderEvent | FillMessage | TreeMessage }
   | { readonly kind: 'frame'; readonly frame: ServerFrame };
 
-/** Decodes a server frame by its `op`, or a channel message by its `channel` (spec 4.8, 6). */
+/**
+ * Decodes a server frame by its `op`, or a channel message by its `channel` (spec 4.8, 6), with the
+ * protocol's decoder, the mirror of the encoder the venue writes them with. Fields of later minor
+ * versions are ignored.
+ */
 function decodeFrame(value: Record<string, unknown>): Decoded {
-  const op = value['op'];
-  const channel = value['channel'];
-  if (typeof channel === 'string' && Object.hasOwn(CHANNEL_MESSAGES, channel)) {
-    const schema = CHANNEL_MESSAGES[channel as Channel] as Schema;
-    const message = decode(schema, value, { unknownFields: 'ignore' }) as
-      | OrderEvent
-      | FillMessage
-      | TreeMessage;
-    return { kind: 'channel', message };
-  }
-  if (typeof op !== 'string' || !Object.hasOwn(SERVER_FRAMES, op)) {
-    throw new Error(`unknown frame ${typeof op === 'string' ? `op ${op}` : 'without op or channel'}`);
-  }
-  const frame = decode(SERVER_FRAMES[op as ServerFrame['op']] as Schema, value, { unknownFields: 'ignore' });
-  return { kind: 'frame', frame: frame as ServerFrame };
+  const message = decodeServerMessage(value, { unknownFields: 'ignore' });
+  return 'channel' in message ? { kind: 'channel', message } : { kind: 'frame', frame: message };
 }

@@ -6,7 +6,7 @@ import {
   type TreeUpdatesReply,
   type TreeUpdatesRequest,
 } from '@venue/protocol';
-import type { SettlementPublisher } from './settlement-pipeline.ts';
+import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
 /**
  * The stream's tree channel for a venue whose chain answers over JSON-RPC (`venue serve`,
@@ -58,7 +58,7 @@ const HEX32 = /^[0-9a-f]{64}$/;
 
 export class RemoteTreeFeed {
   readonly #source: TreeUpdateSource;
-  readonly #publisher: SettlementPublisher;
+  readonly #publisher: TreePublisher;
   readonly #options: RemoteTreeFeedOptions;
   readonly #pageLeaves: number;
   /** Per shard, what clients were told, oldest first; null until the first read. */
@@ -69,7 +69,7 @@ export class RemoteTreeFeed {
   #lastError = '';
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(source: TreeUpdateSource, publisher: SettlementPublisher, options: RemoteTreeFeedOptions = {}) {
+  constructor(source: TreeUpdateSource, publisher: TreePublisher, options: RemoteTreeFeedOptions = {}) {
     const pageLeaves = options.pageLeaves ?? LEAVES_PAGE_MAX;
     assert(
       Number.isInteger(pageLeaves) && pageLeaves >= 1 && pageLeaves <= LEAVES_PAGE_MAX,
@@ -220,14 +220,15 @@ export class RemoteTreeFeed {
   }
 
   #announce(treeId: number, page: TreeUpdatePage): void {
-    this.#publisher.publish('tree', {
-      channel: 'tree',
-      tree_id: treeId,
-      slot: page.slot,
-      root: page.root,
-      leaf_count: page.leaf_count,
-      leaves: page.leaves,
-    });
+    this.#publisher.publishTree(
+      treeFrame({
+        treeId,
+        slot: page.slot,
+        root: page.root,
+        leafCount: page.leaf_count,
+        leaves: page.leaves,
+      }),
+    );
   }
 }
 

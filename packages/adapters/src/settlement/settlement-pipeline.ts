@@ -2,6 +2,7 @@ import type { CoreEvent, MarketConfig } from '@venue/core';
 import { type NoteHasher, sealFillMemo } from '@venue/notes';
 import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
@@ -22,10 +23,8 @@ import {
   type SettlingMatch,
 } from './settling-match.ts';
 
-/** Where fills and tree messages go (the stream server's `publish`). */
-export interface SettlementPublisher {
-  publish(channel: 'fills' | 'tree', message: Record<string, unknown>, accountId?: string): void;
-}
+/** Where fills and tree messages go: the stream server, typed frames only (stream-frames.ts). */
+export type SettlementPublisher = StreamPublisher;
 
 export interface SettlementPipelineOptions {
   readonly engine: VenueEngine;
@@ -113,7 +112,7 @@ export class SettlementPipeline {
   /** Matches the pipeline owns (queued, locked, in flight): market:match. */
   readonly #owned = new Set<string>();
   /** Fill messages held until the core's fill event for the same match is out. */
-  readonly #fills = new Map<string, { accountId: string; message: Record<string, unknown> }>();
+  readonly #fills = new Map<string, { accountId: string; frame: FillFrame }>();
   #stopped = false;
   readonly #detach: () => void;
 
@@ -631,15 +630,14 @@ export class SettlementPipeline {
     );
     this.#fills.set(key(match.marketId, match.matchId), {
       accountId: match.accountId,
-      message: {
-        channel: 'fills',
-        order_id: match.orderId,
-        market_id: match.marketId,
-        match_id: match.matchId.toString(),
-        batch_seq: batchSeq,
-        server_time_ms: this.#o.clock.nowMs(),
+      frame: fillFrame({
+        orderId: match.orderId,
+        marketId: match.marketId,
+        matchId: match.matchId,
+        batchSeq,
+        serverTimeMs: this.#o.clock.nowMs(),
         memo,
-      },
+      }),
     });
   }
 
@@ -649,7 +647,7 @@ export class SettlementPipeline {
     const fill = this.#fills.get(id);
     if (fill === undefined) return;
     this.#fills.delete(id);
-    this.#o.publisher?.publish('fills', fill.message, fill.accountId);
+    this.#o.publisher?.publishFill(fill.frame, fill.accountId);
   }
 
   #lane(marketId: string): Lane {

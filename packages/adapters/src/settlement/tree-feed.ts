@@ -1,5 +1,5 @@
 import { LEAVES_PAGE_MAX, type LeavesResponse, type TreeRootsResponse } from '@venue/protocol';
-import type { SettlementPublisher } from './settlement-pipeline.ts';
+import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
 /** The chain's tree reads, synchronous (chain-sim's `treeReads(chain)` is one). */
 export interface TreeSource {
@@ -32,11 +32,11 @@ export const TREE_PAGES_PER_BEAT_MAX = 16;
  */
 export class TreeFeed {
   readonly #source: TreeSource;
-  readonly #publisher: SettlementPublisher;
+  readonly #publisher: TreePublisher;
   /** Per shard: the sizes and roots announced, oldest first (at most ANCHORS_KEPT_MAX). */
   readonly #sent = new Map<number, Anchor[]>();
 
-  constructor(source: TreeSource, publisher: SettlementPublisher) {
+  constructor(source: TreeSource, publisher: TreePublisher) {
     this.#source = source;
     this.#publisher = publisher;
     // Start from the chain as it is now: clients page history from GET /tree/leaves.
@@ -94,13 +94,6 @@ export class TreeFeed {
     leafCount: bigint,
     leaves: readonly { index: bigint; commitment: string }[],
   ): void {
-    this.#publisher.publish('tree', {
-      channel: 'tree',
-      tree_id: treeId,
-      slot,
-      root,
-      leaf_count: leafCount,
-      leaves,
-    });
+    this.#publisher.publishTree(treeFrame({ treeId, slot, root, leafCount, leaves }));
   }
 }

@@ -17,7 +17,14 @@ import {
 import { writeRawEnvelope } from '../http/errors.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
-import { orderEventMessage } from './event-frames.ts';
+import {
+  type ChannelFrame,
+  type FillFrame,
+  orderEventFrame,
+  SharedChannelFrame,
+  type StreamPublisher,
+  type TreeFrame,
+} from './stream-frames.ts';
 import { CLOSE, type SessionHost, StreamSession } from './stream-session.ts';
 
 /**
@@ -38,7 +45,7 @@ export interface StreamServerOptions {
   readonly log: { error(object: unknown, message: string): void };
 }
 
-export class StreamServer {
+export class StreamServer implements StreamPublisher {
   readonly #options: StreamServerOptions;
   readonly #wss: WebSocketServer;
   readonly #sessions = new Set<StreamSession>();
@@ -97,14 +104,23 @@ export class StreamServer {
   }
 
   /**
-   * Pushes a fills or tree message (spec 6.2): fills go to the sessions of the owning account only,
-   * tree messages (public data) to every session. Sessions not subscribed to the channel skip it;
-   * the per-account send bound applies as for order events. Called by the settlement pipeline.
+   * A fills message (spec 6.2) to the sessions of the order's account only. Sessions not subscribed
+   * to the channel skip it; the per-account send bound applies as for order events. Called by the
+   * settlement pipeline.
    */
-  publish(channel: 'fills' | 'tree', message: Record<string, unknown>, accountId?: string): void {
-    const accounts = accountId === undefined ? [...this.#byAccount.keys()] : [accountId];
+  publishFill(frame: FillFrame, accountId: string): void {
+    this.#publish(frame, [accountId]);
+  }
+
+  /** A tree message (spec 6.2): public data, to every session subscribed to the tree channel. */
+  publishTree(frame: TreeFrame): void {
+    this.#publish(frame, [...this.#byAccount.keys()]);
+  }
+
+  #publish(frame: ChannelFrame, accounts: readonly string[]): void {
+    const shared = new SharedChannelFrame(frame);
     for (const id of accounts) {
-      for (const session of this.#byAccount.get(id) ?? []) session.deliver(channel, message);
+      for (const session of this.#byAccount.get(id) ?? []) session.deliver(shared);
       this.#enforceBuffer(id);
     }
   }
@@ -217,8 +233,8 @@ export class StreamServer {
       if (event.type !== 'order') continue;
       const sessions = this.#byAccount.get(event.accountId);
       if (sessions === undefined) continue;
-      const message = orderEventMessage(event, nowMs);
-      for (const session of sessions) session.deliver('orders', message);
+      const shared = new SharedChannelFrame(orderEventFrame(event, nowMs));
+      for (const session of sessions) session.deliver(shared);
       touched.add(event.accountId);
     }
     for (const accountId of touched) this.#enforceBuffer(accountId);

@@ -3,10 +3,11 @@ import {
   type Channel,
   type ClientFrame,
   decodeClientFrame,
+  type EncodedServerMessage,
+  encodeServerMessage,
   isVenueError,
   parseJsonText,
   STREAM_FRAME_BYTES_MAX,
-  stringifyJson,
   VenueError,
 } from '@venue/protocol';
 import type { WebSocket } from 'ws';
@@ -19,6 +20,14 @@ import {
 } from '../config/limits.ts';
 import { toVenueError } from '../http/errors.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
+import {
+  authExpiredFrame,
+  errorFrame,
+  type OutboundFrame,
+  type ReplyFrame,
+  type SharedChannelFrame,
+  withRequestId,
+} from './stream-frames.ts';
 
 /** What a session needs from the stream server that owns it. */
 export interface SessionHost {
@@ -45,7 +54,7 @@ export const CLOSE = {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** A frame's reply, or null when the step sends its own (logout). */
-type StepReply = Record<string, unknown> | null;
+type StepReply = ReplyFrame | null;
 
 /** The part of a frame's work that runs in frame order, once its checks have passed. */
 type FrameStep = () => StepReply | Promise<StepReply>;
@@ -236,7 +245,7 @@ export class StreamSession {
   async #login(token: string, cancelOnDisconnect: boolean | undefined) {
     const { auth, clock } = this.#host;
     const principal = await auth.authenticateToken(token, 'bearer', clock.nowMs());
-    return () => {
+    return (): ReplyFrame => {
       const accountId = principal.account.accountId;
       if (this.#accountId !== null && this.#accountId !== accountId) {
         throw new VenueError(
@@ -288,23 +297,22 @@ export class StreamSession {
 
   // ---- Outbound ----
 
-  /** Sends a frame with the next seq. Frames to a closed socket are dropped. */
-  send(frame: Record<string, unknown>): void {
-    if (this.#closed) return;
+  /**
+   * Sends a frame with the next seq, encoded through its protocol schema (a frame that breaks it
+   * fails an assertion instead of leaving). Frames to a closed socket are dropped.
+   */
+  send(frame: OutboundFrame): void {
+    if (!this.#closed) this.#write(encodeServerMessage(frame));
+  }
+
+  #write(encoded: EncodedServerMessage): void {
     this.#seq += 1;
-    const { op, channel, ...rest } = frame;
-    const ordered = {
-      ...(op === undefined ? {} : { op }),
-      ...(channel === undefined ? {} : { channel }),
-      seq: this.#seq,
-      ...rest,
-    };
-    this.#socket.send(stringifyJson(ordered));
+    this.#socket.send(encoded.withSeq(this.#seq));
   }
 
   /** A channel message (orders, fills, tree), if the session is logged in and subscribed. */
-  deliver(channel: Channel, message: Record<string, unknown>): boolean {
-    if (this.#closed || !this.#channels.has(channel)) return false;
+  deliver(message: SharedChannelFrame): boolean {
+    if (this.#closed || !this.#channels.has(message.frame.channel)) return false;
     let principal: Principal | null;
     try {
       principal = this.#livePrincipal();
@@ -313,7 +321,7 @@ export class StreamSession {
       return false;
     }
     if (principal === null) return false;
-    this.send(message);
+    this.#write(message.encoded);
     return true;
   }
 
@@ -324,7 +332,7 @@ export class StreamSession {
     const { expiresAtMs, tokenId } = principal.claims;
     if (nowMs >= expiresAtMs - STREAM_AUTH_WARNING_MS && this.#warnedForTokenId !== tokenId) {
       this.#warnedForTokenId = tokenId;
-      this.send({ op: 'auth_expired', expires_at: expiresAtMs });
+      this.send(authExpiredFrame(expiresAtMs));
     }
     if (nowMs >= expiresAtMs) this.#principal = null;
   }
@@ -367,22 +375,13 @@ export class StreamSession {
   #sendError(error: unknown, requestId: string | undefined): void {
     const { venueError, fault } = toVenueError(error);
     if (fault !== undefined) this.#host.fault(fault);
-    this.send({
-      op: 'error',
-      ...withRequestId(requestId),
-      code: venueError.code,
-      message: venueError.message,
-    });
+    this.send(errorFrame(venueError, requestId));
   }
-}
-
-function withRequestId(requestId: string | undefined): { request_id?: string } {
-  return requestId === undefined ? {} : { request_id: requestId };
 }
 
 /** The frame's request_id when it is well formed, so even a refused frame's error can echo it. */
 function requestIdOf(json: unknown): string | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const value = (json as Record<string, unknown>)['request_id'];
+  if (typeof json !== 'object' || json === null || !('request_id' in json)) return undefined;
+  const value = json.request_id;
   return typeof value === 'string' && REQUEST_ID.test(value) ? value : undefined;
 }

@@ -76,7 +76,8 @@ export class SimClient {
   nextRequest = 1;
 
   constructor(seed: number, index: number) {
-    this.accountId = `sim-${index}`;
+    // In the interface's account id form (spec 4.8 login result): the stream checks every frame.
+    this.accountId = `acct_${index.toString(16).padStart(32, '0')}`;
     this.apiKey = `sim-key-${index}`;
     this.key = tradingKeyFromSeed(seededBytes(`sim-trading-key-${seed}-${index}`));
     // Below 2^248: a field element whatever the digest.
