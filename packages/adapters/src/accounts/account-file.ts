@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { type AccountRole, type AccountSettings, type AccountStatus, assert } from '@venue/protocol';
+import { ACCOUNTS_FILE_BYTES_MAX } from '../config/limits.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from '../journal/files.ts';
 import { fileKey, newSalt, open, SALT_BYTES, sealInto, TAG_BYTES } from '../journal/sealing.ts';
 import type { Account } from './account-registry.ts';
@@ -18,8 +19,6 @@ const MAGIC = 'VACC';
 const VERSION = 1;
 /** magic (4) + version u32 LE (4) + salt (32). */
 const HEADER_BYTES = 8 + SALT_BYTES;
-/** Far above ACCOUNTS_MAX accounts of a few hundred bytes each. */
-export const ACCOUNTS_FILE_BYTES_MAX = 64 * 1024 * 1024;
 
 /** The stored fields of one account (everything but derived indexes). */
 export interface StoredAccount {

@@ -8,18 +8,17 @@
 import { join } from 'node:path';
 import type { Command } from '@venue/core';
 import { assert, VenueError } from '@venue/protocol';
-import { CommandEncoder } from './command-codec.ts';
-import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
-import type { Journal, JournalPosition } from './journal.ts';
-import { writeHead } from './journal-head.ts';
 import {
-  assertJournalLimits,
   JOURNAL_IN_FLIGHT_RECORDS_MAX,
   JOURNAL_SEGMENT_BYTES_MAX,
   SNAPSHOT_INTERVAL_MS,
   SNAPSHOT_INTERVAL_RECORDS,
   SNAPSHOTS_KEPT,
-} from './limits.ts';
+} from '../config/limits.ts';
+import { CommandEncoder } from './command-codec.ts';
+import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
+import type { Journal, JournalPosition } from './journal.ts';
+import { writeHead } from './journal-head.ts';
 import {
   encodeSegmentHeader,
   finishRecord,
@@ -141,7 +140,6 @@ export class FileJournal implements Journal {
    * sequence numbers that a truncated tail once used are never sealed again under the same key.
    */
   static async open(options: JournalOptions): Promise<FileJournal> {
-    assertJournalLimits();
     const journal = new FileJournal(options, options.recovery.position);
     await journal.#createSegmentFile(journal.#sealing);
     return journal;

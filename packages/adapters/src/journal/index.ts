@@ -3,6 +3,5 @@ export * from './command-codec.ts';
 export * from './file-journal.ts';
 export * from './files.ts';
 export * from './journal.ts';
-export * from './limits.ts';
 export * from './recovery.ts';
 export * from './snapshot-file.ts';

@@ -15,8 +15,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { assert } from '@venue/protocol';
+import { SEALING_KEY_BYTES } from '../config/limits.ts';
 import type { JournalFiles } from './files.ts';
-import { SEALING_KEY_BYTES } from './limits.ts';
 import { TEMP_SUFFIX } from './record-format.ts';
 
 export const HEAD_FILE_NAME = 'journal.head';

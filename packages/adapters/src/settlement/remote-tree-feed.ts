@@ -1,4 +1,5 @@
 import { assert, LEAVES_PAGE_MAX } from '@venue/protocol';
+import { TREE_ANCHORS_KEPT_MAX, TREE_CATCH_UP_READS_MAX } from '../config/limits.ts';
 import type { SettlementPublisher } from './settlement-pipeline.ts';
 
 /**
@@ -75,10 +76,6 @@ interface Anchor {
   readonly slot: bigint;
 }
 
-/** Anchors kept per shard after the newest final one (chain-sim accepts 256 per shard). */
-const ANCHORS_KEPT_MAX = 128;
-/** Reads one refresh makes while the chain has more pages (a backlog after an outage). */
-const CATCH_UP_READS_MAX = 16;
 const HEX32 = /^[0-9a-f]{64}$/;
 
 export class RemoteTreeFeed {
@@ -115,7 +112,7 @@ export class RemoteTreeFeed {
   }
 
   /**
-   * One poll: reads until caught up (or CATCH_UP_READS_MAX reads) and publishes what is new. False
+   * One poll: reads until caught up (or TREE_CATCH_UP_READS_MAX reads) and publishes what is new. False
    * when a read failed; what it would have published comes with a later refresh. Refreshes run
    * one after another, never interleaved.
    */
@@ -147,7 +144,7 @@ export class RemoteTreeFeed {
   }
 
   async #refresh(): Promise<boolean> {
-    for (let read = 0; read < CATCH_UP_READS_MAX; read += 1) {
+    for (let read = 0; read < TREE_CATCH_UP_READS_MAX; read += 1) {
       let updates: TreeUpdates;
       try {
         updates = await this.#source.treeUpdates(this.#request());
@@ -265,5 +262,5 @@ function pruned(anchors: Anchor[], finalizedSlot: bigint): Anchor[] {
   let first = 0;
   for (let i = 0; i < anchors.length; i += 1) if ((anchors[i] as Anchor).slot <= finalizedSlot) first = i;
   const kept = anchors.slice(first);
-  return kept.length > ANCHORS_KEPT_MAX ? kept.slice(-ANCHORS_KEPT_MAX) : kept;
+  return kept.length > TREE_ANCHORS_KEPT_MAX ? kept.slice(-TREE_ANCHORS_KEPT_MAX) : kept;
 }

@@ -2,8 +2,8 @@ import type { CoreEvent, MarketConfig } from '@venue/core';
 import { type NoteHasher, sealFillMemo } from '@venue/notes';
 import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from '../config/limits.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
-import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
 import type {
