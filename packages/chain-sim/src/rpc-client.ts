@@ -17,13 +17,10 @@ import type { ChainReadsAsync } from './reads.ts';
 import type { TreeUpdatesReply } from './rpc-tree-updates.ts';
 import { fromJson } from './rpc-values.ts';
 
-export {
-  TREE_ANCHORS_MAX,
-  TREE_PAGES_PER_SHARD_MAX,
-  TREE_UPDATE_LEAVES_MAX,
-  type TreePageReply,
-  type TreeUpdateReply,
-  type TreeUpdatesReply,
+export type {
+  TreePageReply,
+  TreeUpdateReply,
+  TreeUpdatesReply,
 } from './rpc-tree-updates.ts';
 
 /** What `getTreeUpdates` is asked: per shard, the roots already announced (oldest first). */

@@ -1,6 +1,7 @@
 import { type SettlementFailureReason, settlementLookupOf } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
+import { SETTLEMENT_VIEW_KEYS_MAX } from './limits.ts';
 import { treeReads } from './reads.ts';
 import { treeUpdates } from './rpc-tree-updates.ts';
 import type { MarketParams } from './types.ts';
@@ -14,9 +15,6 @@ export type RpcMethod = (chain: ChainSimulator, params: Record<string, unknown>)
 
 const optionalAddress = (value: unknown, name: string): string | undefined =>
   value === undefined ? undefined : validate.address(value, name);
-
-/** Entries one getSettlementView call answers for (tags, tx ids and markets together). */
-export const SETTLEMENT_VIEW_KEYS_MAX = 4096;
 
 /**
  * What a remote settlement pipeline needs for one beat, read in one call and so at one slot:

@@ -1,8 +1,8 @@
 import { assert, type TradingKey } from '@venue/protocol';
 import { ChainError } from './errors.ts';
+import { SETTLEMENT_VIEW_KEYS_MAX } from './limits.ts';
 import { settlementTxId, signLockRequest, signSettlementBatch } from './messages.ts';
 import type { ChainRpcClient } from './rpc-client.ts';
-import { SETTLEMENT_VIEW_KEYS_MAX } from './rpc-methods.ts';
 import type { GovernanceValues, LockAccount, SettlementLeg, SettlementRecord } from './types.ts';
 
 /**

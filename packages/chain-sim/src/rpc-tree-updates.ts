@@ -2,6 +2,7 @@ import { fieldToHex, zeroHashes } from '@venue/notes';
 import { LEAVES_PAGE_MAX } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
+import { TREE_ANCHORS_MAX, TREE_PAGES_PER_SHARD_MAX, TREE_UPDATE_LEAVES_MAX } from './limits.ts';
 import type { RootEntry } from './types.ts';
 import * as validate from './validate.ts';
 
@@ -18,13 +19,6 @@ import * as validate from './validate.ts';
  * ends a full page later, with the root of the tree at that size computed here. So leaves are
  * never skipped, however long the feed was away, and a reorg shows as a `from` below the anchors.
  */
-
-/** Anchors one shard may send: enough to outlast any reorg the feed keeps anchors for. */
-export const TREE_ANCHORS_MAX = 256;
-/** Pages one shard may receive per call (the feed asks again for the rest). */
-export const TREE_PAGES_PER_SHARD_MAX = 16;
-/** Leaves one answer may carry over all shards (about 90 bytes each on the wire). */
-export const TREE_UPDATE_LEAVES_MAX = 8_000;
 
 export interface TreePageReply {
   readonly root: string;
