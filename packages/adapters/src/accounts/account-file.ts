@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { type AccountRole, type AccountSettings, type AccountStatus, assert } from '@venue/protocol';
 import { ACCOUNTS_FILE_BYTES_MAX } from '../config/limits.ts';
+import { writeFileDurably } from '../journal/durable-file.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from '../journal/files.ts';
 import { fileKey, newSalt, open, SALT_BYTES, sealInto, TAG_BYTES } from '../journal/sealing.ts';
 import type { Account } from './account-registry.ts';
@@ -102,19 +103,7 @@ export class AccountFile {
       HEADER_BYTES,
     );
     assert(written === plain.length + TAG_BYTES, 'sealed accounts fill the buffer exactly');
-    const path = join(this.#directory, ACCOUNTS_FILE_NAME);
-    const temp = `${path}.tmp`;
-    // A write that failed earlier may have left its temp file; this write replaces it.
-    await this.#files.remove(temp).catch(() => undefined);
-    const file = await this.#files.create(temp);
-    try {
-      await file.write(bytes);
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
-    await this.#files.rename(temp, path);
-    await this.#files.syncDirectory(this.#directory);
+    await writeFileDurably(this.#files, join(this.#directory, ACCOUNTS_FILE_NAME), bytes);
   }
 
   #key(salt: Uint8Array): Buffer {

@@ -1,5 +1,6 @@
 /** The durable journal of the core's commands (issue 9): docs/durability.md describes it. */
 export * from './command-codec.ts';
+export * from './durable-file.ts';
 export * from './file-journal.ts';
 export * from './files.ts';
 export * from './journal.ts';
