@@ -66,6 +66,7 @@ export {
 } from './note-wallet.ts';
 export { isTerminal, type LocalOrder, type LocalOrderState, OrderStore } from './order-store.ts';
 export { peerSpkiSha256 } from './pinning.ts';
+export { writePrivateFileSync } from './private-files.ts';
 export { SEALED_RECORD_BYTES_MAX, SealedLog } from './sealed-log.ts';
 export {
   NONCES_PER_MS,
