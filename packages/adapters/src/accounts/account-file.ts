@@ -7,32 +7,18 @@
  * in clear.
  */
 import { join } from 'node:path';
-import { type AccountRole, type AccountSettings, type AccountStatus, assert } from '@venue/protocol';
+import { assert } from '@venue/protocol';
 import { ACCOUNTS_FILE_BYTES_MAX } from '../config/limits.ts';
 import { writeFileDurably } from '../journal/durable-file.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from '../journal/files.ts';
 import { fileKey, newSalt, open, SALT_BYTES, sealInto, TAG_BYTES } from '../journal/sealing.ts';
-import type { Account } from './account-registry.ts';
-import type { CredentialHash } from './credential-hash.ts';
+import type { Account, StoredAccount } from './account-registry.ts';
 
 export const ACCOUNTS_FILE_NAME = 'accounts.sealed';
 const MAGIC = 'VACC';
 const VERSION = 1;
 /** magic (4) + version u32 LE (4) + salt (32). */
 const HEADER_BYTES = 8 + SALT_BYTES;
-
-/** The stored fields of one account (everything but derived indexes). */
-export interface StoredAccount {
-  readonly accountId: string;
-  readonly apiKey: string;
-  readonly role: AccountRole;
-  readonly label?: string;
-  readonly credential: CredentialHash;
-  readonly status: AccountStatus;
-  readonly tokenGeneration: number;
-  readonly tokensInvalidBeforeMs?: number;
-  readonly settings: AccountSettings;
-}
 
 export class AccountFileError extends Error {
   constructor(message: string) {
