@@ -48,6 +48,7 @@ export {
   type FillFacts,
   type FillMemoDecryptor,
   type MarketTerms,
+  type NoteInput,
   type NoteOrigin,
   type NoteStatus,
   NoteWallet,
@@ -64,6 +65,7 @@ export {
   type ValueRule,
   type WalletNote,
 } from './note-wallet.ts';
+export type { OrderRequest } from './order-request.ts';
 export { isTerminal, type LocalOrder, type LocalOrderState, OrderStore } from './order-store.ts';
 export { peerSpkiSha256 } from './pinning.ts';
 export { writePrivateFileSync } from './private-files.ts';
@@ -92,9 +94,7 @@ export { type Clock, type HeldToken, SYSTEM_CLOCK, TOKEN_REFRESH_MARGIN_MS_DEFAU
 export {
   EXPIRY_SLACK_SLOTS,
   type ModifyChanges,
-  type NoteInput,
   ORDER_LIFETIME_SLOTS_DEFAULT,
-  type OrderRequest,
   RECONCILE_READS_MAX,
   TIME_READ_REUSE_MS,
   Trader,

@@ -35,13 +35,13 @@ import {
 import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
 import { SealedLog } from './sealed-log.ts';
-import type { NoteInput } from './trader.ts';
 import { type FillMemoDecryptor, openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
 import {
   candidateCommitments,
   candidateValues,
   type ExpectedOutput,
   noteOfOutput,
+  type Owner,
   outputKey,
 } from './wallet/inferred-outputs.ts';
 import { type Balance, NoteBook, type WalletRecord } from './wallet/note-book.ts';
@@ -56,12 +56,18 @@ import {
   withdrawSent,
   withLeaf,
 } from './wallet/note-lifecycle.ts';
-import {
-  type OrderOutcome,
-  type Owner,
-  recordsForMemo,
-  recordsForOutcome,
-} from './wallet/settlement-outputs.ts';
+import { type OrderOutcome, recordsForMemo, recordsForOutcome } from './wallet/settlement-outputs.ts';
+
+/** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
+export interface NoteInput {
+  readonly note_commitment: string;
+  readonly owner_commitment: string;
+  readonly note_inner_hash: string;
+  readonly merkle_root: string;
+  readonly valid_input_proof: string;
+  readonly tree_id?: number;
+  readonly collateral_amount?: bigint;
+}
 
 export type { FillMemoDecryptor } from './wallet/fill-memos.ts';
 export type {

@@ -9,6 +9,7 @@ import {
   type ClientOp,
   decode,
   type FillMessage,
+  type InfoResponse,
   JsonNumberToken,
   type ModifyRequest,
   type ModifyResponse,
@@ -22,8 +23,9 @@ import {
   wireJsonText,
 } from '@venue/protocol';
 import WebSocket from 'ws';
-import type { VenueClient } from './client.ts';
 import { AttestationError, StreamClosedError, statusOfCode, VenueApiError } from './errors.ts';
+import type { SpkiAgent } from './pinning.ts';
+import type { HeldToken } from './tokens.ts';
 
 /**
  * The session stream (spec 4.8, 6) over a pinned TLS connection: requests matched to replies by
@@ -111,8 +113,17 @@ interface Pending {
 type Schema = Parameters<typeof decode>[0];
 type ReplyOf<Op extends ServerFrame['op']> = Extract<ServerFrame, { op: Op }>;
 
+/** What a stream needs of the VenueClient that opens it: where to connect, through what, and tokens. */
+export interface StreamHost {
+  readonly origin: URL;
+  readonly info: InfoResponse;
+  streamAgent(): SpkiAgent;
+  accessToken(): Promise<HeldToken>;
+  renewToken(stale?: string): Promise<HeldToken>;
+}
+
 export class VenueStream extends EventEmitter<StreamEventMap> {
-  readonly #client: VenueClient;
+  readonly #client: StreamHost;
   readonly #options: OpenStreamOptions;
   readonly #channels: Set<Channel>;
   readonly #pending = new Map<string, Pending>();
@@ -126,7 +137,7 @@ export class VenueStream extends EventEmitter<StreamEventMap> {
   #silence: NodeJS.Timeout | null = null;
 
   /** @internal Use VenueClient.openStream. */
-  constructor(client: VenueClient, options: OpenStreamOptions) {
+  constructor(client: StreamHost, options: OpenStreamOptions) {
     super();
     this.#client = client;
     this.#options = options;

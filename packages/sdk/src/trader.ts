@@ -6,16 +6,15 @@ import type {
   ModifyResponse,
   OrderEvent,
   OrderRecord,
-  OrderType,
   PlaceOrder,
   PlaceResponse,
-  Side,
 } from '@venue/protocol';
 import { RECONCILE_ORDERS_MAX, type VenueClient } from './client.ts';
 import { NonceFile } from './durable-nonces.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
-import { type NoteWallet, nominalCost } from './note-wallet.ts';
+import { type NoteInput, type NoteWallet, nominalCost } from './note-wallet.ts';
+import type { OrderRequest } from './order-request.ts';
 import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
 import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
 import type { StreamGap, VenueStream } from './stream.ts';
@@ -38,34 +37,6 @@ import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
  *   fill event (a cancel reply, a cancelled or expired event) reads the order's record first, since
  *   a fill not heard yet may have consumed the note (see #orderEnded).
  */
-
-/** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
-export interface NoteInput {
-  readonly note_commitment: string;
-  readonly owner_commitment: string;
-  readonly note_inner_hash: string;
-  readonly merkle_root: string;
-  readonly valid_input_proof: string;
-  readonly tree_id?: number;
-  readonly collateral_amount?: bigint;
-}
-
-export interface OrderRequest {
-  readonly symbol: string;
-  readonly side: Side;
-  /** Default `limit`. */
-  readonly type?: OrderType;
-  readonly amount: bigint;
-  readonly price: bigint;
-  readonly minFillSize?: bigint;
-  /** Slots from the venue's current slot to `expiry_slot` (default ORDER_LIFETIME_SLOTS_DEFAULT). */
-  readonly lifetimeSlots?: bigint;
-  /**
-   * The note and proof backing the order. Omit it when the Trader has a wallet: the smallest
-   * spendable note that covers the order is claimed and proved (needs `prover` on a proving venue).
-   */
-  readonly input?: NoteInput;
-}
 
 /**
  * What a modify changes; the rest is copied from the order as it stands: its current body, its

@@ -1,7 +1,6 @@
-import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex } from '@venue/notes';
+import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex, type NoteHasher } from '@venue/notes';
 import type { Side } from '@venue/protocol';
 import type { NoteOrigin, WalletNote } from './note-lifecycle.ts';
-import type { Owner } from './settlement-outputs.ts';
 
 /**
  * The outputs of a match whose fill memo never arrived (no stream was listening, or the venue
@@ -29,6 +28,12 @@ import type { Owner } from './settlement-outputs.ts';
  */
 
 /** Candidate values compared per expected output: 4096 Poseidon hashes, about half a second. */
+/** The owner's side of derivation: the Poseidon hasher and the key file's owner commitment (hex). */
+export interface Owner {
+  readonly hasher: NoteHasher;
+  readonly ownerCommitment: string;
+}
+
 export const OUTPUT_VALUES_MAX = 4096;
 
 /** The market terms the values follow from (GET /instruments/{symbol}). */

@@ -1,9 +1,15 @@
 import type { ValidInputProver } from '@venue/notes';
 import type { FillMessage, Instrument, OrderEvent, OrderRecord } from '@venue/protocol';
 import type { VenueClient } from '../client.ts';
-import { type NoteWallet, nominalCost, spentMintOf, type WalletNote } from '../note-wallet.ts';
+import {
+  type NoteInput,
+  type NoteWallet,
+  nominalCost,
+  spentMintOf,
+  type WalletNote,
+} from '../note-wallet.ts';
+import type { OrderRequest } from '../order-request.ts';
 import type { LocalOrder } from '../order-store.ts';
-import type { NoteInput, OrderRequest } from '../trader.ts';
 import type { FillFacts, MarketTerms } from './inferred-outputs.ts';
 import type { OrderOutcome } from './settlement-outputs.ts';
 
