@@ -34,6 +34,7 @@ import {
 } from './chain-rpc.ts';
 import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
+import { SCAN_INCLUSION_CHECKS_MAX, SCAN_OUTPUT_SEARCHES_MAX } from './limits.ts';
 import { SealedLog } from './sealed-log.ts';
 import { type FillMemoDecryptor, openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
 import {
@@ -124,18 +125,6 @@ export interface NoteWalletOptions {
   /** How fill memos are opened; default: the protocol scheme with the key file's viewing key. */
   readonly decryptMemo?: FillMemoDecryptor;
 }
-
-/**
- * Settlement outputs checked by inclusion per scan: a memo or event can name a note whose leaf the
- * paging already passed. One request each; more wait for the next scan.
- */
-export const SCAN_INCLUSION_CHECKS_MAX = 256;
-
-/**
- * Expected outputs (matches without a memo) searched for per scan; each costs up to
- * OUTPUT_VALUES_MAX hashes and a read of the leaves appended after its spent note.
- */
-export const SCAN_OUTPUT_SEARCHES_MAX = 64;
 
 /** An output of a match the wallet knows of but cannot hold yet, and why. */
 export interface UnresolvedOutput {

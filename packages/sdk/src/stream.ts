@@ -24,6 +24,14 @@ import {
 } from '@venue/protocol';
 import WebSocket from 'ws';
 import { AttestationError, StreamClosedError, statusOfCode, VenueApiError } from './errors.ts';
+import {
+  RECONNECT_DELAY_MS_MAX,
+  RECONNECT_DELAY_MS_MIN,
+  STREAM_INCOMING_BYTES_MAX,
+  STREAM_PENDING_REQUESTS_MAX,
+  STREAM_REQUEST_TIMEOUT_MS_DEFAULT,
+  STREAM_SILENCE_MS_MAX,
+} from './limits.ts';
 import type { SpkiAgent } from './pinning.ts';
 import type { HeldToken } from './tokens.ts';
 
@@ -86,17 +94,6 @@ export interface OpenStreamOptions {
   readonly requestTimeoutMs?: number;
   readonly hooks?: StreamTestHooks;
 }
-
-/** Outstanding requests per stream; a bot past this is not reading its replies. */
-export const STREAM_PENDING_REQUESTS_MAX = 1024;
-/** Largest frame read from the venue (its largest, a tree page, is far below). */
-export const STREAM_INCOMING_BYTES_MAX = 1024 * 1024;
-export const STREAM_REQUEST_TIMEOUT_MS_DEFAULT = 10_000;
-/** Reconnect delays double from the minimum up to the maximum, with jitter (half to full). */
-export const RECONNECT_DELAY_MS_MIN = 250;
-export const RECONNECT_DELAY_MS_MAX = 10_000;
-/** The venue pings every 15 s; a socket silent for this long is presumed dead and replaced. */
-export const STREAM_SILENCE_MS_MAX = 45_000;
 
 /** Close codes after which reconnecting would not help: a clean logout, or a policy close (suspension). */
 const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 1008]);

@@ -9,17 +9,26 @@ import type {
   PlaceOrder,
   PlaceResponse,
 } from '@venue/protocol';
-import { RECONCILE_ORDERS_MAX, type VenueClient } from './client.ts';
+import type { VenueClient } from './client.ts';
 import { NonceFile } from './durable-nonces.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
+import {
+  EXPIRY_SLACK_SLOTS,
+  ORDER_LIFETIME_SLOTS_DEFAULT,
+  RECONCILE_ORDERS_MAX,
+  RECONCILE_READS_MAX,
+  RESEND_PAUSE_MS,
+  TIME_READ_REUSE_MS,
+  WALLET_ERRORS_KEPT_MAX,
+} from './limits.ts';
 import { type NoteInput, type NoteWallet, nominalCost } from './note-wallet.ts';
 import type { OrderRequest } from './order-request.ts';
 import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
 import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
 import type { StreamGap, VenueStream } from './stream.ts';
 import type { WalletNote } from './wallet/note-lifecycle.ts';
-import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
+import { OrderNotes } from './wallet/order-notes.ts';
 
 /**
  * A trading key at work: places, cancels and modifies orders with the safety a bot needs and
@@ -77,22 +86,6 @@ export interface TraderOptions {
 
 /** Options of Trader.open beyond the client, key file and state folder. */
 export type TraderOpenOptions = Pick<TraderOptions, 'wallet' | 'prover' | 'onWalletError' | 'resendsMax'>;
-
-/** Default order lifetime: 600 slots, four minutes at 400 ms a slot. */
-export const ORDER_LIFETIME_SLOTS_DEFAULT = 600n;
-/**
- * Slots added to the venue's minimum lead (settlement buffer) when checking a lifetime: the slot
- * moves on between the read of /time and the order's intake.
- */
-export const EXPIRY_SLACK_SLOTS = 5n;
-/** A /time read is reused for this long; a slot is 400 ms, and the slack covers the drift. */
-export const TIME_READ_REUSE_MS = 1_000;
-const RESEND_PAUSE_MS = 200;
-/**
- * Reads of one batch of records during a reconcile: a record is adopted only when no event or
- * reply changed its order while it was read, and read again otherwise.
- */
-export const RECONCILE_READS_MAX = 4;
 
 export class Trader {
   readonly client: VenueClient;

@@ -26,9 +26,6 @@ import type { OrderOutcome } from './settlement-outputs.ts';
  *   wallet can find the match's outputs even when the fill memo never arrives.
  */
 
-/** Wallet errors kept for the bot to read (memos that do not open, outcomes that do not apply). */
-export const WALLET_ERRORS_KEPT_MAX = 100;
-
 /** Record states whose note_commitment is the change of the last settled match, after one. */
 const RESTS_ON_CHANGE: ReadonlySet<OrderRecord['state']> = new Set([
   'partially_filled',
