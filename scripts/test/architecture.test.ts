@@ -1,9 +1,10 @@
 // Checks the shape of the workspace that the architecture relies on: dependencies point inward
 // to the protocol and the deterministic core, the SDK never reaches server code, the core has no
-// hidden I/O, clock or randomness, and the testing world is never imported by production code.
+// hidden I/O, clock or randomness, the testing world is never imported by production code, and no
+// package's files import each other in a cycle.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +49,43 @@ function productionFiles(pkg: Package): string[] {
   return existsSync(src) ? sourceFiles(src) : [];
 }
 
+/**
+ * The first import cycle among a package's own files (relative imports, type-only ones included:
+ * a cycle through a type still ties two files together), as the files around it, or null.
+ */
+function importCycleOf(pkg: Package): string[] | null {
+  const edges = new Map<string, string[]>();
+  for (const file of productionFiles(pkg)) {
+    const relative = importsOf(file).filter((specifier) => specifier.startsWith('.'));
+    edges.set(
+      file,
+      relative.map((specifier) => resolve(dirname(file), specifier)),
+    );
+  }
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (file: string): string[] | null => {
+    if (onPath.has(file)) return [...path.slice(path.indexOf(file)), file];
+    if (done.has(file)) return null;
+    path.push(file);
+    onPath.add(file);
+    for (const target of edges.get(file) ?? []) {
+      const cycle = visit(target);
+      if (cycle !== null) return cycle;
+    }
+    path.pop();
+    onPath.delete(file);
+    done.add(file);
+    return null;
+  };
+  for (const file of edges.keys()) {
+    const cycle = visit(file);
+    if (cycle !== null) return cycle;
+  }
+  return null;
+}
+
 describe('workspace architecture', () => {
   for (const pkg of PACKAGES) {
     test(`${pkg} imports only the workspace packages it may depend on`, () => {
@@ -69,6 +107,15 @@ describe('workspace architecture', () => {
           }
         }
       }
+    });
+
+    test(`${pkg} has no import cycle among its own files`, () => {
+      const cycle = importCycleOf(pkg);
+      assert.equal(
+        cycle,
+        null,
+        `import cycle: ${cycle?.map((file) => file.slice(ROOT.length)).join(' -> ')}`,
+      );
     });
 
     test(`${pkg}'s package.json declares no dependency on a package it may not use`, () => {

@@ -24,6 +24,7 @@ import {
   ADVANCE_SLOTS_MAX,
   type ChainConfig,
   CONFIRMATION_DEPTH_DEFAULT,
+  checkChainLimitRelations,
   checkConfig,
   FINALITY_DEPTH_DEFAULT,
   GOVERNANCE_ACTIONS_MAX,
@@ -102,6 +103,7 @@ export class ChainSimulator {
     readonly hasher: NoteHasher,
     options: ChainOptions = {},
   ) {
+    checkChainLimitRelations();
     this.config = checkConfig({
       shards: options.shards ?? SHARDS_DEFAULT,
       rootWindow: options.rootWindow ?? ROOT_WINDOW_DEFAULT,

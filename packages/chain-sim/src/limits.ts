@@ -1,8 +1,19 @@
-import { assert, U8_MAX } from '@venue/protocol';
+import {
+  assert,
+  BATCH_LEGS_MAX,
+  LEAVES_PAGE_MAX,
+  LOCKS_PER_REQUEST_MAX,
+  ORDER_LIFETIME_SLOTS_MAX,
+  MARKETS_MAX as PROTOCOL_MARKETS_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+  TREE_UPDATE_LEAVES_MAX,
+  U8_MAX,
+} from '@venue/protocol';
 
 /**
  * Every default and limit of the chain simulator, in one place (docs/chain-sim.md section 9).
- * Names put the unit or qualifier last. `checkConfig` refuses a configuration outside them at start.
+ * Names put the unit or qualifier last. `checkConfig` refuses a configuration outside them at start,
+ * and `checkChainLimitRelations` asserts the relations between them when a chain is built.
  */
 
 /** Nominal slot length of the wall clock; Solana-like. */
@@ -22,7 +33,8 @@ export const ROOT_WINDOW_MAX = 4096;
 export const FINALITY_DEPTH_MAX = 1024;
 
 // The bounds of the chain's messages (legs, outputs, merge inputs, locks per request, the proof
-// field, the RPC body, slots per advance) are part of the chain contract.
+// field, the RPC body, slots per advance, the settlement view and tree-update answers) are part of
+// the chain contract.
 export {
   ADVANCE_SLOTS_MAX,
   BATCH_LEGS_MAX,
@@ -31,6 +43,10 @@ export {
   MERGE_INPUTS_MAX,
   OUTPUTS_PER_LEG_MAX,
   RPC_BODY_BYTES_MAX,
+  SETTLEMENT_VIEW_KEYS_MAX,
+  TREE_ANCHORS_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+  TREE_UPDATE_LEAVES_MAX,
 } from '@venue/protocol';
 /** Longest lock, in slots from now. */
 export const LOCK_SLOTS_MAX = 9000n;
@@ -44,6 +60,80 @@ export const GOVERNANCE_ACTIONS_MAX = 1024;
 /** Markets and oracle accounts. */
 export const MARKETS_MAX = 256;
 export const ORACLES_MAX = 256;
+
+const SHIPPED_CHAIN_LIMITS = {
+  SHARDS_DEFAULT,
+  SHARDS_MAX,
+  ROOT_WINDOW_DEFAULT,
+  ROOT_WINDOW_MAX,
+  FINALITY_DEPTH_DEFAULT,
+  FINALITY_DEPTH_MAX,
+  CONFIRMATION_DEPTH_DEFAULT,
+  BATCH_LEGS_MAX,
+  LOCKS_PER_REQUEST_MAX,
+  LOCK_SLOTS_MAX,
+  MARKETS_MAX,
+  PROTOCOL_MARKETS_MAX,
+  ORDER_LIFETIME_SLOTS_MAX,
+  LEAVES_PAGE_MAX,
+  TREE_UPDATE_LEAVES_MAX,
+  TREE_PAGES_PER_SHARD_MAX,
+};
+
+/** The chain's limits with their types widened, so a test can hand in an edited copy. */
+export type ChainLimits = {
+  readonly [K in keyof typeof SHIPPED_CHAIN_LIMITS]: (typeof SHIPPED_CHAIN_LIMITS)[K] extends bigint
+    ? bigint
+    : number;
+};
+
+export const CHAIN_LIMITS: ChainLimits = SHIPPED_CHAIN_LIMITS;
+
+/** The relations between the chain's limits that the code relies on; returns those that fail. */
+export function brokenChainLimitRelations(limits: ChainLimits): string[] {
+  const l = limits;
+  const relations: Array<[boolean, string]> = [
+    [
+      l.SHARDS_DEFAULT >= 1 && l.SHARDS_DEFAULT <= l.SHARDS_MAX,
+      'SHARDS_DEFAULT <= SHARDS_MAX: the default configuration passes checkConfig',
+    ],
+    [
+      l.ROOT_WINDOW_DEFAULT >= 1 && l.ROOT_WINDOW_DEFAULT <= l.ROOT_WINDOW_MAX,
+      'ROOT_WINDOW_DEFAULT <= ROOT_WINDOW_MAX: the default configuration passes checkConfig',
+    ],
+    [
+      l.FINALITY_DEPTH_DEFAULT >= 1 && l.FINALITY_DEPTH_DEFAULT <= l.FINALITY_DEPTH_MAX,
+      'FINALITY_DEPTH_DEFAULT <= FINALITY_DEPTH_MAX: the default configuration passes checkConfig',
+    ],
+    [
+      l.CONFIRMATION_DEPTH_DEFAULT <= l.FINALITY_DEPTH_DEFAULT,
+      'CONFIRMATION_DEPTH_DEFAULT <= FINALITY_DEPTH_DEFAULT: an effect is confirmed before it is final',
+    ],
+    [
+      l.LOCKS_PER_REQUEST_MAX >= 2 && l.LOCKS_PER_REQUEST_MAX >= l.BATCH_LEGS_MAX,
+      'LOCKS_PER_REQUEST_MAX >= BATCH_LEGS_MAX: one request locks a match (two notes) or a whole batch',
+    ],
+    [
+      l.LOCK_SLOTS_MAX >= l.ORDER_LIFETIME_SLOTS_MAX,
+      'LOCK_SLOTS_MAX >= ORDER_LIFETIME_SLOTS_MAX: a note may stay locked for the whole life of its order',
+    ],
+    [
+      l.MARKETS_MAX >= l.PROTOCOL_MARKETS_MAX,
+      'MARKETS_MAX >= the protocol MARKETS_MAX: the chain holds every market the venue may list',
+    ],
+    [
+      l.TREE_UPDATE_LEAVES_MAX >= l.LEAVES_PAGE_MAX && l.TREE_PAGES_PER_SHARD_MAX >= 1,
+      'TREE_UPDATE_LEAVES_MAX >= LEAVES_PAGE_MAX: one getTreeUpdates answer carries at least a full page',
+    ],
+  ];
+  return relations.filter(([holds]) => !holds).map(([, relation]) => relation);
+}
+
+/** Asserts every relation between the chain's limits; a chain is never built with one broken. */
+export function checkChainLimitRelations(limits: ChainLimits = CHAIN_LIMITS): void {
+  const broken = brokenChainLimitRelations(limits);
+  assert(broken.length === 0, `chain limits: ${broken.join('; ')}`);
+}
 
 export interface ChainConfig {
   readonly shards: number;

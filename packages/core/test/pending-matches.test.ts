@@ -41,7 +41,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** A stand-in row: the index only stores and returns it. */
 const rowFor = (id: number) => ({ id }) as unknown as OrderRow;
 
-function agree(index: PendingMatches, model: Map<number, OrderRow>, issued: number): void {
+function agree(index: PendingMatches<OrderRow>, model: Map<number, OrderRow>, issued: number): void {
   assert.equal(index.size, model.size);
   const expected = [...model.entries()].sort(([a], [b]) => a - b);
   assert.deepEqual([...index.entries()], expected);
@@ -56,7 +56,7 @@ function agree(index: PendingMatches, model: Map<number, OrderRow>, issued: numb
 test('the pending-match index answers as a Map through batches, settlements in any order and restores', () => {
   fc.assert(
     fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
-      const index = new PendingMatches();
+      const index = new PendingMatches<OrderRow>();
       const model = new Map<number, OrderRow>();
       let next = 0;
       for (const s of steps) {
@@ -81,7 +81,7 @@ test('the pending-match index answers as a Map through batches, settlements in a
           const order = s.picks
             .map((p) => held[p % Math.max(held.length, 1)])
             .filter((id) => id !== undefined);
-          const fresh = new PendingMatches();
+          const fresh = new PendingMatches<OrderRow>();
           for (const id of [...order, ...held]) fresh.set(id, model.get(id) as OrderRow);
           agree(fresh, model, next);
         }

@@ -53,22 +53,19 @@ import {
 } from '@venue/protocol';
 import { type AttestedVenue, attestVenue, type TrustAnchors } from './attestation.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
+import { apiErrorOf, decodeResponse, type HttpExchange, httpExchange } from './http.ts';
 import {
-  apiErrorOf,
-  decodeResponse,
-  type HttpExchange,
-  httpExchange,
+  checkSdkLimits,
+  HTTP_SOCKETS_MAX_DEFAULT,
+  RATE_LIMIT_RETRIES_MAX_DEFAULT,
+  RATE_LIMIT_WAIT_MS_MAX_DEFAULT,
+  RECONCILE_ORDERS_MAX,
   REQUEST_TIMEOUT_MS_DEFAULT,
-} from './http.ts';
+  TOKEN_REFRESH_MARGIN_MS_DEFAULT,
+} from './limits.ts';
 import { SpkiAgent } from './pinning.ts';
 import { type OpenStreamOptions, VenueStream } from './stream.ts';
-import {
-  type Clock,
-  type HeldToken,
-  SYSTEM_CLOCK,
-  TOKEN_REFRESH_MARGIN_MS_DEFAULT,
-  TokenKeeper,
-} from './tokens.ts';
+import { type Clock, type HeldToken, SYSTEM_CLOCK, TokenKeeper } from './tokens.ts';
 
 /**
  * The venue's REST interface (spec 4) over connections pinned to the attested key. Created only by
@@ -101,26 +98,12 @@ export interface Credentials {
   readonly passphrase: string;
 }
 
-/** Most concurrent HTTPS connections, by default. The venue's trading limit binds long before. */
-export const HTTP_SOCKETS_MAX_DEFAULT = 8;
-
-/**
- * Rate-limit retries (spec 4.2, 7): a 429 (codes 1400, 1401) says the venue did nothing and names a
- * delay, so the same request is sent again after that delay, a bounded number of times. A 503 with
- * 1402 (credential verification at capacity) is a refusal, never a queue: it goes straight back to
- * the caller, who decides when to try again.
- */
-export const RATE_LIMIT_RETRIES_MAX_DEFAULT = 3;
-export const RATE_LIMIT_WAIT_MS_MAX_DEFAULT = 10_000;
-
 /** Token errors after which a fresh login is worth one retry (spec 5 items 5 and 6). */
 const RENEWABLE_TOKEN_CODES: ReadonlySet<number> = new Set([1101, 1103, 1104]);
 
-/** Largest number of order ids reconcile() reads in one call; each read costs a trading-limit unit. */
-export const RECONCILE_ORDERS_MAX = 200;
-
 /** Attests the venue, then returns a client whose every connection is pinned to the attested key. */
 export async function connectVenue(options: ConnectOptions): Promise<VenueClient> {
+  checkSdkLimits();
   const origin = new URL(options.url);
   if (origin.protocol !== 'https:') {
     throw new TypeError(`url must be https://host:port; received the ${origin.protocol} scheme`);

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { NONCE_RESERVE_BLOCK } from './limits.ts';
 import { ensurePrivateDir, exists, writePrivateFileSync } from './private-files.ts';
 import { NonceCounter } from './signing.ts';
 import { type Clock, SYSTEM_CLOCK } from './tokens.ts';
@@ -17,9 +18,6 @@ import { type Clock, SYSTEM_CLOCK } from './tokens.ts';
  * increasing values; across processes a lock file gives one process the key at a time, because
  * two processes interleaving one key's nonces would have each other's orders refused as stale.
  */
-
-/** Nonces reserved per fsync. Larger means fewer writes and a larger skip after a restart. */
-export const NONCE_RESERVE_BLOCK = 1000n;
 
 interface Reservations {
   arrival: string;

@@ -1,18 +1,13 @@
 import https from 'node:https';
 import { decode, JsonNumberToken, parseJsonText } from '@venue/protocol';
 import { VenueApiError } from './errors.ts';
+import { RESPONSE_BYTES_MAX } from './limits.ts';
 import { presentedSpkiSha256, type SpkiAgent } from './pinning.ts';
 
 /**
  * One HTTPS exchange with the venue over an SpkiAgent. It returns the raw text and the SPKI hash of
  * the socket that carried it; the callers decode bodies with the protocol's schemas.
  */
-
-/** Largest response body read; the venue's largest (a page of tree leaves) is far below it. */
-export const RESPONSE_BYTES_MAX = 4 * 1024 * 1024;
-
-/** A request that has not completed within this time is abandoned with an error. */
-export const REQUEST_TIMEOUT_MS_DEFAULT = 10_000;
 
 export interface HttpExchange {
   readonly status: number;

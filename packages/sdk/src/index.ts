@@ -21,13 +21,9 @@ export {
   type ConnectOptions,
   type Credentials,
   connectVenue,
-  HTTP_SOCKETS_MAX_DEFAULT,
-  RATE_LIMIT_RETRIES_MAX_DEFAULT,
-  RATE_LIMIT_WAIT_MS_MAX_DEFAULT,
-  RECONCILE_ORDERS_MAX,
   VenueClient,
 } from './client.ts';
-export { DurableNonceCounter, NONCE_RESERVE_BLOCK, NonceFile } from './durable-nonces.ts';
+export { DurableNonceCounter, NonceFile } from './durable-nonces.ts';
 export {
   ATTESTATION_FAILURES,
   AttestationError,
@@ -36,8 +32,33 @@ export {
   StreamClosedError,
   VenueApiError,
 } from './errors.ts';
-export { REQUEST_TIMEOUT_MS_DEFAULT, RESPONSE_BYTES_MAX } from './http.ts';
 export { KEY_FILE_FORMAT, KeyFile, type KeyFilePublicParts } from './key-file.ts';
+export {
+  brokenSdkLimitRelations,
+  CANDIDATE_STEPS_MAX,
+  checkSdkLimits,
+  EXPIRY_SLACK_SLOTS,
+  HTTP_SOCKETS_MAX_DEFAULT,
+  NONCE_RESERVE_BLOCK,
+  ORDER_LIFETIME_SLOTS_DEFAULT,
+  OUTPUT_VALUES_MAX,
+  RATE_LIMIT_RETRIES_MAX_DEFAULT,
+  RATE_LIMIT_WAIT_MS_MAX_DEFAULT,
+  RECONCILE_ORDERS_MAX,
+  RECONCILE_READS_MAX,
+  RECONNECT_DELAY_MS_MAX,
+  RECONNECT_DELAY_MS_MIN,
+  REQUEST_TIMEOUT_MS_DEFAULT,
+  RESPONSE_BYTES_MAX,
+  SCAN_INCLUSION_CHECKS_MAX,
+  SCAN_OUTPUT_SEARCHES_MAX,
+  SEALED_RECORD_BYTES_MAX,
+  STREAM_PENDING_REQUESTS_MAX,
+  STREAM_SILENCE_MS_MAX,
+  TIME_READ_REUSE_MS,
+  TOKEN_REFRESH_MARGIN_MS_DEFAULT,
+  WALLET_ERRORS_KEPT_MAX,
+} from './limits.ts';
 export {
   type Balance,
   type DepositFields,
@@ -45,14 +66,13 @@ export {
   type FillFacts,
   type FillMemoDecryptor,
   type MarketTerms,
+  type NoteInput,
   type NoteOrigin,
   type NoteStatus,
   NoteWallet,
   type NoteWalletOptions,
   nominalCost,
   type OrderOutcome,
-  SCAN_INCLUSION_CHECKS_MAX,
-  SCAN_OUTPUT_SEARCHES_MAX,
   type ScanProgress,
   STUB_PROOF,
   spentMintOf,
@@ -61,9 +81,11 @@ export {
   type ValueRule,
   type WalletNote,
 } from './note-wallet.ts';
+export type { OrderRequest } from './order-request.ts';
 export { isTerminal, type LocalOrder, type LocalOrderState, OrderStore } from './order-store.ts';
 export { peerSpkiSha256 } from './pinning.ts';
-export { SEALED_RECORD_BYTES_MAX, SealedLog } from './sealed-log.ts';
+export { writePrivateFileSync } from './private-files.ts';
+export { SealedLog } from './sealed-log.ts';
 export {
   NONCES_PER_MS,
   NonceCounter,
@@ -75,33 +97,18 @@ export {
 export {
   type LoginResult,
   type OpenStreamOptions,
-  RECONNECT_DELAY_MS_MAX,
-  RECONNECT_DELAY_MS_MIN,
-  STREAM_PENDING_REQUESTS_MAX,
-  STREAM_SILENCE_MS_MAX,
   type StreamEventMap,
   type StreamGap,
   type StreamTestHooks,
   VenueStream,
 } from './stream.ts';
-export { type Clock, type HeldToken, SYSTEM_CLOCK, TOKEN_REFRESH_MARGIN_MS_DEFAULT } from './tokens.ts';
+export { type Clock, type HeldToken, SYSTEM_CLOCK } from './tokens.ts';
 export {
-  EXPIRY_SLACK_SLOTS,
   type ModifyChanges,
-  type NoteInput,
-  ORDER_LIFETIME_SLOTS_DEFAULT,
-  type OrderRequest,
-  RECONCILE_READS_MAX,
-  TIME_READ_REUSE_MS,
   Trader,
   type TraderOpenOptions,
   type TraderOptions,
 } from './trader.ts';
 export { openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
-export {
-  CANDIDATE_STEPS_MAX,
-  OUTPUT_VALUES_MAX,
-  quoteShortfallMax,
-} from './wallet/inferred-outputs.ts';
+export { quoteShortfallMax } from './wallet/inferred-outputs.ts';
 export { NoteStateError } from './wallet/note-lifecycle.ts';
-export { WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';

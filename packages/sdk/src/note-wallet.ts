@@ -34,14 +34,15 @@ import {
 } from './chain-rpc.ts';
 import { VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
+import { SCAN_INCLUSION_CHECKS_MAX, SCAN_OUTPUT_SEARCHES_MAX } from './limits.ts';
 import { SealedLog } from './sealed-log.ts';
-import type { NoteInput } from './trader.ts';
 import { type FillMemoDecryptor, openFillMemoWithKeyFile } from './wallet/fill-memos.ts';
 import {
   candidateCommitments,
   candidateValues,
   type ExpectedOutput,
   noteOfOutput,
+  type Owner,
   outputKey,
 } from './wallet/inferred-outputs.ts';
 import { type Balance, NoteBook, type WalletRecord } from './wallet/note-book.ts';
@@ -56,12 +57,18 @@ import {
   withdrawSent,
   withLeaf,
 } from './wallet/note-lifecycle.ts';
-import {
-  type OrderOutcome,
-  type Owner,
-  recordsForMemo,
-  recordsForOutcome,
-} from './wallet/settlement-outputs.ts';
+import { type OrderOutcome, recordsForMemo, recordsForOutcome } from './wallet/settlement-outputs.ts';
+
+/** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
+export interface NoteInput {
+  readonly note_commitment: string;
+  readonly owner_commitment: string;
+  readonly note_inner_hash: string;
+  readonly merkle_root: string;
+  readonly valid_input_proof: string;
+  readonly tree_id?: number;
+  readonly collateral_amount?: bigint;
+}
 
 export type { FillMemoDecryptor } from './wallet/fill-memos.ts';
 export type {
@@ -118,18 +125,6 @@ export interface NoteWalletOptions {
   /** How fill memos are opened; default: the protocol scheme with the key file's viewing key. */
   readonly decryptMemo?: FillMemoDecryptor;
 }
-
-/**
- * Settlement outputs checked by inclusion per scan: a memo or event can name a note whose leaf the
- * paging already passed. One request each; more wait for the next scan.
- */
-export const SCAN_INCLUSION_CHECKS_MAX = 256;
-
-/**
- * Expected outputs (matches without a memo) searched for per scan; each costs up to
- * OUTPUT_VALUES_MAX hashes and a read of the leaves appended after its spent note.
- */
-export const SCAN_OUTPUT_SEARCHES_MAX = 64;
 
 /** An output of a match the wallet knows of but cannot hold yet, and why. */
 export interface UnresolvedOutput {

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
 import { AttestationError } from './errors.ts';
+import { TLS_HANDSHAKE_TIMEOUT_MS } from './limits.ts';
 
 /**
  * TLS connections to the venue, checked by the public key they present rather than by a CA.
@@ -40,9 +41,6 @@ const presentedSpki = new WeakMap<object, string>();
 export function presentedSpkiSha256(socket: object | null): string | null {
   return socket === null ? null : (presentedSpki.get(socket) ?? null);
 }
-
-/** How long a TCP connect plus TLS handshake may take before the attempt is abandoned. */
-export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface SpkiAgentOptions {
   /**

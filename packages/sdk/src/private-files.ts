@@ -1,10 +1,13 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
  * Files that only their owner may read: the key file, the sealed order and note logs, the nonce
- * reservations. Written whole to a temporary name, fsynced, renamed over the target and the folder
- * fsynced, so a crash leaves either the old file or the new one, never half of one.
+ * reservations, the CLI's token cache. Written whole to a temporary name, fsynced, renamed over the
+ * target and the folder fsynced, so a crash leaves either the old file or the new one, never half
+ * of one. This is the client side's one durable write (the venue's is adapters' writeFileDurably,
+ * which goes through the journal's file seam; docs/architecture.md says why there are two).
  */
 
 /** Owner read/write only (the key file and the sealed logs). */
@@ -17,21 +20,30 @@ export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
-/** Writes `text` to `file` atomically and durably, mode 0600. `exclusive` refuses to replace a file. */
+/**
+ * Writes `text` to `file` atomically and durably, mode 0600. `exclusive` refuses to replace a file.
+ * On failure the target keeps what it held and the temporary file is removed.
+ */
 export function writePrivateFileSync(file: string, text: string, exclusive = false): void {
   ensurePrivateDir(dirname(file));
   if (exclusive && exists(file)) {
     throw new Error(`${file} already exists; refusing to overwrite it (move it away first)`);
   }
-  const partial = `${file}.${process.pid}.partial`;
-  const fd = openSync(partial, 'w', PRIVATE_FILE_MODE);
+  const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.partial`;
+  // 'wx' is O_CREAT|O_EXCL: never write through a file or link someone else placed at that name.
+  const fd = openSync(partial, 'wx', PRIVATE_FILE_MODE);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
   }
-  renameSync(partial, file);
   fsyncDir(dirname(file));
 }
 

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SEALED_RECORD_BYTES_MAX } from './limits.ts';
 import { ensurePrivateDir, exists, fsyncDir, PRIVATE_FILE_MODE } from './private-files.ts';
 
 /**
@@ -10,9 +11,6 @@ import { ensurePrivateDir, exists, fsyncDir, PRIVATE_FILE_MODE } from './private
  * owner's trading details, so they are never written in clear. The log's name is bound in as
  * associated data, so a record cannot be moved from one log to another.
  */
-
-/** Largest sealed record, so a corrupted length cannot make a reader allocate without bound. */
-export const SEALED_RECORD_BYTES_MAX = 64 * 1024;
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

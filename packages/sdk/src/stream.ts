@@ -9,6 +9,7 @@ import {
   type decode,
   decodeServerMessage,
   type FillMessage,
+  type InfoResponse,
   JsonNumberToken,
   type ModifyRequest,
   type ModifyResponse,
@@ -21,8 +22,17 @@ import {
   wireJsonText,
 } from '@venue/protocol';
 import WebSocket from 'ws';
-import type { VenueClient } from './client.ts';
 import { AttestationError, StreamClosedError, statusOfCode, VenueApiError } from './errors.ts';
+import {
+  RECONNECT_DELAY_MS_MAX,
+  RECONNECT_DELAY_MS_MIN,
+  STREAM_INCOMING_BYTES_MAX,
+  STREAM_PENDING_REQUESTS_MAX,
+  STREAM_REQUEST_TIMEOUT_MS_DEFAULT,
+  STREAM_SILENCE_MS_MAX,
+} from './limits.ts';
+import type { SpkiAgent } from './pinning.ts';
+import type { HeldToken } from './tokens.ts';
 
 /**
  * The session stream (spec 4.8, 6) over a pinned TLS connection: requests matched to replies by
@@ -84,17 +94,6 @@ export interface OpenStreamOptions {
   readonly hooks?: StreamTestHooks;
 }
 
-/** Outstanding requests per stream; a bot past this is not reading its replies. */
-export const STREAM_PENDING_REQUESTS_MAX = 1024;
-/** Largest frame read from the venue (its largest, a tree page, is far below). */
-export const STREAM_INCOMING_BYTES_MAX = 1024 * 1024;
-export const STREAM_REQUEST_TIMEOUT_MS_DEFAULT = 10_000;
-/** Reconnect delays double from the minimum up to the maximum, with jitter (half to full). */
-export const RECONNECT_DELAY_MS_MIN = 250;
-export const RECONNECT_DELAY_MS_MAX = 10_000;
-/** The venue pings every 15 s; a socket silent for this long is presumed dead and replaced. */
-export const STREAM_SILENCE_MS_MAX = 45_000;
-
 /** Close codes after which reconnecting would not help: a clean logout, or a policy close (suspension). */
 const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 1008]);
 /** Unsolicited token errors after which a new login frame is sent (spec 5 items 5 and 6). */
@@ -110,8 +109,17 @@ interface Pending {
 type Schema = Parameters<typeof decode>[0];
 type ReplyOf<Op extends ServerFrame['op']> = Extract<ServerFrame, { op: Op }>;
 
+/** What a stream needs of the VenueClient that opens it: where to connect, through what, and tokens. */
+export interface StreamHost {
+  readonly origin: URL;
+  readonly info: InfoResponse;
+  streamAgent(): SpkiAgent;
+  accessToken(): Promise<HeldToken>;
+  renewToken(stale?: string): Promise<HeldToken>;
+}
+
 export class VenueStream extends EventEmitter<StreamEventMap> {
-  readonly #client: VenueClient;
+  readonly #client: StreamHost;
   readonly #options: OpenStreamOptions;
   readonly #channels: Set<Channel>;
   readonly #pending = new Map<string, Pending>();
@@ -125,7 +133,7 @@ export class VenueStream extends EventEmitter<StreamEventMap> {
   #silence: NodeJS.Timeout | null = null;
 
   /** @internal Use VenueClient.openStream. */
-  constructor(client: VenueClient, options: OpenStreamOptions) {
+  constructor(client: StreamHost, options: OpenStreamOptions) {
     super();
     this.#client = client;
     this.#options = options;

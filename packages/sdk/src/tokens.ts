@@ -14,12 +14,6 @@ export interface Clock {
 
 export const SYSTEM_CLOCK: Clock = { nowMs: () => Date.now() };
 
-/**
- * Renew this long before the expiry. Two minutes is more than the stream's one-minute warning
- * (`auth_expired`), so REST normally renews first and the stream reuses the fresh token.
- */
-export const TOKEN_REFRESH_MARGIN_MS_DEFAULT = 120_000;
-
 export interface HeldToken {
   readonly token: string;
   readonly accountId: string;

@@ -6,21 +6,29 @@ import type {
   ModifyResponse,
   OrderEvent,
   OrderRecord,
-  OrderType,
   PlaceOrder,
   PlaceResponse,
-  Side,
 } from '@venue/protocol';
-import { RECONCILE_ORDERS_MAX, type VenueClient } from './client.ts';
+import type { VenueClient } from './client.ts';
 import { NonceFile } from './durable-nonces.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
 import type { KeyFile } from './key-file.ts';
-import { type NoteWallet, nominalCost } from './note-wallet.ts';
+import {
+  EXPIRY_SLACK_SLOTS,
+  ORDER_LIFETIME_SLOTS_DEFAULT,
+  RECONCILE_ORDERS_MAX,
+  RECONCILE_READS_MAX,
+  RESEND_PAUSE_MS,
+  TIME_READ_REUSE_MS,
+  WALLET_ERRORS_KEPT_MAX,
+} from './limits.ts';
+import { type NoteInput, type NoteWallet, nominalCost } from './note-wallet.ts';
+import type { OrderRequest } from './order-request.ts';
 import { isTerminal, type LocalOrder, OrderStore } from './order-store.ts';
 import { newOrderId, type OrderDraft, type TradingKeys } from './signing.ts';
 import type { StreamGap, VenueStream } from './stream.ts';
 import type { WalletNote } from './wallet/note-lifecycle.ts';
-import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
+import { OrderNotes } from './wallet/order-notes.ts';
 
 /**
  * A trading key at work: places, cancels and modifies orders with the safety a bot needs and
@@ -38,34 +46,6 @@ import { OrderNotes, WALLET_ERRORS_KEPT_MAX } from './wallet/order-notes.ts';
  *   fill event (a cancel reply, a cancelled or expired event) reads the order's record first, since
  *   a fill not heard yet may have consumed the note (see #orderEnded).
  */
-
-/** The note an order spends and its proof: the place-order fields of spec 2.1 that NoteWallet builds. */
-export interface NoteInput {
-  readonly note_commitment: string;
-  readonly owner_commitment: string;
-  readonly note_inner_hash: string;
-  readonly merkle_root: string;
-  readonly valid_input_proof: string;
-  readonly tree_id?: number;
-  readonly collateral_amount?: bigint;
-}
-
-export interface OrderRequest {
-  readonly symbol: string;
-  readonly side: Side;
-  /** Default `limit`. */
-  readonly type?: OrderType;
-  readonly amount: bigint;
-  readonly price: bigint;
-  readonly minFillSize?: bigint;
-  /** Slots from the venue's current slot to `expiry_slot` (default ORDER_LIFETIME_SLOTS_DEFAULT). */
-  readonly lifetimeSlots?: bigint;
-  /**
-   * The note and proof backing the order. Omit it when the Trader has a wallet: the smallest
-   * spendable note that covers the order is claimed and proved (needs `prover` on a proving venue).
-   */
-  readonly input?: NoteInput;
-}
 
 /**
  * What a modify changes; the rest is copied from the order as it stands: its current body, its
@@ -106,22 +86,6 @@ export interface TraderOptions {
 
 /** Options of Trader.open beyond the client, key file and state folder. */
 export type TraderOpenOptions = Pick<TraderOptions, 'wallet' | 'prover' | 'onWalletError' | 'resendsMax'>;
-
-/** Default order lifetime: 600 slots, four minutes at 400 ms a slot. */
-export const ORDER_LIFETIME_SLOTS_DEFAULT = 600n;
-/**
- * Slots added to the venue's minimum lead (settlement buffer) when checking a lifetime: the slot
- * moves on between the read of /time and the order's intake.
- */
-export const EXPIRY_SLACK_SLOTS = 5n;
-/** A /time read is reused for this long; a slot is 400 ms, and the slack covers the drift. */
-export const TIME_READ_REUSE_MS = 1_000;
-const RESEND_PAUSE_MS = 200;
-/**
- * Reads of one batch of records during a reconcile: a record is adopted only when no event or
- * reply changed its order while it was read, and read again otherwise.
- */
-export const RECONCILE_READS_MAX = 4;
 
 export class Trader {
   readonly client: VenueClient;

@@ -7,32 +7,18 @@
  * in clear.
  */
 import { join } from 'node:path';
-import { type AccountRole, type AccountSettings, type AccountStatus, assert } from '@venue/protocol';
+import { assert } from '@venue/protocol';
+import { ACCOUNTS_FILE_BYTES_MAX } from '../config/limits.ts';
+import { writeFileDurably } from '../journal/durable-file.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from '../journal/files.ts';
 import { fileKey, newSalt, open, SALT_BYTES, sealInto, TAG_BYTES } from '../journal/sealing.ts';
-import type { Account } from './account-registry.ts';
-import type { CredentialHash } from './credential-hash.ts';
+import type { Account, StoredAccount } from './account-registry.ts';
 
 export const ACCOUNTS_FILE_NAME = 'accounts.sealed';
 const MAGIC = 'VACC';
 const VERSION = 1;
 /** magic (4) + version u32 LE (4) + salt (32). */
 const HEADER_BYTES = 8 + SALT_BYTES;
-/** Far above ACCOUNTS_MAX accounts of a few hundred bytes each. */
-export const ACCOUNTS_FILE_BYTES_MAX = 64 * 1024 * 1024;
-
-/** The stored fields of one account (everything but derived indexes). */
-export interface StoredAccount {
-  readonly accountId: string;
-  readonly apiKey: string;
-  readonly role: AccountRole;
-  readonly label?: string;
-  readonly credential: CredentialHash;
-  readonly status: AccountStatus;
-  readonly tokenGeneration: number;
-  readonly tokensInvalidBeforeMs?: number;
-  readonly settings: AccountSettings;
-}
 
 export class AccountFileError extends Error {
   constructor(message: string) {
@@ -103,19 +89,7 @@ export class AccountFile {
       HEADER_BYTES,
     );
     assert(written === plain.length + TAG_BYTES, 'sealed accounts fill the buffer exactly');
-    const path = join(this.#directory, ACCOUNTS_FILE_NAME);
-    const temp = `${path}.tmp`;
-    // A write that failed earlier may have left its temp file; this write replaces it.
-    await this.#files.remove(temp).catch(() => undefined);
-    const file = await this.#files.create(temp);
-    try {
-      await file.write(bytes);
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
-    await this.#files.rename(temp, path);
-    await this.#files.syncDirectory(this.#directory);
+    await writeFileDurably(this.#files, join(this.#directory, ACCOUNTS_FILE_NAME), bytes);
   }
 
   #key(salt: Uint8Array): Buffer {

@@ -7,7 +7,6 @@ import {
   VenueError,
 } from '@venue/protocol';
 import { ACCOUNTS_MAX } from '../config/limits.ts';
-import type { StoredAccount } from './account-file.ts';
 import type { CredentialHash } from './credential-hash.ts';
 
 /**
@@ -31,6 +30,19 @@ export interface Account {
   /** When tokens were last bulk-invalidated (reported to the operator). */
   tokensInvalidBeforeMs?: number;
   settings: AccountSettings;
+}
+
+/** The stored fields of one account (everything but derived indexes); the accounts file keeps these. */
+export interface StoredAccount {
+  readonly accountId: string;
+  readonly apiKey: string;
+  readonly role: AccountRole;
+  readonly label?: string;
+  readonly credential: CredentialHash;
+  readonly status: AccountStatus;
+  readonly tokenGeneration: number;
+  readonly tokensInvalidBeforeMs?: number;
+  readonly settings: AccountSettings;
 }
 
 export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = { cancel_on_disconnect_default: false };

@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { ACCOUNT_ROLES, type AccountRole, VenueError } from '@venue/protocol';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../config/limits.ts';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, VERIFIED_TOKENS_CACHED_MAX } from '../config/limits.ts';
 
 /**
  * Bearer tokens (spec 4.2, 5): compact JWS (HS256, through the `jose` library) under a 32-byte key
@@ -30,8 +30,6 @@ export interface IssuedToken {
 }
 
 const ISSUER = 'venue';
-/** Verified tokens remembered; beyond it the oldest is forgotten (and verified again if used). */
-const VERIFIED_TOKENS_CACHED_MAX = 100_000;
 const ALGORITHM = 'HS256';
 
 export class TokenService {

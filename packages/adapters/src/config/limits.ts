@@ -1,10 +1,18 @@
-import { assert, BYTES, ORDER_LIFETIME_SLOTS_MAX, TOKEN_LIFETIME_SECONDS_MAX } from '@venue/protocol';
+import {
+  assert,
+  BYTES,
+  JSON_TEXT_BYTES_MAX,
+  ORDER_LIFETIME_SLOTS_MAX,
+  STREAM_FRAME_BYTES_MAX,
+  TOKEN_LIFETIME_SECONDS_MAX,
+} from '@venue/protocol';
 
 /**
- * Venue-side operating limits, one place for all of them (TigerBeetle style: a limit on
- * everything, unit last in the name). Protocol bounds a client must know live in @venue/protocol's
- * limits; these are the server's own. `assertLimits()` runs at start-up so that an edit that breaks
- * a relation between two limits stops the venue before it serves anything.
+ * The venue server's limits, all of them (TigerBeetle's constants.zig: a limit on everything, the
+ * unit last in the name, each with why it has its value). Bounds a client must know to build a valid
+ * request are the protocol's (@venue/protocol limits); every other queue, buffer, timeout, size and
+ * slot count of the server is declared here, once. `checkLimitRelations()` runs at boot, so an edit
+ * that breaks a relation the code relies on stops the venue before it serves anything.
  */
 
 // HTTP transport.
@@ -21,6 +29,12 @@ export const HEADER_BYTES_MAX = 16 * 1024;
 
 /** A request must arrive completely within this time, or the connection is closed. */
 export const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * Node checks request timeouts on this beat (30 s by default), so a slow-loris connection would
+ * outlive REQUEST_TIMEOUT_MS by up to that much; a one-second beat keeps the bound close.
+ */
+export const REQUEST_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** An idle keep-alive connection is closed after this long. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -95,11 +109,17 @@ export const TOKEN_ISSUANCE_BUCKET = { capacity: 10, refillPerSecond: 1 / 6 } as
 /** Lifetime of an issued access token (spec 5 item 5: at most one hour). */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
+/** Verified tokens remembered; beyond it the oldest is forgotten (and verified again if used). */
+export const VERIFIED_TOKENS_CACHED_MAX = 100_000;
+
 /** How often expired denylist entries and idle buckets are swept. */
 export const AUTH_SWEEP_INTERVAL_MS = 60_000;
 
 /** Most accounts the venue holds (traders and admins). */
 export const ACCOUNTS_MAX = 100_000;
+
+/** Largest accounts file read at boot: far above ACCOUNTS_MAX accounts of a few hundred bytes each. */
+export const ACCOUNTS_FILE_BYTES_MAX = 64 * 1024 * 1024;
 
 // Trading request rate limits (spec 8: "not shown", our numbers; docs/api.md).
 
@@ -108,6 +128,9 @@ export const TRADING_BUCKET = { capacity: 400, refillPerSecond: 200 } as const;
 
 /** Units each trading request costs: 100 places a second sustained, or 200 cancels. */
 export const TRADING_COST = { place: 2, modify: 2, cancel: 1, read: 1 } as const;
+
+/** Units only a cancel may spend: a client at its place limit can still cancel 50 orders at once. */
+export const TRADING_RESERVE_UNITS = 50;
 
 // Signature verification pool (design decisions section 6).
 
@@ -145,43 +168,313 @@ export const STREAM_AUTH_WARNING_MS = 60_000;
  */
 export const STREAM_CLOSE_GRACE_MS = 5_000;
 
+/** How long a stopping venue waits for its sockets' close handshakes before the HTTPS server closes. */
+export const STREAM_STOP_WAIT_MS = 2_000;
+
 /** Frames of one socket that may await their replies; more get an error frame (5007). */
 export const STREAM_FRAMES_IN_FLIGHT_MAX = 512;
 
-/** Sockets one account may hold at once, and sockets in all. */
+/** Sockets one account may hold at once: a bot with a socket per strategy, not a socket flood. */
 export const STREAM_CONNECTIONS_PER_ACCOUNT_MAX = 16;
+
+/** Sockets in all; each holds a session and its send buffer, so this bounds the stream's memory. */
 export const STREAM_CONNECTIONS_MAX = 4096;
 
-/** Units only a cancel may spend: a client at its place limit can still cancel 50 orders at once. */
-export const TRADING_RESERVE_UNITS = 50;
+// The sequencer (adapters/src/venue).
 
-/** Checks the relations between limits. Throws at start-up, never later. */
-export function assertLimits(): void {
-  const checks: Array<[boolean, string]> = [
-    [BODY_BYTES_MAX > 0 && BODY_BYTES_MAX <= 64 * 1024, 'BODY_BYTES_MAX must be within 1 B to 64 KiB'],
-    [HEADER_BYTES_MAX >= 1024, 'HEADER_BYTES_MAX must be at least 1 KiB'],
-    [KEEP_ALIVE_TIMEOUT_MS < REQUEST_TIMEOUT_MS, 'KEEP_ALIVE_TIMEOUT_MS must be below REQUEST_TIMEOUT_MS'],
-    [TLS_HANDSHAKE_TIMEOUT_MS > 0, 'TLS_HANDSHAKE_TIMEOUT_MS must be positive'],
-    [CONNECTIONS_MAX > 0, 'CONNECTIONS_MAX must be positive'],
-    [SESSION_ID_BYTES === 32, 'SESSION_ID_BYTES must be 32 (spec 2.1)'],
-    [CERT_VALIDITY_MS > CERT_BACKDATE_MS, 'CERT_VALIDITY_MS must exceed CERT_BACKDATE_MS'],
-    [SLOT_DURATION_MS > 0 && SLOT_DURATION_MS <= 60_000, 'SLOT_DURATION_MS must be 1 ms to 60 s'],
-    [SETTLEMENT_BUFFER_SLOTS > FINALITY_DEPTH_SLOTS, 'settlement buffer must outlast finality depth'],
+/**
+ * Intake (orders, cancels, modifies, disconnects) may fill the journal's in-flight window only up to
+ * here; the rest is kept for the venue's own commands (ticks, roots, oracle prices, gates, settlement
+ * outcomes), which cannot be refused and come in bursts (one outcome per match of a batch).
+ */
+export const INTAKE_IN_FLIGHT_RECORDS_MAX = 4_096;
+
+/** System commands waiting for room in the journal; more means the disk has stopped keeping up. */
+export const DEFERRED_COMMANDS_MAX = 1_000_000;
+
+/** Note-commitment derivations waiting for their order to reach the sequencer; the oldest go first. */
+export const COMMITMENT_MEMO_ENTRIES_MAX = 65_536;
+
+// The journal (docs/durability.md).
+
+/**
+ * Largest encoded command. The biggest command today is a modify (a cancel plus a full place-order
+ * body with a 256-byte proof), about 2 KiB encoded; an `add_market` or a `roots` window is smaller.
+ * 64 KiB leaves room for growth while keeping one record's buffer small.
+ */
+export const JOURNAL_COMMAND_BYTES_MAX = 64 * 1024;
+
+/**
+ * Records appended but not yet durable. The sequencer checks `hasRoom` before applying a command, so
+ * at most this many acknowledgements wait on one fsync round, and the pending bytes stay under
+ * JOURNAL_IN_FLIGHT_RECORDS_MAX * (JOURNAL_COMMAND_BYTES_MAX + overhead). It also bounds one commit
+ * batch, which is what recovery may find torn at the end of the journal.
+ */
+export const JOURNAL_IN_FLIGHT_RECORDS_MAX = 8_192;
+
+/**
+ * A segment file is closed and a new one started once it holds this many bytes. A segment may pass
+ * it by at most one commit batch, because a batch is never split across files.
+ */
+export const JOURNAL_SEGMENT_BYTES_MAX = 64 * 1024 * 1024;
+
+/** A snapshot of the core is due after this many records since the last one... */
+export const SNAPSHOT_INTERVAL_RECORDS = 100_000;
+
+/** ...or after this long, if at least one record was appended since. */
+export const SNAPSHOT_INTERVAL_MS = 60_000;
+
+/**
+ * Snapshots kept on disk. Recovery falls back to the previous one if the newest cannot be read, so
+ * the journal keeps every segment back to the oldest kept snapshot.
+ */
+export const SNAPSHOTS_KEPT = 2;
+
+/** Largest snapshot file recovery reads (the core's state for millions of resting orders fits). */
+export const SNAPSHOT_BYTES_MAX = 1024 * 1024 * 1024;
+
+/** The sealing key is 32 bytes (AES-256). */
+export const SEALING_KEY_BYTES = 32;
+
+// The snapshot replica (docs/durability.md, "The snapshot replica").
+
+/**
+ * Journal bytes handed to the replica that it has not applied yet. The replica applies records about
+ * as fast as the sequencer does, except while it serialises a snapshot (about 2 s for 100,000 resting
+ * orders here), when records queue up: at 10,000 records a second of 1.8 KB that is ~36 MB. Beyond
+ * this limit the replica is dropped rather than let memory grow: the sequencer never waits for it.
+ */
+export const REPLICA_BACKLOG_BYTES_MAX = 256 * 1024 * 1024;
+
+/**
+ * How many times one boot starts a new replica after one failed or fell behind. Each restart is
+ * seeded from an inline snapshot (the pause the replica exists to avoid), so a replica that keeps
+ * failing stops being restarted and the venue keeps inline snapshots until its next boot.
+ */
+export const REPLICA_RESTARTS_MAX = 3;
+
+/** Records replayed at boot are handed to the replica in chunks of about this many bytes. */
+export const REPLICA_BOOT_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * How long a graceful stop waits for a snapshot the replica is producing (about 2 s at 100,000
+ * resting orders). A replica stuck past it is closed, the snapshot is skipped, and the stop goes on:
+ * nothing is lost, the next boot replays a little more.
+ */
+export const REPLICA_CLOSE_WAIT_MS = 30_000;
+
+// Settlement (docs/settlement.md section 6): each a hard bound the pipeline asserts.
+
+/** Legs (input notes) per settlement batch: the chain simulator's own cap (docs/chain-sim.md 9). */
+export const BATCH_LEGS_MAX = 1024;
+
+/** Matches waiting for a batch, per market, before new matches are failed instead of queued. */
+export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
+
+/** Note openings remembered for settlement (one per live order's note and per change note). */
+export const NOTE_OPENINGS_MAX = 1_000_000;
+
+/** Fill messages held until the core's matching fill event is out (one per settled match). */
+export const FILLS_AWAITING_EVENT_MAX = 100_000;
+
+/** Recent finalized-batch latencies the telemetry keeps for its percentiles. */
+export const LATENCY_SAMPLES_MAX = 1024;
+
+// The tree channel (spec 6.2) and the venue's view of the chain's note trees.
+
+/**
+ * Announced tree sizes (anchors) remembered per shard, to find where a reorg's surviving fork
+ * starts; a reorg deeper than 128 announcements restarts the shard's history. The chain simulator
+ * accepts 256 anchors per shard in one read, so every kept anchor can be sent.
+ */
+export const TREE_ANCHORS_KEPT_MAX = 128;
+
+/** Pages one shard's backlog may take in one beat; beyond that the newest pages go out. */
+export const TREE_PAGES_PER_BEAT_MAX = 16;
+
+/** Reads one tree refresh makes while the chain has more pages (a backlog after an outage). */
+export const TREE_CATCH_UP_READS_MAX = 16;
+
+// Oracle price recordings (dev and simulation feeds, adapters/src/oracle/price-series.ts).
+
+/** Rows of one recording: a day of per-slot prices for a few markets. */
+export const PRICE_SERIES_ROWS_MAX = 100_000;
+
+/** Bytes of one recording file, read whole: 100,000 rows of about 80 bytes fit. */
+export const PRICE_SERIES_BYTES_MAX = 8 * 1024 * 1024;
+
+/** Highest step of a recording: about 46 days of 400 ms slots; longer ones are cut into files. */
+export const PRICE_SERIES_STEPS_MAX = 10_000_000;
+
+// Code measurement (enclave boundary).
+
+/** Total bytes of measured code held in memory at boot (the workspace is about 2 MiB today). */
+export const CODE_SNAPSHOT_BYTES_MAX = 64 * 1024 * 1024;
+
+const SHIPPED_LIMITS = {
+  JSON_TEXT_BYTES_MAX,
+  STREAM_FRAME_BYTES_MAX,
+  ORDER_LIFETIME_SLOTS_MAX,
+  TOKEN_LIFETIME_SECONDS_MAX,
+  BODY_BYTES_MAX,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  REQUEST_TIMEOUT_CHECK_INTERVAL_MS,
+  SHUTDOWN_GRACE_MS,
+  SESSION_ID_BYTES,
+  CERT_VALIDITY_MS,
+  CERT_BACKDATE_MS,
+  SLOT_DURATION_MS,
+  FINALITY_DEPTH_SLOTS,
+  SETTLEMENT_BUFFER_SLOTS,
+  DEV_TREE_COUNT,
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  AUTH_SWEEP_INTERVAL_MS,
+  TRADING_BUCKET,
+  TRADING_COST,
+  TRADING_RESERVE_UNITS,
+  SIGNATURE_QUEUE_JOBS_MAX,
+  SIGNATURE_BATCH_JOBS_MAX,
+  STREAM_FRAME_HARD_BYTES_MAX,
+  STREAM_AUTH_WARNING_MS,
+  STREAM_STOP_WAIT_MS,
+  STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+  STREAM_CONNECTIONS_MAX,
+  INTAKE_IN_FLIGHT_RECORDS_MAX,
+  JOURNAL_COMMAND_BYTES_MAX,
+  JOURNAL_IN_FLIGHT_RECORDS_MAX,
+  JOURNAL_SEGMENT_BYTES_MAX,
+  SNAPSHOT_INTERVAL_RECORDS,
+  SNAPSHOT_INTERVAL_MS,
+  SNAPSHOTS_KEPT,
+  REPLICA_BACKLOG_BYTES_MAX,
+  REPLICA_BOOT_CHUNK_BYTES,
+  BATCH_LEGS_MAX,
+  QUEUED_MATCHES_PER_MARKET_MAX,
+};
+
+/** Literal types widened, so a test can hand in an edited copy. */
+type Widened<T> = T extends number
+  ? number
+  : T extends bigint
+    ? bigint
+    : { readonly [K in keyof T]: Widened<T[K]> };
+
+export type VenueLimits = {
+  readonly [K in keyof typeof SHIPPED_LIMITS]: Widened<(typeof SHIPPED_LIMITS)[K]>;
+};
+
+/** The limits the relations below read, protocol ones included; tests hand in edited copies. */
+export const VENUE_LIMITS: VenueLimits = SHIPPED_LIMITS;
+
+/**
+ * The relations between limits that the code relies on, each with what breaks without it. Returns
+ * the ones that do not hold (empty when all do).
+ */
+export function brokenLimitRelations(limits: VenueLimits): string[] {
+  const l = limits;
+  const relations: Array<[boolean, string]> = [
     [
-      SETTLEMENT_BUFFER_SLOTS < ORDER_LIFETIME_SLOTS_MAX,
-      'settlement buffer must leave a valid expiry window',
+      l.BODY_BYTES_MAX > 0 && l.BODY_BYTES_MAX <= l.JSON_TEXT_BYTES_MAX,
+      'BODY_BYTES_MAX <= JSON_TEXT_BYTES_MAX: an accepted body must be one the protocol parser reads',
     ],
-    [DEV_TREE_COUNT >= 1 && DEV_TREE_COUNT <= 256, 'DEV_TREE_COUNT must be 1 to 256 (tree_id is a u8)'],
     [
-      ACCESS_TOKEN_LIFETIME_SECONDS > 0 && ACCESS_TOKEN_LIFETIME_SECONDS <= TOKEN_LIFETIME_SECONDS_MAX,
-      'ACCESS_TOKEN_LIFETIME_SECONDS must be within spec 5 item 5 (at most one hour)',
+      l.BODY_BYTES_MAX < l.JOURNAL_COMMAND_BYTES_MAX,
+      'BODY_BYTES_MAX < JOURNAL_COMMAND_BYTES_MAX: an accepted body must fit one journal record',
     ],
-    [AUTH_VERIFICATIONS_MAX >= 1, 'AUTH_VERIFICATIONS_MAX must be positive'],
     [
-      TRADING_RESERVE_UNITS + Math.max(...Object.values(TRADING_COST)) <= TRADING_BUCKET.capacity,
-      'a place must fit in the trading bucket above the cancel reserve',
+      l.STREAM_FRAME_BYTES_MAX < l.JOURNAL_COMMAND_BYTES_MAX,
+      'STREAM_FRAME_BYTES_MAX < JOURNAL_COMMAND_BYTES_MAX: an accepted frame must fit one journal record',
     ],
-    [TRADING_COST.cancel < TRADING_COST.place, 'cancels must cost less than places'],
+    [
+      l.STREAM_FRAME_BYTES_MAX < l.STREAM_FRAME_HARD_BYTES_MAX,
+      'STREAM_FRAME_BYTES_MAX < STREAM_FRAME_HARD_BYTES_MAX: an oversized frame gets an error frame before ws closes the socket',
+    ],
+    [
+      l.KEEP_ALIVE_TIMEOUT_MS < l.REQUEST_TIMEOUT_MS,
+      'KEEP_ALIVE_TIMEOUT_MS < REQUEST_TIMEOUT_MS: an idle connection closes before a slow request would',
+    ],
+    [
+      l.REQUEST_TIMEOUT_CHECK_INTERVAL_MS < l.REQUEST_TIMEOUT_MS,
+      'REQUEST_TIMEOUT_CHECK_INTERVAL_MS < REQUEST_TIMEOUT_MS: a slow request is cut near its timeout, not a beat later',
+    ],
+    [
+      l.STREAM_STOP_WAIT_MS < l.SHUTDOWN_GRACE_MS,
+      'STREAM_STOP_WAIT_MS < SHUTDOWN_GRACE_MS: closing the sockets leaves time for in-flight requests in a graceful stop',
+    ],
+    [l.SESSION_ID_BYTES === 32, 'SESSION_ID_BYTES === 32: spec 2.1 session_id is 64 hex characters'],
+    [
+      l.CERT_VALIDITY_MS > l.CERT_BACKDATE_MS,
+      'CERT_VALIDITY_MS > CERT_BACKDATE_MS: the certificate must still be valid after its backdating',
+    ],
+    [
+      l.SLOT_DURATION_MS > 0 && l.SLOT_DURATION_MS <= 60_000,
+      'SLOT_DURATION_MS within 1 ms to 60 s: the wall clock derives slots from it',
+    ],
+    [
+      l.SETTLEMENT_BUFFER_SLOTS > l.FINALITY_DEPTH_SLOTS,
+      'SETTLEMENT_BUFFER_SLOTS > FINALITY_DEPTH_SLOTS: a batch must finalise before its orders may expire',
+    ],
+    [
+      l.SETTLEMENT_BUFFER_SLOTS < l.ORDER_LIFETIME_SLOTS_MAX,
+      'SETTLEMENT_BUFFER_SLOTS < ORDER_LIFETIME_SLOTS_MAX: the settlement buffer must leave a valid expiry window',
+    ],
+    [l.DEV_TREE_COUNT >= 1 && l.DEV_TREE_COUNT <= 256, 'DEV_TREE_COUNT within 1 to 256: tree_id is a u8'],
+    [
+      l.ACCESS_TOKEN_LIFETIME_SECONDS > 0 && l.ACCESS_TOKEN_LIFETIME_SECONDS <= l.TOKEN_LIFETIME_SECONDS_MAX,
+      'ACCESS_TOKEN_LIFETIME_SECONDS <= TOKEN_LIFETIME_SECONDS_MAX: spec 5 item 5, at most one hour',
+    ],
+    [
+      l.STREAM_AUTH_WARNING_MS < l.ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+      'STREAM_AUTH_WARNING_MS < ACCESS_TOKEN_LIFETIME_SECONDS: auth_expired must come after the login, before the expiry',
+    ],
+    [
+      l.AUTH_SWEEP_INTERVAL_MS < l.ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+      'AUTH_SWEEP_INTERVAL_MS < ACCESS_TOKEN_LIFETIME_SECONDS: expired denylist entries go within a token lifetime',
+    ],
+    [
+      l.TRADING_RESERVE_UNITS + Math.max(...Object.values(l.TRADING_COST)) <= l.TRADING_BUCKET.capacity,
+      'TRADING_RESERVE_UNITS + the dearest request <= TRADING_BUCKET capacity: a place must fit above the cancel reserve',
+    ],
+    [
+      l.TRADING_COST.cancel < l.TRADING_COST.place,
+      'TRADING_COST cancel < place: a client at its limit can always still cancel',
+    ],
+    [
+      l.SIGNATURE_BATCH_JOBS_MAX <= l.SIGNATURE_QUEUE_JOBS_MAX,
+      'SIGNATURE_BATCH_JOBS_MAX <= SIGNATURE_QUEUE_JOBS_MAX: a batch is taken from the queue',
+    ],
+    [
+      l.STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= l.STREAM_CONNECTIONS_MAX,
+      'STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= STREAM_CONNECTIONS_MAX',
+    ],
+    [
+      l.JOURNAL_IN_FLIGHT_RECORDS_MAX - l.INTAKE_IN_FLIGHT_RECORDS_MAX >= l.BATCH_LEGS_MAX,
+      'JOURNAL_IN_FLIGHT_RECORDS_MAX - INTAKE_IN_FLIGHT_RECORDS_MAX >= BATCH_LEGS_MAX: the outcomes of a full batch find room beside a full intake',
+    ],
+    [
+      l.JOURNAL_SEGMENT_BYTES_MAX >= 4 * l.JOURNAL_COMMAND_BYTES_MAX,
+      'JOURNAL_SEGMENT_BYTES_MAX >= 4 * JOURNAL_COMMAND_BYTES_MAX: a segment holds several of the largest records',
+    ],
+    [l.SNAPSHOTS_KEPT >= 1, 'SNAPSHOTS_KEPT >= 1: recovery starts from a snapshot'],
+    [
+      l.SNAPSHOT_INTERVAL_RECORDS > 0 && l.SNAPSHOT_INTERVAL_MS > 0,
+      'SNAPSHOT_INTERVAL_RECORDS and SNAPSHOT_INTERVAL_MS > 0: snapshots are due at all',
+    ],
+    [
+      l.REPLICA_BOOT_CHUNK_BYTES < l.REPLICA_BACKLOG_BYTES_MAX,
+      'REPLICA_BOOT_CHUNK_BYTES < REPLICA_BACKLOG_BYTES_MAX: a boot chunk must not drop the replica it seeds',
+    ],
+    [
+      l.QUEUED_MATCHES_PER_MARKET_MAX * 2 >= l.BATCH_LEGS_MAX,
+      'QUEUED_MATCHES_PER_MARKET_MAX >= BATCH_LEGS_MAX / 2: the matches of a full batch (two legs each) can queue',
+    ],
   ];
-  for (const [holds, message] of checks) assert(holds, `limits: ${message}`);
+  return relations.filter(([holds]) => !holds).map(([, relation]) => relation);
+}
+
+/** Asserts every relation between the venue's limits. Called at boot; a broken one stops the venue. */
+export function checkLimitRelations(limits: VenueLimits = VENUE_LIMITS): void {
+  const broken = brokenLimitRelations(limits);
+  assert(broken.length === 0, `limits: ${broken.join('; ')}`);
 }

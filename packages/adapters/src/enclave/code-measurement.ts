@@ -8,6 +8,7 @@ import {
   MEASURED_FILES_MAX,
   type MeasuredFile,
 } from '@venue/protocol';
+import { CODE_SNAPSHOT_BYTES_MAX } from '../config/limits.ts';
 
 /**
  * The code measurement of this venue build (docs/enclave.md): the protocol's codeMeasurementOf over
@@ -23,9 +24,6 @@ import {
  * bytes that were hashed, even if someone edits the checkout while the venue runs.
  */
 const WORKSPACE_DIR = fileURLToPath(new URL('../../../../', import.meta.url));
-
-/** Total bytes a snapshot may hold in memory (the workspace is about 2 MiB today). */
-export const CODE_SNAPSHOT_BYTES_MAX = 64 * 1024 * 1024;
 
 const SOURCE_FILE = /\.(ts|mjs|cjs|js)$/;
 const ROOT_FILES = ['package.json', 'package-lock.json'] as const;

@@ -4,11 +4,12 @@ import { parseJsonText, stringifyJson, VenueError } from '@venue/protocol';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { VenueClock } from '../chain/clock.ts';
 import {
-  assertLimits,
   BODY_BYTES_MAX,
   CONNECTIONS_MAX,
+  checkLimitRelations,
   HEADER_BYTES_MAX,
   KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_TIMEOUT_CHECK_INTERVAL_MS,
   REQUEST_TIMEOUT_MS,
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from '../config/limits.ts';
@@ -48,7 +49,7 @@ export interface VenueHttpServer {
 const ALL_GATES_OPEN: VenueGates = { pauseReasons: [], marketsPaused: 0 };
 
 export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
-  assertLimits();
+  checkLimitRelations();
   const app: VenueFastify = Fastify({
     https: {
       ...options.identity.tlsCredentials(),
@@ -56,9 +57,7 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
       minVersion: 'TLSv1.3',
       handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
       maxHeaderSize: HEADER_BYTES_MAX,
-      // Node checks request timeouts on this beat (30 s by default), so a slow-loris connection would
-      // outlive REQUEST_TIMEOUT_MS by up to that much; a one-second beat keeps the bound close.
-      connectionsCheckingInterval: 1_000,
+      connectionsCheckingInterval: REQUEST_TIMEOUT_CHECK_INTERVAL_MS,
       // Node would answer a missing Host itself, without our envelope; guardRequest refuses it.
       requireHostHeader: false,
     },

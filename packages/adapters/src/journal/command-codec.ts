@@ -7,7 +7,7 @@
  */
 import type { Command } from '@venue/core';
 import { assert } from '@venue/protocol';
-import { JOURNAL_COMMAND_BYTES_MAX } from './limits.ts';
+import { JOURNAL_COMMAND_BYTES_MAX } from '../config/limits.ts';
 
 const TAG_NULL = 0x00;
 const TAG_FALSE = 0x01;

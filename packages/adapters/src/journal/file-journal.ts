@@ -8,18 +8,18 @@
 import { join } from 'node:path';
 import type { Command } from '@venue/core';
 import { assert, VenueError } from '@venue/protocol';
-import { CommandEncoder } from './command-codec.ts';
-import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
-import type { Journal, JournalPosition } from './journal.ts';
-import { writeHead } from './journal-head.ts';
 import {
-  assertJournalLimits,
   JOURNAL_IN_FLIGHT_RECORDS_MAX,
   JOURNAL_SEGMENT_BYTES_MAX,
   SNAPSHOT_INTERVAL_MS,
   SNAPSHOT_INTERVAL_RECORDS,
   SNAPSHOTS_KEPT,
-} from './limits.ts';
+} from '../config/limits.ts';
+import { CommandEncoder } from './command-codec.ts';
+import { createFileDurably, writeFileDurably } from './durable-file.ts';
+import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
+import type { Journal, JournalPosition } from './journal.ts';
+import { writeHead } from './journal-head.ts';
 import {
   encodeSegmentHeader,
   finishRecord,
@@ -29,7 +29,6 @@ import {
   SEGMENT_HEADER_BYTES,
   segmentFileName,
   snapshotFileName,
-  TEMP_SUFFIX,
   writeRecordHeader,
 } from './record-format.ts';
 import type { Recovery } from './recovery.ts';
@@ -141,7 +140,6 @@ export class FileJournal implements Journal {
    * sequence numbers that a truncated tail once used are never sealed again under the same key.
    */
   static async open(options: JournalOptions): Promise<FileJournal> {
-    assertJournalLimits();
     const journal = new FileJournal(options, options.recovery.position);
     await journal.#createSegmentFile(journal.#sealing);
     return journal;
@@ -360,12 +358,7 @@ export class FileJournal implements Journal {
    */
   async #createSegmentFile(segment: Segment): Promise<void> {
     const name = join(this.#directory, segmentFileName(segment.firstSeq));
-    const temp = `${name}${TEMP_SUFFIX}`;
-    const file = await this.#files.create(temp);
-    await file.write(encodeSegmentHeader(segment));
-    await file.datasync();
-    await this.#files.rename(temp, name);
-    await this.#files.syncDirectory(this.#directory);
+    const file = await createFileDurably(this.#files, name, encodeSegmentHeader(segment));
     // Before any record goes in, the head names this segment, so losing it cannot pass unnoticed.
     await writeHead(this.#files, this.#directory, this.#sealingKey, segment.firstSeq);
     segment.file = file;
@@ -376,17 +369,7 @@ export class FileJournal implements Journal {
   // ---- Snapshots ----
 
   async #storeSnapshot(bytes: Uint8Array, seq: bigint): Promise<void> {
-    const name = join(this.#directory, snapshotFileName(seq));
-    const temp = `${name}${TEMP_SUFFIX}`;
-    const file = await this.#files.create(temp);
-    try {
-      await file.write(bytes);
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
-    await this.#files.rename(temp, name);
-    await this.#files.syncDirectory(this.#directory);
+    await writeFileDurably(this.#files, join(this.#directory, snapshotFileName(seq)), bytes);
     if (!this.#snapshotSeqs.includes(seq)) this.#snapshotSeqs.push(seq);
     await this.#pruneFiles();
   }

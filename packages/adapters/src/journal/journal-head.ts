@@ -15,9 +15,9 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { assert } from '@venue/protocol';
+import { SEALING_KEY_BYTES } from '../config/limits.ts';
+import { writeFileDurably } from './durable-file.ts';
 import type { JournalFiles } from './files.ts';
-import { SEALING_KEY_BYTES } from './limits.ts';
-import { TEMP_SUFFIX } from './record-format.ts';
 
 export const HEAD_FILE_NAME = 'journal.head';
 const MAGIC = Buffer.from('VJHEAD01', 'latin1');
@@ -54,15 +54,5 @@ export async function writeHead(
   sealingKey: Uint8Array,
   newestSegmentSeq: bigint,
 ): Promise<void> {
-  const name = join(directory, HEAD_FILE_NAME);
-  const temp = `${name}${TEMP_SUFFIX}`;
-  const file = await files.create(temp);
-  try {
-    await file.write(encodeHead(sealingKey, newestSegmentSeq));
-    await file.datasync();
-  } finally {
-    await file.close();
-  }
-  await files.rename(temp, name);
-  await files.syncDirectory(directory);
+  await writeFileDurably(files, join(directory, HEAD_FILE_NAME), encodeHead(sealingKey, newestSegmentSeq));
 }

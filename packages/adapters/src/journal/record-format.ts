@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { JOURNAL_COMMAND_BYTES_MAX } from './limits.ts';
+import { JOURNAL_COMMAND_BYTES_MAX } from '../config/limits.ts';
 import { SALT_BYTES, TAG_BYTES } from './sealing.ts';
 
 export const HASH_BYTES = 32;

@@ -7,11 +7,11 @@
  */
 import { join } from 'node:path';
 import type { Command } from '@venue/core';
+import { SNAPSHOT_BYTES_MAX } from '../config/limits.ts';
 import { CommandDecodeError, decodeCommand } from './command-codec.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
 import type { JournalPosition } from './journal.ts';
 import { decodeHead, HEAD_FILE_NAME } from './journal-head.ts';
-import { SNAPSHOT_BYTES_MAX } from './limits.ts';
 import {
   decodeSegmentHeader,
   parseFileName,

@@ -7,7 +7,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { assert } from '@venue/protocol';
-import { SEALING_KEY_BYTES } from './limits.ts';
+import { SEALING_KEY_BYTES } from '../config/limits.ts';
 
 export const SALT_BYTES = 32;
 export const TAG_BYTES = 16;

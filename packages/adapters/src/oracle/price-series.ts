@@ -1,4 +1,5 @@
 import { assert, U64_MAX } from '@venue/protocol';
+import { PRICE_SERIES_BYTES_MAX, PRICE_SERIES_ROWS_MAX, PRICE_SERIES_STEPS_MAX } from '../config/limits.ts';
 
 /**
  * A recorded price series for the oracle simulator to replay (docs/enclave.md, "Oracle
@@ -20,10 +21,6 @@ import { assert, U64_MAX } from '@venue/protocol';
  *   price / 2000 (0.05 %).
  */
 export const PRICE_SERIES_HEADER = 'step,symbol,price,confidence';
-export const PRICE_SERIES_ROWS_MAX = 100_000;
-export const PRICE_SERIES_BYTES_MAX = 8 * 1024 * 1024;
-/** About 46 days of 400 ms slots: longer recordings are cut into several files. */
-export const PRICE_SERIES_STEPS_MAX = 10_000_000;
 /** Confidence used when a row leaves it empty: price / 2000. */
 export const DEFAULT_CONFIDENCE_DIVISOR = 2_000n;
 

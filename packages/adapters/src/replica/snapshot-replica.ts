@@ -1,11 +1,15 @@
 import { Worker } from 'node:worker_threads';
 import type { CoreConfig } from '@venue/core';
 import { assert } from '@venue/protocol';
+import {
+  REPLICA_BACKLOG_BYTES_MAX,
+  REPLICA_BOOT_CHUNK_BYTES,
+  REPLICA_RESTARTS_MAX,
+} from '../config/limits.ts';
 import type { DurableRecords } from '../journal/file-journal.ts';
 import type { JournalPosition } from '../journal/journal.ts';
 import { ZERO_HASH } from '../journal/record-format.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
-import { REPLICA_BACKLOG_BYTES_MAX, REPLICA_BOOT_CHUNK_BYTES, REPLICA_RESTARTS_MAX } from './limits.ts';
 import type { FromReplica, ReplicaStart, ToReplica } from './replica-protocol.ts';
 import { coreSettingsOf } from './replica-state.ts';
 

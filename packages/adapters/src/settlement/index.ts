@@ -5,7 +5,6 @@
 export * from './chain-state-check.ts';
 export * from './create-settlement.ts';
 export * from './landed-batches.ts';
-export * from './limits.ts';
 export * from './match-facts.ts';
 export * from './note-openings.ts';
 export * from './remote-tree-feed.ts';

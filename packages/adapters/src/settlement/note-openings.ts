@@ -1,8 +1,8 @@
 import type { Command } from '@venue/core';
 import { assert, type PlaceOrder } from '@venue/protocol';
+import { NOTE_OPENINGS_MAX } from '../config/limits.ts';
 import type { ProofChecks } from '../venue/intake-checks.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
-import { NOTE_OPENINGS_MAX } from './limits.ts';
 
 /**
  * What the enclave learns about a collateral note when an order's VALID_INPUT proof verifies: its

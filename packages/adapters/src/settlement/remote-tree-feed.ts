@@ -7,6 +7,7 @@ import {
   type TreeUpdatesRequest,
 } from '@venue/protocol';
 import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
+import { TREE_ANCHORS_KEPT_MAX, TREE_CATCH_UP_READS_MAX } from '../config/limits.ts';
 
 /**
  * The stream's tree channel for a venue whose chain answers over JSON-RPC (`venue serve`,
@@ -50,10 +51,6 @@ interface Anchor {
   readonly slot: bigint;
 }
 
-/** Anchors kept per shard after the newest final one (chain-sim accepts 256 per shard). */
-const ANCHORS_KEPT_MAX = 128;
-/** Reads one refresh makes while the chain has more pages (a backlog after an outage). */
-const CATCH_UP_READS_MAX = 16;
 const HEX32 = /^[0-9a-f]{64}$/;
 
 export class RemoteTreeFeed {
@@ -90,7 +87,7 @@ export class RemoteTreeFeed {
   }
 
   /**
-   * One poll: reads until caught up (or CATCH_UP_READS_MAX reads) and publishes what is new. False
+   * One poll: reads until caught up (or TREE_CATCH_UP_READS_MAX reads) and publishes what is new. False
    * when a read failed; what it would have published comes with a later refresh. Refreshes run
    * one after another, never interleaved.
    */
@@ -122,7 +119,7 @@ export class RemoteTreeFeed {
   }
 
   async #refresh(): Promise<boolean> {
-    for (let read = 0; read < CATCH_UP_READS_MAX; read += 1) {
+    for (let read = 0; read < TREE_CATCH_UP_READS_MAX; read += 1) {
       let updates: TreeUpdates;
       try {
         updates = await this.#source.treeUpdates(this.#request());
@@ -241,5 +238,5 @@ function pruned(anchors: Anchor[], finalizedSlot: bigint): Anchor[] {
   let first = 0;
   for (let i = 0; i < anchors.length; i += 1) if ((anchors[i] as Anchor).slot <= finalizedSlot) first = i;
   const kept = anchors.slice(first);
-  return kept.length > ANCHORS_KEPT_MAX ? kept.slice(-ANCHORS_KEPT_MAX) : kept;
+  return kept.length > TREE_ANCHORS_KEPT_MAX ? kept.slice(-TREE_ANCHORS_KEPT_MAX) : kept;
 }

@@ -1,7 +1,7 @@
 import type { MarketSettlementMetrics } from '@venue/protocol';
 import { BATCH_SIZE_BUCKET_MINS } from '@venue/protocol';
+import { LATENCY_SAMPLES_MAX } from '../config/limits.ts';
 import type { SettlementTelemetry } from '../venue/ports.ts';
-import { LATENCY_SAMPLES_MAX } from './limits.ts';
 
 /**
  * Settlement telemetry (spec 4.7 GET /admin/metrics/settlement): per market, counters over batches

@@ -3,8 +3,8 @@ import { type NoteHasher, sealFillMemo } from '@venue/notes';
 import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
+import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from '../config/limits.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
-import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
 import type {

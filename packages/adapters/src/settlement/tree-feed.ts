@@ -1,5 +1,6 @@
 import { LEAVES_PAGE_MAX, type LeavesResponse, type TreeRootsResponse } from '@venue/protocol';
 import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
+import { TREE_ANCHORS_KEPT_MAX, TREE_PAGES_PER_BEAT_MAX } from '../config/limits.ts';
 
 /** The chain's tree reads, synchronous (chain-sim's `treeReads(chain)` is one). */
 export interface TreeSource {
@@ -14,12 +15,6 @@ interface Anchor {
   readonly count: bigint;
 }
 
-/** Announced sizes remembered per shard, to find where a reorg's surviving fork starts. */
-const ANCHORS_KEPT_MAX = 128;
-
-/** Pages one shard's backlog may take in one beat; beyond that the newest pages go out. */
-export const TREE_PAGES_PER_BEAT_MAX = 16;
-
 /**
  * The stream's tree channel (spec 6.2; protocol TreeMessage): after every chain slot or reorg, each
  * shard whose root changed gets its new leaves in pages of at most 1000, each page in its own message
@@ -33,7 +28,7 @@ export const TREE_PAGES_PER_BEAT_MAX = 16;
 export class TreeFeed {
   readonly #source: TreeSource;
   readonly #publisher: TreePublisher;
-  /** Per shard: the sizes and roots announced, oldest first (at most ANCHORS_KEPT_MAX). */
+  /** Per shard: the sizes and roots announced, oldest first (at most TREE_ANCHORS_KEPT_MAX). */
   readonly #sent = new Map<number, Anchor[]>();
 
   constructor(source: TreeSource, publisher: TreePublisher) {
@@ -68,7 +63,7 @@ export class TreeFeed {
         kept.push({ root, count: end });
         from = end;
       }
-      this.#sent.set(tree.tree_id, kept.slice(-ANCHORS_KEPT_MAX));
+      this.#sent.set(tree.tree_id, kept.slice(-TREE_ANCHORS_KEPT_MAX));
     }
   }
 

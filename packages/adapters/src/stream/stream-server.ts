@@ -13,6 +13,7 @@ import {
   STREAM_FRAME_HARD_BYTES_MAX,
   STREAM_HEARTBEAT_INTERVAL_MS,
   STREAM_LOGIN_TIMEOUT_MS,
+  STREAM_STOP_WAIT_MS,
 } from '../config/limits.ts';
 import { writeRawEnvelope } from '../http/errors.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
@@ -130,7 +131,7 @@ export class StreamServer implements StreamPublisher {
     this.#closing = true;
     clearInterval(this.#heartbeat);
     for (const session of this.#sessions) session.close(CLOSE.goingAway, 'venue stopping');
-    const deadline = Date.now() + 2000;
+    const deadline = Date.now() + STREAM_STOP_WAIT_MS;
     while (this.#sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
 

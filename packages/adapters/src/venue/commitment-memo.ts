@@ -1,7 +1,5 @@
 import { assert } from '@venue/protocol';
-
-/** Derivations waiting for their order to reach the sequencer; the oldest go first beyond it. */
-export const COMMITMENT_MEMO_ENTRIES_MAX = 65_536;
+import { COMMITMENT_MEMO_ENTRIES_MAX } from '../config/limits.ts';
 
 type Derive = (ownerCommitment: string, innerHash: string, value: bigint) => string;
 

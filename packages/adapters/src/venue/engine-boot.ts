@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type CoreConfig, VenueCore } from '@venue/core';
 import type { VenueClock } from '../chain/clock.ts';
+import { checkLimitRelations } from '../config/limits.ts';
 import { FileJournal } from '../journal/file-journal.ts';
 import type { JournalFiles } from '../journal/files.ts';
 import { JournalRecoveryError, type Recovery, recoverJournal } from '../journal/recovery.ts';
@@ -62,6 +63,7 @@ export function journalDirectoryOf(state: StateDirectory): string {
  * from here on. Markets already in the recovered state keep their books.
  */
 export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot> {
+  checkLimitRelations();
   const { config, clock, state } = options;
   const companions = options.companions ?? [];
   if (state === null) {

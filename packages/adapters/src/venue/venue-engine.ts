@@ -8,9 +8,13 @@ import {
 } from '@venue/core';
 import { assert, type Instrument, VenueError } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import {
+  DEFERRED_COMMANDS_MAX,
+  INTAKE_IN_FLIGHT_RECORDS_MAX,
+  JOURNAL_IN_FLIGHT_RECORDS_MAX,
+  REPLICA_CLOSE_WAIT_MS,
+} from '../config/limits.ts';
 import type { Journal } from '../journal/journal.ts';
-import { JOURNAL_IN_FLIGHT_RECORDS_MAX } from '../journal/limits.ts';
-import { REPLICA_CLOSE_WAIT_MS } from '../replica/limits.ts';
 import type { SnapshotReplica } from '../replica/snapshot-replica.ts';
 import { instrumentOf, type MarketListing } from './market-listing.ts';
 import { composeSnapshot, type StateCompanion } from './state-companion.ts';
@@ -24,16 +28,6 @@ export type UnstampedCommand = Command extends infer C
 
 /** Receives every event the core emits, in order, once the command that caused it is durable. */
 export type EventListener = (events: readonly CoreEvent[]) => void;
-
-/**
- * Intake (orders, cancels, modifies, disconnects) may fill the journal's in-flight window only up to
- * here; the rest is kept for the venue's own commands (ticks, roots, oracle prices, gates, settlement
- * outcomes), which cannot be refused and come in bursts (one outcome per match of a batch).
- */
-export const INTAKE_IN_FLIGHT_RECORDS_MAX = JOURNAL_IN_FLIGHT_RECORDS_MAX / 2;
-
-/** System commands waiting for room in the journal; more means the disk has stopped keeping up. */
-export const DEFERRED_COMMANDS_MAX = 1_000_000;
 
 /**
  * The sequencer: the only code that calls the core. Each command is stamped with the current chain

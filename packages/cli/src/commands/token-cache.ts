@@ -1,16 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writePrivateFileSync } from '@venue/sdk';
 
 /**
  * The CLI's bearer-token cache (docs/operations.md "Token cache"). Every `venue` command is its own
@@ -30,7 +21,6 @@ export const TOKEN_CACHE_DIR_NAME = 'tokens';
 /** Largest cache file read: a token and a few fields are well under 1 KiB; a bigger file is not ours. */
 export const TOKEN_CACHE_FILE_BYTES_MAX = 8 * 1024;
 
-const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 const SALT_BYTES = 32;
 const NONCE_BYTES = 12;
@@ -121,22 +111,7 @@ export class TokenCache {
     if ((statSync(dir).mode & 0o077) !== 0) {
       throw new Error(`${dir} is open to other users; run chmod 700 on it (it holds login tokens)`);
     }
-    const partial = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    // 'wx' is O_CREAT|O_EXCL: never write through a file or link someone else placed at that name.
-    const fd = openSync(partial, 'wx', FILE_MODE);
-    try {
-      writeSync(fd, this.#seal(token));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(partial, this.file);
-    const dirFd = openSync(dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writePrivateFileSync(this.file, this.#seal(token));
   }
 
   clear(): void {

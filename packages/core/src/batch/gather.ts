@@ -14,7 +14,7 @@ import type { BookSide, OrderRow } from '../state/venue-state.ts';
  * Returns null when some quantity, or the side's total, is not exact as a number (beyond 2^53):
  * the batch then takes the bigint path (clearSortedBatch on the rows).
  */
-export function gatherSide(side: BookSide, columns: MarketColumns): GatheredSide | null {
+export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): GatheredSide | null {
   let capacity = 0;
   for (const level of side.levels) capacity += level.size;
   const orders: OrderRow[] = [];

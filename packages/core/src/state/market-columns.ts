@@ -1,5 +1,4 @@
 import { AssertionError } from '@venue/protocol';
-import type { OrderRow, PriceLevel } from './venue-state.ts';
 
 /**
  * What a batch reads of each open order of a market, kept in columns at booking (docs/core.md,
@@ -18,9 +17,26 @@ const SLOTS_INITIAL = 64;
 /** The end of a price level's chain of slots. */
 export const NO_SLOT = -1;
 
-export class MarketColumns {
+/** What the columns read and write of an open order (venue-state.ts OrderRow is one). */
+export interface ColumnRow {
+  readonly orderId: string;
+  readonly tradingKey: string;
+  readonly owner: string;
+  readonly remaining: bigint;
+  readonly minFill: bigint;
+  readonly fillOrKill: boolean;
+  readonly levelPrev: ColumnRow | null;
+  slot: number;
+}
+
+/** What the columns write of a price level (venue-state.ts PriceLevel is one). */
+export interface ColumnLevel {
+  headSlot: number;
+}
+
+export class MarketColumns<Row extends ColumnRow = ColumnRow> {
   /** slot -> the open row holding it (undefined when free). */
-  rows: (OrderRow | undefined)[] = [];
+  rows: (Row | undefined)[] = [];
   /** remaining and minFill as numbers (not exact beyond 2^53: a batch then takes the bigint path). */
   remaining = new Float64Array(SLOTS_INITIAL);
   minFill = new Float64Array(SLOTS_INITIAL);
@@ -37,7 +53,7 @@ export class MarketColumns {
   #used = 0;
 
   /** Gives an open row a slot and fills its columns. */
-  take(row: OrderRow): void {
+  take(row: Row): void {
     if (row.slot !== NO_SLOT) throw new AssertionError(`order ${row.orderId} already holds slot ${row.slot}`);
     let slot = this.#free.pop();
     if (slot === undefined) {
@@ -56,12 +72,12 @@ export class MarketColumns {
   }
 
   /** The row's remaining and minFill changed (a settlement): its columns follow. */
-  setQuantities(row: OrderRow): void {
+  setQuantities(row: Row): void {
     this.remaining[row.slot] = Number(row.remaining);
     this.minFill[row.slot] = Number(row.minFill);
   }
 
-  release(row: OrderRow): void {
+  release(row: Row): void {
     const slot = row.slot;
     if (this.rows[slot] !== row) throw new AssertionError(`order ${row.orderId} does not hold slot ${slot}`);
     this.rows[slot] = undefined;
@@ -70,7 +86,7 @@ export class MarketColumns {
   }
 
   /** The row joined the tail of `level` (book-side.ts enterLevel has linked it). */
-  chainAtTail(level: PriceLevel, row: OrderRow): void {
+  chainAtTail(level: ColumnLevel, row: Row): void {
     const previous = row.levelPrev;
     if (previous === null) level.headSlot = row.slot;
     else this.next[previous.slot] = row.slot;
@@ -78,7 +94,7 @@ export class MarketColumns {
   }
 
   /** The row is about to leave `level` (before book-side.ts leaveLevel unlinks it). */
-  unchain(level: PriceLevel, row: OrderRow): void {
+  unchain(level: ColumnLevel, row: Row): void {
     const following = this.next[row.slot] as number;
     const previous = row.levelPrev;
     if (previous === null) level.headSlot = following;

@@ -1,5 +1,3 @@
-import type { OrderRow } from './venue-state.ts';
-
 /**
  * A market's unsettled matches by match id (as a number, see matchKey). Ids are issued densely, in
  * order, a batch at a time, and settle roughly in order, so an array indexed from the oldest id
@@ -10,12 +8,13 @@ import type { OrderRow } from './venue-state.ts';
  * Memory is the span from the oldest pending id to the newest. A match is pending until its
  * settlement outcome, and one still pending when its lock expires fails, so the span is what the
  * market matches within one lock duration. The front is trimmed as the oldest matches settle.
+ * Generic over the row (venue-state.ts OrderRow), so this file needs nothing from the state's types.
  */
-export class PendingMatches {
+export class PendingMatches<Row> {
   /** Match id held at index 0 of `#rows`. */
   #base = 0;
   /** Rows by `id - #base`; undefined where a match settled or was never filed. */
-  #rows: (OrderRow | undefined)[] = [];
+  #rows: (Row | undefined)[] = [];
   /** No row below this index: where the oldest pending match is. */
   #head = 0;
   #size = 0;
@@ -24,12 +23,12 @@ export class PendingMatches {
     return this.#size;
   }
 
-  get(id: number): OrderRow | undefined {
+  get(id: number): Row | undefined {
     const at = id - this.#base;
     return at >= 0 && at < this.#rows.length ? this.#rows[at] : undefined;
   }
 
-  set(id: number, row: OrderRow): void {
+  set(id: number, row: Row): void {
     if (this.#size === 0) {
       this.#rows = [];
       this.#base = id;
@@ -71,7 +70,7 @@ export class PendingMatches {
   }
 
   /** Rows in match id order. */
-  *values(): IterableIterator<OrderRow> {
+  *values(): IterableIterator<Row> {
     const rows = this.#rows;
     for (let at = this.#head; at < rows.length; at++) {
       const row = rows[at];
@@ -80,7 +79,7 @@ export class PendingMatches {
   }
 
   /** [match id, row] in match id order. */
-  *entries(): IterableIterator<[number, OrderRow]> {
+  *entries(): IterableIterator<[number, Row]> {
     const rows = this.#rows;
     for (let at = this.#head; at < rows.length; at++) {
       const row = rows[at];

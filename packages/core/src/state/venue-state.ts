@@ -137,9 +137,9 @@ export interface MarketState {
   readonly bids: BookSide;
   readonly asks: BookSide;
   /** Unsettled match id (as a number: see matchKey) -> the order it reserves. */
-  readonly pendingMatches: PendingMatches;
+  readonly pendingMatches: PendingMatches<OrderRow>;
   /** What a batch reads of each open order, by slot. */
-  readonly columns: MarketColumns;
+  readonly columns: MarketColumns<OrderRow>;
 }
 
 /** An account's open orders, in intake order. Dropped when the last one ends. */
@@ -214,8 +214,8 @@ export function emptyMarket(config: MarketConfig): MarketState {
     live: { head: null, tail: null, size: 0 },
     bids: { descending: true, levels: [], byPrice: new Map() },
     asks: { descending: false, levels: [], byPrice: new Map() },
-    pendingMatches: new PendingMatches(),
-    columns: new MarketColumns(),
+    pendingMatches: new PendingMatches<OrderRow>(),
+    columns: new MarketColumns<OrderRow>(),
   };
 }
 

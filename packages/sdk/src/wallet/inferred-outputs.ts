@@ -1,7 +1,7 @@
-import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex } from '@venue/notes';
+import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex, type NoteHasher } from '@venue/notes';
 import type { Side } from '@venue/protocol';
+import { CANDIDATE_STEPS_MAX, OUTPUT_VALUES_MAX } from '../limits.ts';
 import type { NoteOrigin, WalletNote } from './note-lifecycle.ts';
-import type { Owner } from './settlement-outputs.ts';
 
 /**
  * The outputs of a match whose fill memo never arrived (no stream was listening, or the venue
@@ -29,7 +29,11 @@ import type { Owner } from './settlement-outputs.ts';
  */
 
 /** Candidate values compared per expected output: 4096 Poseidon hashes, about half a second. */
-export const OUTPUT_VALUES_MAX = 4096;
+/** The owner's side of derivation: the Poseidon hasher and the key file's owner commitment (hex). */
+export interface Owner {
+  readonly hasher: NoteHasher;
+  readonly ownerCommitment: string;
+}
 
 /** The market terms the values follow from (GET /instruments/{symbol}). */
 export interface MarketTerms {
@@ -200,13 +204,6 @@ function gcd(a: bigint, b: bigint): bigint {
   while (y !== 0n) [x, y] = [y, x % y];
   return x;
 }
-
-/**
- * Prices and (price, shortfall) pairs one candidate search looks at, at most: 64 Ki steps of a
- * few bigint operations each, some milliseconds. A bid's search covers every price from its
- * limit down to one tick within it when its quote at the limit is below OUTPUT_VALUES_MAX.
- */
-export const CANDIDATE_STEPS_MAX = 16 * OUTPUT_VALUES_MAX;
 
 /**
  * The values an output may hold under `rule`. For a quote: at each tick price on the order's side

@@ -1,9 +1,15 @@
 import type { ValidInputProver } from '@venue/notes';
 import type { FillMessage, Instrument, OrderEvent, OrderRecord } from '@venue/protocol';
 import type { VenueClient } from '../client.ts';
-import { type NoteWallet, nominalCost, spentMintOf, type WalletNote } from '../note-wallet.ts';
+import {
+  type NoteInput,
+  type NoteWallet,
+  nominalCost,
+  spentMintOf,
+  type WalletNote,
+} from '../note-wallet.ts';
+import type { OrderRequest } from '../order-request.ts';
 import type { LocalOrder } from '../order-store.ts';
-import type { NoteInput, OrderRequest } from '../trader.ts';
 import type { FillFacts, MarketTerms } from './inferred-outputs.ts';
 import type { OrderOutcome } from './settlement-outputs.ts';
 
@@ -19,9 +25,6 @@ import type { OrderOutcome } from './settlement-outputs.ts';
  * - fills: the order's side, limit and market terms go with each fill event or record, so the
  *   wallet can find the match's outputs even when the fill memo never arrives.
  */
-
-/** Wallet errors kept for the bot to read (memos that do not open, outcomes that do not apply). */
-export const WALLET_ERRORS_KEPT_MAX = 100;
 
 /** Record states whose note_commitment is the change of the last settled match, after one. */
 const RESTS_ON_CHANGE: ReadonlySet<OrderRecord['state']> = new Set([

@@ -1,11 +1,4 @@
-import {
-  assetIdOfMint,
-  type DerivedNote,
-  deriveChangeNote,
-  deriveFillNote,
-  fieldToHex,
-  type NoteHasher,
-} from '@venue/notes';
+import { assetIdOfMint, type DerivedNote, deriveChangeNote, deriveFillNote, fieldToHex } from '@venue/notes';
 import type { FillMemoPlaintext, MemoNote, OrderEventKind } from '@venue/protocol';
 import {
   candidateCommitments,
@@ -13,6 +6,7 @@ import {
   type FillFacts,
   isKnownEmpty,
   noteOfOutput,
+  type Owner,
   outputKey,
 } from './inferred-outputs.ts';
 import type { NoteBook, WalletRecord } from './note-book.ts';
@@ -36,12 +30,6 @@ import { consumedByFill, type NoteOrigin, released, type WalletNote } from './no
  * - A fill memo (the only source of the received amount, and of a full fill's change) adds the
  *   received note and the change, and spends the parent if no event did yet.
  */
-
-/** The owner's side of derivation: the Poseidon hasher and the key file's owner commitment (hex). */
-export interface Owner {
-  readonly hasher: NoteHasher;
-  readonly ownerCommitment: string;
-}
 
 /** An order fact the wallet follows: an orders-channel event, a reconciled record or a refusal. */
 export interface OrderOutcome {
