@@ -6,8 +6,8 @@ import {
   type TreeUpdatesReply,
   type TreeUpdatesRequest,
 } from '@venue/protocol';
-import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 import { TREE_ANCHORS_KEPT_MAX, TREE_CATCH_UP_READS_MAX } from '../config/limits.ts';
+import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
 /**
  * The stream's tree channel for a venue whose chain answers over JSON-RPC (`venue serve`,

@@ -1,6 +1,6 @@
 import { LEAVES_PAGE_MAX, type LeavesResponse, type TreeRootsResponse } from '@venue/protocol';
-import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 import { TREE_ANCHORS_KEPT_MAX, TREE_PAGES_PER_BEAT_MAX } from '../config/limits.ts';
+import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
 /** The chain's tree reads, synchronous (chain-sim's `treeReads(chain)` is one). */
 export interface TreeSource {
