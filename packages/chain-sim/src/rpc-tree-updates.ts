@@ -10,7 +10,6 @@ import {
 } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { reject } from './errors.ts';
-import { TREE_ANCHORS_MAX } from './limits.ts';
 import type { RootEntry } from './types.ts';
 
 /**
