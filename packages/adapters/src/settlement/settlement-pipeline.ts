@@ -1,8 +1,14 @@
 import type { CoreEvent, MarketConfig } from '@venue/core';
 import { type NoteHasher, sealFillMemo } from '@venue/notes';
-import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
+import {
+  assert,
+  isVenueError,
+  SETTLEMENT_FAILURE_REASONS,
+  type SettlementFailureReason,
+} from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import { isChainRefusal } from './chain-refusal.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
@@ -295,12 +301,9 @@ export class SettlementPipeline {
       // A change note is not under the root its order was proved against; the chain's current
       // root of its shard holds it (it was final before the core re-booked the remainder).
       const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
-      try {
-        legs.push(planLeg(this.#o.hasher, market, match, opening, root));
-      } catch (error) {
-        if (error instanceof RangeError) return error.message;
-        throw error;
-      }
+      const leg = planLeg(this.#o.hasher, market, match, opening, root);
+      if (typeof leg === 'string') return leg;
+      legs.push(leg);
     }
     return legs;
   }
@@ -383,9 +386,10 @@ export class SettlementPipeline {
   #submit(inFlight: InFlight): void {
     try {
       this.#o.chain.submit(inFlight.batch);
-    } catch {
-      // The request did not reach the chain (not a settlement outcome): it is retried next slot
-      // with the same signed bytes, which the chain deduplicates by transaction id.
+    } catch (error) {
+      if (!isChainRefusal(error)) throw error;
+      // The chain refused the request (not a settlement outcome): it is retried next slot with the
+      // same signed bytes, which the chain deduplicates by transaction id.
     }
   }
 
@@ -581,8 +585,11 @@ export class SettlementPipeline {
         lane.recording = false;
         if (!this.#stopped && this.#allowed()) this.#seal(marketId, lane);
       },
-      // A failed journal records nothing more: the lane stays held, as the venue has stopped trading.
-      () => undefined,
+      // A failed (or closed) journal records nothing more: the lane stays held, as the venue has
+      // stopped trading. Anything else is a listener's bug: rethrown, it crashes the process.
+      (error: unknown) => {
+        if (!isVenueError(error)) throw error;
+      },
     );
   }
 
