@@ -1,8 +1,9 @@
 /** The durable journal of the core's commands (issue 9): docs/durability.md describes it. */
-export * from './command-codec.ts';
 export * from './file-journal.ts';
 export * from './files.ts';
 export * from './journal.ts';
+export * from './journal-record.ts';
 export * from './limits.ts';
+export * from './record-codec.ts';
 export * from './recovery.ts';
 export * from './snapshot-file.ts';

@@ -7,11 +7,12 @@ import {
   type SettlementFailureReason,
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import type { Annotations } from '../journal/journal-record.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { isChainRefusal } from './chain-refusal.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from './limits.ts';
 import type { MatchFacts } from './match-facts.ts';
-import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
+import type { NoteOpenings } from './note-openings.ts';
 import type {
   ChainKeys,
   ChainSettlementRecord,
@@ -38,6 +39,7 @@ export interface SettlementPipelineOptions {
   /** The chain, signing with the enclave's settlement signer (the key final governance accepts). */
   readonly chain: SettlementChain;
   readonly hasher: NoteHasher;
+  /** One of the engine's state companions: it learns change notes from the journaled outcomes. */
   readonly openings: NoteOpenings;
   /** Prices and counterparts of pending matches, kept across restarts (memos and exact groups). */
   readonly facts?: MatchFacts;
@@ -127,6 +129,10 @@ export class SettlementPipeline {
     this.#o = options;
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
+    assert(
+      options.engine.follows(options.openings),
+      "the pipeline's NoteOpenings must be a state companion of its engine: a change note's opening reaches it only through the journaled outcome",
+    );
     options.engine.onEvents((events) => {
       if (!this.#stopped) this.#onEvents(events);
     });
@@ -534,33 +540,33 @@ export class SettlementPipeline {
         if (oldest === null || match.seenSlot < oldest) oldest = match.seenSlot;
         this.#prepareFill(planned, batchSeq, leafIndex);
         openings.forget(match.note.commitment);
-        if (planned.change.value > 0n)
-          openings.remember(planned.change.hex.commitment, {
-            ownerCommitment: planned.change.hex.ownerCommitment,
-            innerHash: planned.change.hex.innerHash,
-            derived: true,
-          });
-        this.#report(match, {
-          type: 'match_settled',
-          marketId: match.marketId,
-          matchId: match.matchId,
-          changeNote: {
-            commitment: planned.change.hex.commitment,
-            value: planned.change.value,
-            treeId: match.note.treeId,
+        this.#report(
+          match,
+          {
+            type: 'match_settled',
+            marketId: match.marketId,
+            matchId: match.matchId,
+            changeNote: {
+              commitment: planned.change.hex.commitment,
+              value: planned.change.value,
+              treeId: match.note.treeId,
+            },
           },
-          batchSeq: reached,
-          // Journaled with the outcome so a restart can settle the remainder (note-openings.ts).
-          ...(planned.change.value > 0n
-            ? {
-                changeOpening: {
-                  commitment: planned.change.hex.commitment,
-                  ownerCommitment: planned.change.hex.ownerCommitment,
-                  innerHash: planned.change.hex.innerHash,
-                },
-              }
-            : {}),
-        });
+          {
+            landedBatchSeq: reached,
+            // The opening of the change note, written once: the openings companion follows it from the
+            // journaled record, live and after a restart alike (note-openings.ts).
+            ...(planned.change.value > 0n
+              ? {
+                  changeOpening: {
+                    commitment: planned.change.hex.commitment,
+                    ownerCommitment: planned.change.hex.ownerCommitment,
+                    innerHash: planned.change.hex.innerHash,
+                  },
+                }
+              : {}),
+          },
+        );
       }
     }
     const marketId = groups[0]?.marketId;
@@ -608,15 +614,14 @@ export class SettlementPipeline {
           marketId: string;
           matchId: bigint;
           changeNote: { commitment: string; value: bigint; treeId: number };
-          batchSeq: bigint;
-          changeOpening?: ChangeOpening;
         }
       | { type: 'match_failed'; marketId: string; matchId: bigint; reason: SettlementFailureReason },
+    annotations?: Annotations,
   ): void {
     const id = key(match.marketId, match.matchId);
     if (!this.#owned.delete(id)) return;
     if (!this.#o.engine.core.isPendingMatch(match.marketId, match.matchId)) return;
-    this.#o.engine.record(command);
+    this.#o.engine.record(command, annotations);
   }
 
   // ---- Fill memos ----
