@@ -5,5 +5,6 @@ export * from './journal.ts';
 export * from './journal-record.ts';
 export * from './limits.ts';
 export * from './record-codec.ts';
+export * from './record-shapes.ts';
 export * from './recovery.ts';
 export * from './snapshot-file.ts';
