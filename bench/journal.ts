@@ -37,9 +37,10 @@ import {
   testListing,
 } from '@venue/testing';
 import {
-  CommandEncoder,
   FileJournal,
   type Journal,
+  plainRecord,
+  RecordEncoder,
   recoverJournal,
 } from '../packages/adapters/src/journal/index.ts';
 import { SnapshotReplica } from '../packages/adapters/src/replica/index.ts';
@@ -121,7 +122,10 @@ async function driveAppenders(append: (i: number) => Promise<unknown>, total: nu
 async function journalRate(total: number): Promise<number> {
   return withDir(async (dir) => {
     const journal = await openFresh(dir);
-    const rate = await driveAppenders((i) => journal.append(COMMANDS[i % POOL] as Command), total);
+    const rate = await driveAppenders(
+      (i) => journal.append(plainRecord(COMMANDS[i % POOL] as Command)),
+      total,
+    );
     await journal.close();
     return rate;
   });
@@ -170,7 +174,7 @@ async function recoveryMs(count: number): Promise<number> {
     for (let done = 0; done < count; done += chunk) {
       const acks: Promise<unknown>[] = [];
       for (let i = done; i < Math.min(count, done + chunk); i++)
-        acks.push(journal.append(COMMANDS[i % POOL] as Command));
+        acks.push(journal.append(plainRecord(COMMANDS[i % POOL] as Command)));
       await Promise.all(acks);
     }
     await journal.close();
@@ -345,7 +349,7 @@ async function snapshotPause(quick: boolean): Promise<Figure[]> {
 export async function run(quick: boolean): Promise<Figure[]> {
   const total = quick ? 20_000 : 200_000;
   const runs = quick ? 3 : 5;
-  const recordBytes = 56 + new CommandEncoder().encode(COMMANDS[0] as Command).length + 16;
+  const recordBytes = 56 + new RecordEncoder().encode(plainRecord(COMMANDS[0] as Command)).length + 16;
   process.stderr.write(
     `journal: ${APPENDERS} concurrent appenders, ${total} commands a run, ${recordBytes}-byte records\n`,
   );

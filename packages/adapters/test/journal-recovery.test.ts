@@ -22,6 +22,7 @@ import {
   FileJournal,
   JournalRecoveryError,
   NODE_JOURNAL_FILES,
+  plainRecord,
   recoverJournal,
 } from '../src/journal/index.ts';
 import { encodeHead, HEAD_FILE_NAME } from '../src/journal/journal-head.ts';
@@ -45,7 +46,8 @@ async function openJournal(dir: string, options: { snapshotIntervalRecords?: num
 
 /** Writes `count` ticks, each in its own commit batch (each append awaited). */
 async function ticks(journal: FileJournal, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) await journal.append({ type: 'tick', slot: BigInt(i) });
+  for (let i = from; i < from + count; i++)
+    await journal.append(plainRecord({ type: 'tick', slot: BigInt(i) }));
 }
 
 async function segments(dir: string): Promise<string[]> {
@@ -65,13 +67,13 @@ describe('journal: recovery', () => {
       for (const command of openingCommands()) {
         assert.ok(applied(straight, command));
         journaled.push(command);
-        acks.push(journal.append(command));
+        acks.push(journal.append(plainRecord(command)));
       }
       // randomCommands reads the core's slot as it goes: each command is applied before the next is built.
       for (const command of randomCommands(straight, 7, 600)) {
         if (!applied(straight, command)) continue;
         journaled.push(command);
-        acks.push(journal.append(command));
+        acks.push(journal.append(plainRecord(command)));
         if (journal.snapshotDue(0)) acks.push(journal.writeSnapshot(straight.snapshot(), 0));
       }
       await Promise.all(acks);
@@ -111,7 +113,7 @@ describe('journal: recovery', () => {
       assert.ok((await stat(path)).size < size - 7, 'the tail was truncated on disk');
 
       const next = await openJournal(dir);
-      assert.deepEqual(await next.append({ type: 'tick', slot: 99n }), { seq: 5n });
+      assert.deepEqual(await next.append(plainRecord({ type: 'tick', slot: 99n })), { seq: 5n });
       await next.close();
       const again = await recoverAll(dir);
       assert.equal(again.commands.length, 5);
@@ -191,7 +193,7 @@ describe('journal: recovery', () => {
           ? openingCommands()
           : [{ type: 'tick', slot: BigInt(boot) } as const]) {
           core.apply(command);
-          await journal.append(command);
+          await journal.append(plainRecord(command));
         }
         await journal.writeSnapshot(core.snapshot(), 0);
         await journal.close();

@@ -12,11 +12,12 @@ import type { Command } from '@venue/core';
 import { ERRORS, isVenueError } from '@venue/protocol';
 import { faultyJournalFiles, openingCommands, orderBody, placeCommand, withTempDir } from '@venue/testing';
 import {
-  CommandEncoder,
-  decodeCommand,
+  decodeRecord,
   FileJournal,
   type JournalFiles,
   NODE_JOURNAL_FILES,
+  plainRecord,
+  RecordEncoder,
   recoverJournal,
 } from '../src/journal/index.ts';
 
@@ -63,9 +64,9 @@ describe('journal: writing', () => {
       },
       { type: 'venue_gate', pauseReasons: ['drain', 'ünïcode'], slot: 2n },
     ];
-    const encoder = new CommandEncoder();
+    const encoder = new RecordEncoder();
     for (const command of commands) {
-      const decoded = decodeCommand(Buffer.from(encoder.encode(command)));
+      const { command: decoded } = decodeRecord(Buffer.from(encoder.encode(plainRecord(command))));
       assert.deepEqual(decoded, command);
       assert.equal(
         JSON.stringify(decoded, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
@@ -79,7 +80,7 @@ describe('journal: writing', () => {
       const journal = await openJournal(dir);
       const commands = openingCommands();
       const seqs: bigint[] = [];
-      for (const command of commands) seqs.push((await journal.append(command)).seq);
+      for (const command of commands) seqs.push((await journal.append(plainRecord(command))).seq);
       await journal.close();
       assert.deepEqual(seqs, [1n, 2n, 3n, 4n]);
       const { commands: back, seqs: backSeqs, recovery } = await recoverAll(dir);
@@ -100,7 +101,7 @@ describe('journal: writing', () => {
       const pending: Promise<{ seq: bigint }>[] = [];
       for (let i = 0; i < count; i++) {
         const command: Command = { type: 'tick', slot: BigInt(i) };
-        const promise = journal.append(command);
+        const promise = journal.append(plainRecord(command));
         promise.then(({ seq }) => resolvedInOrder.push(seq));
         pending.push(promise);
         if (i % 250 === 249) await new Promise((resolve) => setImmediate(resolve)); // let rounds run
@@ -131,7 +132,7 @@ describe('journal: writing', () => {
       const journal = await openJournal(dir);
       const order = orderBody({ id: 4242 });
       const command = placeCommand(order, 0n, 'acct-distinctive-plaintext-marker');
-      await journal.append(command);
+      await journal.append(plainRecord(command));
       await journal.writeSnapshot(`{"order":"${order.order_id}","who":"distinctive-plaintext-marker"}`, 0);
       await journal.close();
       const needles = [
@@ -159,15 +160,15 @@ describe('journal: writing', () => {
         const faulty = faultyJournalFiles(NODE_JOURNAL_FILES);
         const journal = await openJournal(dir, faulty.files);
         faulty.arm(plan);
-        assert.deepEqual(await journal.append({ type: 'tick', slot: 1n }), { seq: 1n });
-        const lost = journal.append({ type: 'tick', slot: 2n });
+        assert.deepEqual(await journal.append(plainRecord({ type: 'tick', slot: 1n })), { seq: 1n });
+        const lost = journal.append(plainRecord({ type: 'tick', slot: 2n }));
         const unavailable = (error: unknown) =>
           isVenueError(error) &&
           error.code === ERRORS.JOURNAL_UNAVAILABLE.code &&
           /refuses every write until the venue restarts/.test(error.message);
         await assert.rejects(lost, unavailable);
         assert.ok(journal.failure !== null);
-        await assert.rejects(journal.append({ type: 'tick', slot: 3n }), unavailable);
+        await assert.rejects(journal.append(plainRecord({ type: 'tick', slot: 3n })), unavailable);
         await assert.rejects(journal.writeSnapshot('{}', 0), unavailable);
         await journal.close();
         // Only the acknowledged record is certain to be on disk; recovery never invents more.
@@ -181,10 +182,10 @@ describe('journal: writing', () => {
   test('a new boot appends after what recovery found, in a new segment', async () => {
     await withTempDir(async (dir) => {
       const first = await openJournal(dir);
-      await first.append({ type: 'tick', slot: 1n });
+      await first.append(plainRecord({ type: 'tick', slot: 1n }));
       await first.close();
       const second = await openJournal(dir);
-      assert.deepEqual(await second.append({ type: 'tick', slot: 2n }), { seq: 2n });
+      assert.deepEqual(await second.append(plainRecord({ type: 'tick', slot: 2n })), { seq: 2n });
       await second.close();
       const { commands } = await recoverAll(dir);
       assert.deepEqual(commands, [

@@ -5,61 +5,61 @@
 // refuses the state a venue really stopped with and refuses every older one it can tell apart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CommandEncoder, decodeCommand, judgeMarket, LandedBatches, NO_BATCH } from '@venue/adapters';
-import type { Command } from '@venue/core';
+import {
+  decodeRecord,
+  type JournalRecord,
+  judgeMarket,
+  LandedBatches,
+  NO_BATCH,
+  plainRecord,
+  RecordEncoder,
+} from '@venue/adapters';
 import fc from 'fast-check';
 
 const MARKETS = ['m-sol', 'm-eth', 'm-btc'] as const;
 
-function settled(marketId: string, matchId: bigint, batchSeq?: bigint): Command {
+function settled(marketId: string, matchId: bigint, landedBatchSeq?: bigint): JournalRecord {
   return {
-    type: 'match_settled',
-    marketId,
-    matchId,
-    changeNote: null,
-    ...(batchSeq === undefined ? {} : { batchSeq }),
-    slot: 7n,
+    command: { type: 'match_settled', marketId, matchId, changeNote: null, slot: 7n },
+    annotations: landedBatchSeq === undefined ? {} : { landedBatchSeq },
   };
 }
 
-test('match_settled keeps its batch number through the journal encoding', () => {
-  const command = settled('m-sol', 3n, 12n);
-  const decoded = decodeCommand(Buffer.from(new CommandEncoder().encode(command)));
-  assert.deepEqual(decoded, command);
-  assert.equal((decoded as { batchSeq?: bigint }).batchSeq, 12n);
-  // A record written before the field existed decodes without it.
-  const older = decodeCommand(Buffer.from(new CommandEncoder().encode(settled('m-sol', 3n))));
-  assert.equal('batchSeq' in older, false);
+test('match_settled keeps its batch number beside it through the journal encoding', () => {
+  const record = settled('m-sol', 3n, 12n);
+  const decoded = decodeRecord(Buffer.from(new RecordEncoder().encode(record)));
+  assert.deepEqual(decoded, record);
+  assert.equal(decoded.annotations.landedBatchSeq, 12n);
+  // An outcome recorded without one decodes without it.
+  const without = decodeRecord(Buffer.from(new RecordEncoder().encode(settled('m-sol', 3n))));
+  assert.equal('landedBatchSeq' in without.annotations, false);
 });
 
-const commandArb = fc.oneof(
+const recordArb = fc.oneof(
   fc
     .record({
       market: fc.constantFrom(...MARKETS),
       seq: fc.option(fc.bigInt({ min: 0n, max: 40n }), { nil: undefined }),
     })
     .map(({ market, seq }) => settled(market, 1n, seq)),
-  fc.constantFrom(...MARKETS).map(
-    (marketId): Command => ({
-      type: 'match_failed',
-      marketId,
-      matchId: 2n,
-      reason: 'chain_rejected',
-      slot: 7n,
-    }),
-  ),
-  fc.constant<Command>({ type: 'tick', slot: 9n }),
+  fc
+    .constantFrom(...MARKETS)
+    .map((marketId) =>
+      plainRecord({ type: 'match_failed', marketId, matchId: 2n, reason: 'chain_rejected', slot: 7n }),
+    ),
+  fc.constant(plainRecord({ type: 'tick', slot: 9n })),
 );
 
 test('LandedBatches follows the newest recorded batch per market; a snapshot taken anywhere plus the replay after it gives the same', () => {
   fc.assert(
-    fc.property(fc.array(commandArb, { maxLength: 40 }), fc.nat(), (commands, cut) => {
-      // Reference: the highest batchSeq of a match_settled per market, or none.
+    fc.property(fc.array(recordArb, { maxLength: 40 }), fc.nat(), (commands, cut) => {
+      // Reference: the highest landedBatchSeq beside a match_settled per market, or none.
       const expected = new Map<string, bigint>();
-      for (const c of commands) {
-        if (c.type !== 'match_settled' || c.batchSeq === undefined) continue;
+      for (const { command: c, annotations } of commands) {
+        const seq = annotations.landedBatchSeq;
+        if (c.type !== 'match_settled' || seq === undefined) continue;
         const had = expected.get(c.marketId);
-        if (had === undefined || c.batchSeq > had) expected.set(c.marketId, c.batchSeq);
+        if (had === undefined || seq > had) expected.set(c.marketId, seq);
       }
       const live = new LandedBatches();
       for (const c of commands) live.follow(c, []);

@@ -1,10 +1,11 @@
 /**
  * Random venue histories for the snapshot replica's tests: places (all order types, some on a stream
  * connection, some over-collateralised), cancels, modifies (in place and to a new id), ticks that
- * clear batches, settlement outcomes (with a change note and its opening, as the pipeline journals
- * them) and disconnect sweeps. Each action is turned into a command against the current state of
- * the core it will be applied to, so most of them are accepted.
+ * clear batches, settlement outcomes (with a change note, and its opening annotated beside it, as
+ * the pipeline journals them) and disconnect sweeps. Each action is turned into a journal record
+ * against the current state of the core it will be applied to, so most of them are accepted.
  */
+import { type JournalRecord, plainRecord } from '@venue/adapters';
 import type { Command, VenueCore } from '@venue/core';
 import type { PlaceOrder } from '@venue/protocol';
 import { hex32, orderBody, placeCommand, TEST_SESSION } from '@venue/testing';
@@ -73,8 +74,14 @@ export class HistoryBuilder {
   #next = 1;
   readonly #placed: { id: number; key: number; order: PlaceOrder }[] = [];
 
-  /** The command for `action` at the core's state, or null for actions that are not commands. */
-  command(core: VenueCore, action: ReplicaAction): Command | null {
+  /** The record for `action` at the core's state, or null for actions that are not commands. */
+  record(core: VenueCore, action: ReplicaAction): JournalRecord | null {
+    if (action.kind === 'settle') return settlementOf(core, action.pick, action.fail);
+    const command = this.#command(core, action);
+    return command === null ? null : plainRecord(command);
+  }
+
+  #command(core: VenueCore, action: ReplicaAction): Command | null {
     const slot = core.slot;
     switch (action.kind) {
       case 'place': {
@@ -125,8 +132,6 @@ export class HistoryBuilder {
       }
       case 'tick':
         return { type: 'tick', slot: slot + BigInt(action.slots) };
-      case 'settle':
-        return settlementOf(core, action.pick, action.fail);
       case 'disconnect':
         return { type: 'disconnect', connectionId: STREAM, slot };
       default:
@@ -170,45 +175,48 @@ function accountOf(key: number): string {
 
 /**
  * A settlement outcome for one pending match, as the pipeline journals it: a confirmed match with a
- * remainder names the change note, and carries the change note's opening for NoteOpenings.
+ * remainder names the change note, and its record carries the change note's opening for NoteOpenings.
  */
-function settlementOf(core: VenueCore, pick: number, fail: boolean): Command | null {
+function settlementOf(core: VenueCore, pick: number, fail: boolean): JournalRecord | null {
   const pending = core.pendingMatches();
   const match = pending[pick % Math.max(1, pending.length)];
   if (match === undefined) return null;
   const slot = core.slot;
   if (fail) {
-    return {
+    return plainRecord({
       type: 'match_failed',
       marketId: match.marketId,
       matchId: match.matchId,
       reason: 'note_locked',
       slot,
-    };
+    });
   }
   const record = core.orderRecord(match.orderId, match.accountId);
   const remaining = record.remaining_amount - match.baseQuantity;
   if (remaining === 0n) {
-    return {
+    return plainRecord({
       type: 'match_settled',
       marketId: match.marketId,
       matchId: match.matchId,
       changeNote: null,
       slot,
-    };
+    });
   }
   const commitment = hex32(`change-${match.marketId}-${match.matchId}`);
-  const settled = {
-    type: 'match_settled' as const,
-    marketId: match.marketId,
-    matchId: match.matchId,
-    changeNote: { commitment, value: match.note.value, treeId: match.note.treeId },
-    slot,
-    changeOpening: {
-      commitment,
-      ownerCommitment: match.ownerCommitment,
-      innerHash: hex32(`inner-${commitment}`),
+  return {
+    command: {
+      type: 'match_settled',
+      marketId: match.marketId,
+      matchId: match.matchId,
+      changeNote: { commitment, value: match.note.value, treeId: match.note.treeId },
+      slot,
+    },
+    annotations: {
+      changeOpening: {
+        commitment,
+        ownerCommitment: match.ownerCommitment,
+        innerHash: hex32(`inner-${commitment}`),
+      },
     },
   };
-  return settled;
 }

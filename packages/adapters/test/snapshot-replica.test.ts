@@ -21,7 +21,14 @@ import {
   withTempDir,
 } from '@venue/testing';
 import fc from 'fast-check';
-import { CommandEncoder, decodeCommand, FileJournal, recoverJournal } from '../src/journal/index.ts';
+import {
+  decodeRecord,
+  FileJournal,
+  type JournalRecord,
+  plainRecord,
+  RecordEncoder,
+  recoverJournal,
+} from '../src/journal/index.ts';
 import { coreSettingsOf, ReplicaState, SnapshotReplica } from '../src/replica/index.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
@@ -44,15 +51,15 @@ class Primary {
   }
 
   /** Applies like the sequencer: a refusal changes nothing and is not journaled (false). */
-  apply(command: Command): boolean {
+  apply(record: JournalRecord): boolean {
     let events: CoreEvent[];
     try {
-      events = this.core.apply(command);
+      events = this.core.apply(record.command);
     } catch (error) {
       if (isVenueError(error)) return false;
       throw error;
     }
-    for (const companion of this.companions) companion.follow(command, events);
+    for (const companion of this.companions) companion.follow(record, events);
     return true;
   }
 
@@ -67,13 +74,13 @@ describe('snapshot replica: state', () => {
       fc.property(fc.array(replicaAction, { minLength: 20, maxLength: 160 }), (actions) => {
         const primary = new Primary();
         let replica = new ReplicaState(coreSettingsOf(TEST_CORE_CONFIG), COMPANION_NAMES, null);
-        const encoder = new CommandEncoder();
-        const journal = (command: Command) => {
-          if (!primary.apply(command)) return;
-          // The replica sees what the journal holds: the command encoded and decoded again.
-          replica.apply(decodeCommand(Buffer.from(encoder.encode(command))));
+        const encoder = new RecordEncoder();
+        const journal = (record: JournalRecord) => {
+          if (!primary.apply(record)) return;
+          // The replica sees what the journal holds: the record encoded and decoded again.
+          replica.apply(decodeRecord(Buffer.from(encoder.encode(record))));
         };
-        for (const command of openingCommands()) journal(command);
+        for (const command of openingCommands()) journal(plainRecord(command));
         const builder = new HistoryBuilder();
         for (const action of actions) {
           if (action.kind === 'snapshot') assert.equal(replica.snapshot(), primary.snapshot());
@@ -81,8 +88,8 @@ describe('snapshot replica: state', () => {
             // A replica started from the sequencer's snapshot continues exactly as it would have.
             replica = new ReplicaState(coreSettingsOf(TEST_CORE_CONFIG), COMPANION_NAMES, primary.snapshot());
           } else {
-            const command = builder.command(primary.core, action);
-            if (command !== null) journal(command);
+            const record = builder.record(primary.core, action);
+            if (record !== null) journal(record);
           }
         }
         assert.equal(replica.snapshot(), primary.snapshot());
@@ -113,14 +120,15 @@ async function drive(engine: VenueEngine, clock: ManualClock, seed: number, coun
       engine.catchUp();
       continue;
     }
-    const command = builder.command(engine.core, action);
-    if (command === null) continue;
+    const record = builder.record(engine.core, action);
+    if (record === null) continue;
+    const { command, annotations } = record;
     if (
       command.type === 'match_settled' ||
       command.type === 'match_failed' ||
       command.type === 'disconnect'
     ) {
-      engine.record(unstamped(command));
+      engine.record(unstamped(command), annotations);
       continue;
     }
     await engine.submit(unstamped(command)).catch((error: unknown) => {
@@ -147,7 +155,8 @@ async function recovered(
     directory: dir,
     sealingKey: key,
     onSnapshot: (text) => primary.restore(text),
-    onCommand: (command, seq) => assert.ok(primary.apply(command), `record ${seq} applies`),
+    onCommand: (command, seq, annotations) =>
+      assert.ok(primary.apply({ command, annotations }), `record ${seq} applies`),
   });
   return { state: primary.snapshot(), snapshotSeq: recovery.snapshot?.seq ?? null };
 }
@@ -159,8 +168,8 @@ async function replayedTo(dir: string, key: Uint8Array, seq: bigint): Promise<st
     directory: dir,
     sealingKey: key,
     ignoreSnapshots: true,
-    onCommand: (command, at) => {
-      if (at <= seq) assert.ok(primary.apply(command), `record ${at} applies`);
+    onCommand: (command, at, annotations) => {
+      if (at <= seq) assert.ok(primary.apply({ command, annotations }), `record ${at} applies`);
     },
   });
   return primary.snapshot();

@@ -122,11 +122,6 @@ export interface MatchSettledCommand {
     readonly value: bigint;
     readonly treeId: number;
   } | null;
-  /**
-   * The chain batch number whose landing settled the match (the adapters' record of how far the
-   * chain's settlements reached, docs/durability.md); the core ignores it.
-   */
-  readonly batchSeq?: bigint;
   readonly slot: bigint;
 }
 

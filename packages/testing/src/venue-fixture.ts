@@ -164,7 +164,8 @@ export class TestVenue {
       ...(options.streamHeartbeatIntervalMs === undefined
         ? {}
         : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
-      ...(options.state === undefined ? {} : { state: options.state, companions: [openings, facts] }),
+      companions: [openings, facts],
+      ...(options.state === undefined ? {} : { state: options.state }),
     });
     // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
     for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {

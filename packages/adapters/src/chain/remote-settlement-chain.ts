@@ -1,4 +1,5 @@
 import {
+  AssertionError,
   assert,
   ChainError,
   type GovernanceValues,
@@ -241,6 +242,8 @@ export class RemoteSettlementChain implements SettlementChain {
         for (const lock of reply.locks)
           this.#view?.notes.set(lock.note_use_tag, { consumedSlot: undefined, lock });
       } catch (error) {
+        // A bug of ours is not a lost request: it crashes (the queue's task rejects, unhandled).
+        if (error instanceof AssertionError) throw error;
         this.#locks.delete(id);
         if (error instanceof ChainError) {
           this.#locks.set(id, { refused: error.reason });
@@ -270,6 +273,7 @@ export class RemoteSettlementChain implements SettlementChain {
         const record = await this.#rpc.request('submitSettlement', { batch: signed });
         this.#view?.settlements.set(txId, record);
       } catch (error) {
+        if (error instanceof AssertionError) throw error;
         // A refusal of the request itself (not a settlement outcome) is a fault of ours: say it.
         // The batch stays unknown, is resent, and fails at its deadline if the refusal holds.
         if (error instanceof ChainError)

@@ -6,7 +6,6 @@
  * (an fsync that failed once must not be retried: the kernel may have dropped the dirty pages).
  */
 import { join } from 'node:path';
-import type { Command } from '@venue/core';
 import { assert, VenueError } from '@venue/protocol';
 import {
   JOURNAL_IN_FLIGHT_RECORDS_MAX,
@@ -15,11 +14,12 @@ import {
   SNAPSHOT_INTERVAL_RECORDS,
   SNAPSHOTS_KEPT,
 } from '../config/limits.ts';
-import { CommandEncoder } from './command-codec.ts';
 import { createFileDurably, writeFileDurably } from './durable-file.ts';
 import { type AppendFile, type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
 import type { Journal, JournalPosition } from './journal.ts';
 import { writeHead } from './journal-head.ts';
+import type { JournalRecord } from './journal-record.ts';
+import { RecordEncoder } from './record-codec.ts';
 import {
   encodeSegmentHeader,
   finishRecord,
@@ -96,7 +96,7 @@ export class FileJournal implements Journal {
   readonly #directory: string;
   readonly #sealingKey: Uint8Array;
   readonly #files: JournalFiles;
-  readonly #encoder = new CommandEncoder();
+  readonly #encoder = new RecordEncoder();
   readonly #snapshotIntervalRecords: number;
   readonly #snapshotIntervalMs: number;
   readonly #pruneSegments: boolean;
@@ -174,14 +174,14 @@ export class FileJournal implements Journal {
     this.#durableListeners.push(listener);
   }
 
-  append(command: Command): Promise<{ seq: bigint }> {
+  append(record: JournalRecord): Promise<{ seq: bigint }> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(closedError());
     assert(
       this.hasRoom,
       `the journal already holds JOURNAL_IN_FLIGHT_RECORDS_MAX (${JOURNAL_IN_FLIGHT_RECORDS_MAX}) records waiting for fsync; check hasRoom before applying a command`,
     );
-    const plain = this.#encoder.encode(command);
+    const plain = this.#encoder.encode(record);
     const seq = this.#lastSeq + 1n;
     const batch = this.#batchFor(seq);
     const frame = Buffer.allocUnsafe(RECORD_HEADER_BYTES + plain.length + TAG_BYTES);

@@ -1,5 +1,5 @@
-import type { Command } from '@venue/core';
 import type { VenueError } from '@venue/protocol';
+import type { JournalRecord } from './journal-record.ts';
 
 /** The last record the journal holds: its sequence number and the sha256 of its frame. */
 export interface JournalPosition {
@@ -14,7 +14,7 @@ export interface JournalPosition {
  *
  * Contract:
  * - `append` assigns the next sequence number synchronously, in call order, and resolves only once
- *   the record is durable. The caller applies a command to the core, appends it in the same
+ *   the record is durable. The caller applies a record's command to the core, appends it in the same
  *   synchronous step, and lets no acknowledgement or event of it leave until `append` resolves.
  * - Before applying a command the caller checks `hasRoom`: at most JOURNAL_IN_FLIGHT_RECORDS_MAX
  *   records wait for durability, and appending past that is a programmer error.
@@ -22,7 +22,7 @@ export interface JournalPosition {
  *   VenueError JOURNAL_UNAVAILABLE, until the process restarts and recovers from disk.
  */
 export interface Journal {
-  append(command: Command): Promise<{ seq: bigint }>;
+  append(record: JournalRecord): Promise<{ seq: bigint }>;
   /** Resolves once every record appended before the call is durable (rejects if one fails). */
   sync(): Promise<void>;
   /** Records appended but not yet durable (the drain's `journal_records_in_flight`). */

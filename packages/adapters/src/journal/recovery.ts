@@ -6,12 +6,12 @@
  * is cut off. Anything else wrong stops the boot with a JournalRecoveryError saying where and what.
  */
 import { join } from 'node:path';
-import type { Command } from '@venue/core';
 import { SNAPSHOT_BYTES_MAX } from '../config/limits.ts';
-import { CommandDecodeError, decodeCommand } from './command-codec.ts';
 import { type JournalFiles, NODE_JOURNAL_FILES } from './files.ts';
 import type { JournalPosition } from './journal.ts';
 import { decodeHead, HEAD_FILE_NAME } from './journal-head.ts';
+import type { Annotations, JournalRecord } from './journal-record.ts';
+import { decodeRecord, RecordDecodeError } from './record-codec.ts';
 import {
   decodeSegmentHeader,
   parseFileName,
@@ -47,8 +47,11 @@ export interface RecoveryOptions {
    * record it was taken after and that record's hash.
    */
   readonly onSnapshot?: (text: string, seq: bigint, hash: Buffer) => void;
-  /** Receives every command after the snapshot, in sequence order. */
-  readonly onCommand: (command: Command, seq: bigint) => void;
+  /**
+   * Receives every record after the snapshot, in sequence order: the command for the core, and the
+   * annotations the adapters journaled beside it (for the state companions).
+   */
+  readonly onCommand: (command: JournalRecord['command'], seq: bigint, annotations: Annotations) => void;
   /**
    * Receives the sealed frame of every record handed to onCommand, with the key that opens it, after
    * onCommand (the snapshot replica is fed the same records at boot). The frame is a view into a
@@ -321,14 +324,14 @@ class ChainWalk {
           name,
           `record ${record.seq} does not open under this sealing key (wrong key, or the record was altered)`,
         );
-      let command: Command;
+      let decoded: JournalRecord;
       try {
-        command = decodeCommand(plain);
+        decoded = decodeRecord(plain);
       } catch (error) {
-        if (!(error instanceof CommandDecodeError)) throw error;
+        if (!(error instanceof RecordDecodeError)) throw error;
         this.#fail(name, `record ${record.seq} opened but does not decode (${error.message})`);
       }
-      this.#options.onCommand(command, record.seq);
+      this.#options.onCommand(decoded.command, record.seq, decoded.annotations);
       this.#options.onRecord?.(record.frame, key, record.seq);
       this.replayed += 1;
     }

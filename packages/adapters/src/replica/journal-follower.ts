@@ -1,6 +1,6 @@
-import type { Command } from '@venue/core';
-import { decodeCommand } from '../journal/command-codec.ts';
 import type { JournalPosition } from '../journal/journal.ts';
+import type { JournalRecord } from '../journal/journal-record.ts';
+import { decodeRecord } from '../journal/record-codec.ts';
 import { readRecord, recordHash } from '../journal/record-format.ts';
 import { open } from '../journal/sealing.ts';
 
@@ -23,13 +23,13 @@ export class JournalFollower {
   }
 
   /**
-   * Hands every new command in `frames` to `onCommand`, in order; `after` runs after each record
+   * Hands every new record in `frames` to `onRecord`, in order; `after` runs after each record
    * (the replica takes a snapshot exactly there when one is due).
    */
   follow(
     frames: Buffer,
     key: Buffer,
-    onCommand: (command: Command, seq: bigint) => void,
+    onRecord: (record: JournalRecord, seq: bigint) => void,
     after: (position: JournalPosition) => void,
   ): void {
     let offset = 0;
@@ -47,7 +47,7 @@ export class JournalFollower {
       }
       const plain = open(key, record.seq, record.associated, record.sealed);
       if (plain === null) throw new Error(`record ${record.seq} does not open under its segment key`);
-      onCommand(decodeCommand(plain), record.seq);
+      onRecord(decodeRecord(plain), record.seq);
       this.#position = { seq: record.seq, hash: recordHash(record.frame) };
       after(this.#position);
     }

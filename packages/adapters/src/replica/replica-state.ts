@@ -1,6 +1,7 @@
 import type { Command, CoreConfig, CoreEvent } from '@venue/core';
 import { VenueCore } from '@venue/core';
 import type { PlaceOrder } from '@venue/protocol';
+import type { JournalRecord } from '../journal/journal-record.ts';
 import {
   composeSnapshot,
   loadCompanions,
@@ -55,8 +56,9 @@ export class ReplicaState {
     return this.#core;
   }
 
-  /** Applies one journaled command; a refusal here is a divergence and throws. */
-  apply(command: Command): CoreEvent[] {
+  /** Applies one journaled record; a refusal here is a divergence and throws. */
+  apply(record: JournalRecord): CoreEvent[] {
+    const { command } = record;
     for (const order of ordersOf(command)) {
       this.#claims.set(claimKey(order.owner_commitment, order.note_inner_hash), order.note_commitment);
     }
@@ -66,7 +68,7 @@ export class ReplicaState {
     } finally {
       this.#claims.clear();
     }
-    for (const companion of this.#companions) companion.follow(command, events);
+    for (const companion of this.#companions) companion.follow(record, events);
     return events;
   }
 

@@ -6,9 +6,9 @@
  * replica: it reports `failed` once and ignores everything after.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Command } from '@venue/core';
 import { assert, isVenueError } from '@venue/protocol';
 import type { JournalPosition } from '../journal/journal.ts';
+import type { JournalRecord } from '../journal/journal-record.ts';
 import { encodeSnapshotFile } from '../journal/snapshot-file.ts';
 import { JournalFollower } from './journal-follower.ts';
 import type { FromReplica, ReplicaStart, ToReplica } from './replica-protocol.ts';
@@ -40,12 +40,12 @@ try {
 
   // A core's message may name an order or an account, and this report reaches the venue's log: it
   // names only the record, its command type and the kind of error.
-  const apply = (command: Command, seq: bigint) => {
+  const apply = (record: JournalRecord, seq: bigint) => {
     try {
-      state.apply(command);
+      state.apply(record);
     } catch (error) {
       const kind = isVenueError(error) ? error.errorName : error instanceof Error ? error.name : 'error';
-      throw new Error(`record ${seq} (a ${command.type} command) fails on the replica (${kind})`);
+      throw new Error(`record ${seq} (a ${record.command.type} command) fails on the replica (${kind})`);
     }
   };
 

@@ -1,5 +1,6 @@
-import type { Command, CoreEvent } from '@venue/core';
+import type { CoreEvent } from '@venue/core';
 import { assert } from '@venue/protocol';
+import type { JournalRecord } from '../journal/journal-record.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
 
 /** The batch number of a market that has settled nothing yet (the chain numbers batches from 0). */
@@ -10,7 +11,8 @@ type StoredLanded = readonly [string, string];
 
 /**
  * How far the chain's settlements reached, as the journal knows it: per market, the highest chain
- * batch number whose landing the journal recorded (`match_settled.batchSeq`). The chain counts its
+ * batch number whose landing the journal recorded (the `landedBatchSeq` annotation of `match_settled`,
+ * journal/journal-record.ts). The chain counts its
  * landed batches too and no disk can rewind that count, so comparing the two at boot tells a state
  * directory that is older than the chain (put back from a copy, or wiped) from a current one
  * (chain-state-check.ts). Kept like the other companions: in each snapshot, then from the commands.
@@ -24,10 +26,11 @@ export class LandedBatches implements StateCompanion {
     return this.#last.get(marketId) ?? NO_BATCH;
   }
 
-  follow(command: Command, _events: readonly CoreEvent[]): void {
-    if (command.type !== 'match_settled' || command.batchSeq === undefined) return;
+  follow({ command, annotations }: JournalRecord, _events: readonly CoreEvent[]): void {
+    const reached = annotations.landedBatchSeq;
+    if (command.type !== 'match_settled' || reached === undefined) return;
     // Outcomes of one batch arrive one per match, and a recovered match may name an older batch.
-    if (command.batchSeq > this.last(command.marketId)) this.#last.set(command.marketId, command.batchSeq);
+    if (reached > this.last(command.marketId)) this.#last.set(command.marketId, reached);
   }
 
   save(): StoredLanded[] {

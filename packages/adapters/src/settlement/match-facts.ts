@@ -1,5 +1,6 @@
-import type { Command, CoreEvent } from '@venue/core';
+import type { CoreEvent } from '@venue/core';
 import { assert } from '@venue/protocol';
+import type { JournalRecord } from '../journal/journal-record.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
 
 /**
@@ -31,7 +32,7 @@ export class MatchFacts implements StateCompanion {
     return this.#facts.get(keyOf(marketId, matchId));
   }
 
-  follow(command: Command, events: readonly CoreEvent[]): void {
+  follow({ command }: JournalRecord, events: readonly CoreEvent[]): void {
     for (const event of events) {
       if (event.type !== 'match') continue;
       this.#facts.set(keyOf(event.marketId, event.matchId), {

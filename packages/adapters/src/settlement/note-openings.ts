@@ -1,6 +1,6 @@
-import type { Command } from '@venue/core';
 import { assert, type PlaceOrder } from '@venue/protocol';
 import { NOTE_OPENINGS_MAX } from '../config/limits.ts';
+import type { JournalRecord } from '../journal/journal-record.ts';
 import type { ProofChecks } from '../venue/intake-checks.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
 
@@ -12,7 +12,8 @@ import type { StateCompanion } from '../venue/state-companion.ts';
  * The core keeps neither (its state stays small and its hash stable), so the pipeline keeps them
  * here, in enclave memory only: never logged, never written in clear. They survive a restart as a
  * state companion of the sequencer (venue/state-companion.ts): stored in the sealed snapshots, and
- * rebuilt after the newest one from the journaled places, modifies and settlement outcomes.
+ * rebuilt after the newest one from the journaled places, modifies and settlement outcomes (whose
+ * `changeOpening` annotation carries the change note the pipeline derived).
  */
 export interface NoteOpening {
   readonly ownerCommitment: string;
@@ -22,16 +23,6 @@ export interface NoteOpening {
    * root that does not hold it, so its settlement names the chain's current root instead.
    */
   readonly derived: boolean;
-}
-
-/**
- * A settlement outcome as the pipeline journals it: the core's command plus the opening of the change
- * note it derived (the core ignores the extra field), so a recovery can remember it again.
- */
-export interface ChangeOpening {
-  readonly commitment: string;
-  readonly ownerCommitment: string;
-  readonly innerHash: string;
 }
 
 /** How an opening is stored in a snapshot: [commitment, owner, inner hash, derived]. */
@@ -96,14 +87,15 @@ export class NoteOpenings implements StateCompanion {
   }
 
   /**
-   * Applied commands carry every opening the venue learns (see ChangeOpening). Live, the intake and
-   * the pipeline remembered them already; in recovery this is how they come back.
+   * Applied records carry every opening the venue learns: orders in their commands, derived change
+   * notes in the `changeOpening` annotation. This is the only writer of a change note's opening,
+   * live and in recovery alike; an order's opening is also remembered when its proof verifies.
    */
-  follow(command: Command): void {
+  follow({ command, annotations }: JournalRecord): void {
     if (command.type === 'place') this.rememberOrder(command.order);
     else if (command.type === 'modify') this.rememberOrder(command.request.replacement);
     else if (command.type === 'match_settled') {
-      const change = (command as { changeOpening?: ChangeOpening }).changeOpening;
+      const change = annotations.changeOpening;
       if (change !== undefined) {
         this.remember(change.commitment, {
           ownerCommitment: change.ownerCommitment,

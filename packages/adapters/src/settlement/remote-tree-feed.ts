@@ -123,21 +123,27 @@ export class RemoteTreeFeed {
       let updates: TreeUpdates;
       try {
         updates = await this.#source.treeUpdates(this.#request());
-        this.#check(updates);
       } catch (error) {
-        this.#lastError = (error as Error).message;
-        if (!this.#failing)
-          this.#options.onProblem?.(
-            `tree updates from the chain failed (${(error as Error).message}); the tree channel waits`,
-          );
-        this.#failing = true;
-        return false;
+        // The source reaches the chain over the network: its rejections (no answer, a timeout, a
+        // refusal) are the chain's, operating errors by the source's contract.
+        return this.#failed(error instanceof Error ? error.message : String(error));
       }
+      // An inconsistent answer is the chain's fault too: a refusal, not an assertion of ours.
+      const problem = this.#check(updates);
+      if (problem !== null) return this.#failed(problem);
       if (this.#failing) this.#options.onProblem?.('the chain answers tree updates again');
       this.#failing = false;
       if (!this.#apply(updates)) break;
     }
     return true;
+  }
+
+  #failed(message: string): false {
+    this.#lastError = message;
+    if (!this.#failing)
+      this.#options.onProblem?.(`tree updates from the chain failed (${message}); the tree channel waits`);
+    this.#failing = true;
+    return false;
   }
 
   #request(): TreeUpdateRequest {
@@ -148,38 +154,40 @@ export class RemoteTreeFeed {
     return { trees, page_leaves: this.#pageLeaves };
   }
 
-  /** The whole answer is checked before anything is published: pages contiguous from a known size. */
-  #check(updates: TreeUpdates): void {
+  /**
+   * The whole answer is checked before anything is published: pages contiguous from a known size.
+   * Returns what is wrong with it, or null.
+   */
+  #check(updates: TreeUpdates): string | null {
     const seen = new Set<number>();
     for (const tree of updates.trees) {
       const name = `tree ${tree.tree_id}`;
-      assert(!seen.has(tree.tree_id), `${name} answered twice`);
+      if (seen.has(tree.tree_id)) return `${name} answered twice`;
       seen.add(tree.tree_id);
-      assert(HEX32.test(tree.root), `${name}: the root is not 32 bytes of hex`);
+      if (!HEX32.test(tree.root)) return `${name}: the root is not 32 bytes of hex`;
       const anchors = this.#anchors?.get(tree.tree_id);
       if (anchors === undefined) {
-        assert(this.#anchors === null, `${name} was not there before`);
+        if (this.#anchors !== null) return `${name} was not there before`;
         continue;
       }
-      assert(
-        tree.from === 0n || anchors.some((anchor) => anchor.leaf_count === tree.from),
-        `${name}: from ${tree.from} is no size announced`,
-      );
+      if (tree.from !== 0n && !anchors.some((anchor) => anchor.leaf_count === tree.from))
+        return `${name}: from ${tree.from} is no size announced`;
       let next = tree.from;
       for (const page of tree.pages) {
-        assert(page.leaves.length >= 1 && page.leaves.length <= this.#pageLeaves, `${name}: a page's size`);
-        page.leaves.forEach((leaf, k) => {
-          assert(leaf.index === next + BigInt(k), `${name}: leaf ${leaf.index} out of order`);
-          assert(HEX32.test(leaf.commitment), `${name}: leaf ${leaf.index} is not 32 bytes of hex`);
-        });
+        if (page.leaves.length < 1 || page.leaves.length > this.#pageLeaves) return `${name}: a page's size`;
+        for (const [k, leaf] of page.leaves.entries()) {
+          if (leaf.index !== next + BigInt(k)) return `${name}: leaf ${leaf.index} out of order`;
+          if (!HEX32.test(leaf.commitment)) return `${name}: leaf ${leaf.index} is not 32 bytes of hex`;
+        }
         next += BigInt(page.leaves.length);
-        assert(page.leaf_count === next, `${name}: a page's size after its leaves`);
-        assert(HEX32.test(page.root), `${name}: a page's root is not 32 bytes of hex`);
+        if (page.leaf_count !== next) return `${name}: a page's size after its leaves`;
+        if (!HEX32.test(page.root)) return `${name}: a page's root is not 32 bytes of hex`;
       }
-      assert(next <= tree.leaf_count, `${name}: pages beyond the current size`);
+      if (next > tree.leaf_count) return `${name}: pages beyond the current size`;
     }
     if (this.#anchors !== null)
-      for (const treeId of this.#anchors.keys()) assert(seen.has(treeId), `tree ${treeId} missing`);
+      for (const treeId of this.#anchors.keys()) if (!seen.has(treeId)) return `tree ${treeId} missing`;
+    return null;
   }
 
   /** Publishes a checked answer and records it; true when some shard has more to read. */

@@ -1,12 +1,19 @@
 import type { CoreEvent, MarketConfig } from '@venue/core';
 import { type NoteHasher, sealFillMemo } from '@venue/notes';
-import { assert, SETTLEMENT_FAILURE_REASONS, type SettlementFailureReason } from '@venue/protocol';
+import {
+  assert,
+  isVenueError,
+  SETTLEMENT_FAILURE_REASONS,
+  type SettlementFailureReason,
+} from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from '../config/limits.ts';
+import type { Annotations } from '../journal/journal-record.ts';
 import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import { isChainRefusal } from './chain-refusal.ts';
 import type { MatchFacts } from './match-facts.ts';
-import type { ChangeOpening, NoteOpenings } from './note-openings.ts';
+import type { NoteOpenings } from './note-openings.ts';
 import type {
   ChainKeys,
   ChainSettlementRecord,
@@ -31,6 +38,7 @@ export interface SettlementPipelineOptions {
   /** The chain, signing with the enclave's settlement signer (the key final governance accepts). */
   readonly chain: SettlementChain;
   readonly hasher: NoteHasher;
+  /** One of the engine's state companions: it learns change notes from the journaled outcomes. */
   readonly openings: NoteOpenings;
   /** Prices and counterparts of pending matches, kept across restarts (memos and exact groups). */
   readonly facts?: MatchFacts;
@@ -120,6 +128,10 @@ export class SettlementPipeline {
     this.#o = options;
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
+    assert(
+      options.engine.follows(options.openings),
+      "the pipeline's NoteOpenings must be a state companion of its engine: a change note's opening reaches it only through the journaled outcome",
+    );
     options.engine.onEvents((events) => {
       if (!this.#stopped) this.#onEvents(events);
     });
@@ -294,12 +306,9 @@ export class SettlementPipeline {
       // A change note is not under the root its order was proved against; the chain's current
       // root of its shard holds it (it was final before the core re-booked the remainder).
       const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
-      try {
-        legs.push(planLeg(this.#o.hasher, market, match, opening, root));
-      } catch (error) {
-        if (error instanceof RangeError) return error.message;
-        throw error;
-      }
+      const leg = planLeg(this.#o.hasher, market, match, opening, root);
+      if (typeof leg === 'string') return leg;
+      legs.push(leg);
     }
     return legs;
   }
@@ -382,9 +391,10 @@ export class SettlementPipeline {
   #submit(inFlight: InFlight): void {
     try {
       this.#o.chain.submit(inFlight.batch);
-    } catch {
-      // The request did not reach the chain (not a settlement outcome): it is retried next slot
-      // with the same signed bytes, which the chain deduplicates by transaction id.
+    } catch (error) {
+      if (!isChainRefusal(error)) throw error;
+      // The chain refused the request (not a settlement outcome): it is retried next slot with the
+      // same signed bytes, which the chain deduplicates by transaction id.
     }
   }
 
@@ -529,33 +539,33 @@ export class SettlementPipeline {
         if (oldest === null || match.seenSlot < oldest) oldest = match.seenSlot;
         this.#prepareFill(planned, batchSeq, leafIndex);
         openings.forget(match.note.commitment);
-        if (planned.change.value > 0n)
-          openings.remember(planned.change.hex.commitment, {
-            ownerCommitment: planned.change.hex.ownerCommitment,
-            innerHash: planned.change.hex.innerHash,
-            derived: true,
-          });
-        this.#report(match, {
-          type: 'match_settled',
-          marketId: match.marketId,
-          matchId: match.matchId,
-          changeNote: {
-            commitment: planned.change.hex.commitment,
-            value: planned.change.value,
-            treeId: match.note.treeId,
+        this.#report(
+          match,
+          {
+            type: 'match_settled',
+            marketId: match.marketId,
+            matchId: match.matchId,
+            changeNote: {
+              commitment: planned.change.hex.commitment,
+              value: planned.change.value,
+              treeId: match.note.treeId,
+            },
           },
-          batchSeq: reached,
-          // Journaled with the outcome so a restart can settle the remainder (note-openings.ts).
-          ...(planned.change.value > 0n
-            ? {
-                changeOpening: {
-                  commitment: planned.change.hex.commitment,
-                  ownerCommitment: planned.change.hex.ownerCommitment,
-                  innerHash: planned.change.hex.innerHash,
-                },
-              }
-            : {}),
-        });
+          {
+            landedBatchSeq: reached,
+            // The opening of the change note, written once: the openings companion follows it from the
+            // journaled record, live and after a restart alike (note-openings.ts).
+            ...(planned.change.value > 0n
+              ? {
+                  changeOpening: {
+                    commitment: planned.change.hex.commitment,
+                    ownerCommitment: planned.change.hex.ownerCommitment,
+                    innerHash: planned.change.hex.innerHash,
+                  },
+                }
+              : {}),
+          },
+        );
       }
     }
     const marketId = groups[0]?.marketId;
@@ -580,8 +590,11 @@ export class SettlementPipeline {
         lane.recording = false;
         if (!this.#stopped && this.#allowed()) this.#seal(marketId, lane);
       },
-      // A failed journal records nothing more: the lane stays held, as the venue has stopped trading.
-      () => undefined,
+      // A failed (or closed) journal records nothing more: the lane stays held, as the venue has
+      // stopped trading. Anything else is a listener's bug: rethrown, it crashes the process.
+      (error: unknown) => {
+        if (!isVenueError(error)) throw error;
+      },
     );
   }
 
@@ -600,15 +613,14 @@ export class SettlementPipeline {
           marketId: string;
           matchId: bigint;
           changeNote: { commitment: string; value: bigint; treeId: number };
-          batchSeq: bigint;
-          changeOpening?: ChangeOpening;
         }
       | { type: 'match_failed'; marketId: string; matchId: bigint; reason: SettlementFailureReason },
+    annotations?: Annotations,
   ): void {
     const id = key(match.marketId, match.matchId);
     if (!this.#owned.delete(id)) return;
     if (!this.#o.engine.core.isPendingMatch(match.marketId, match.matchId)) return;
-    this.#o.engine.record(command);
+    this.#o.engine.record(command, annotations);
   }
 
   // ---- Fill memos ----

@@ -103,7 +103,7 @@ export interface PlannedLeg {
  * `baseQuantity` of base; an ask pays `baseQuantity` of base and receives `quoteAmount` of quote. The
  * fill note and the change note belong to the input's owner, with blindings derived from the input's
  * inner hash (notes deriveFillNote / deriveChangeNote), so the owner can re-derive both. A note of
- * value zero is not created (the chain refuses empty notes).
+ * value zero is not created (the chain refuses empty notes). Returns why, when the leg cannot be planned.
  */
 export function planLeg(
   hasher: NoteHasher,
@@ -111,15 +111,15 @@ export function planLeg(
   match: SettlingMatch,
   opening: NoteOpening,
   merkleRoot: string,
-): PlannedLeg {
+): PlannedLeg | string {
   const parent = { ownerCommitment: opening.ownerCommitment, innerHash: opening.innerHash };
   const bid = match.side === 'bid';
   const paid = bid ? match.quoteAmount : match.baseQuantity;
   const receivedMint = bid ? market.baseMint : market.quoteMint;
   const changeMint = bid ? market.quoteMint : market.baseMint;
-  if (paid > match.note.value) {
-    throw new RangeError(`match ${match.matchId} pays ${paid}, more than its note holds`);
-  }
+  // The core's intake makes a note cover its order, so this names a bug upstream; the match is
+  // refused (it fails as chain_rejected) as before, rather than sent in a batch the chain refuses.
+  if (paid > match.note.value) return `match ${match.matchId} pays ${paid}, more than its note holds`;
   const received = deriveFillNote(
     hasher,
     parent,

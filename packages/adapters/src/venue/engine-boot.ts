@@ -92,10 +92,10 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
         loadCompanions(companions, snapshot.parts);
         seed(text, { seq, hash });
       },
-      onCommand: (command, seq) => {
+      onCommand: (command, seq, annotations) => {
         try {
           const events = core.apply(command);
-          for (const companion of companions) companion.follow(command, events);
+          for (const companion of companions) companion.follow({ command, annotations }, events);
         } catch (error) {
           const detail = error instanceof Error ? error.message : String(error);
           throw new JournalRecoveryError(

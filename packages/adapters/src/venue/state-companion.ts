@@ -1,5 +1,6 @@
-import type { Command, CoreEvent } from '@venue/core';
+import type { CoreEvent } from '@venue/core';
 import { assert } from '@venue/protocol';
+import type { JournalRecord } from '../journal/journal-record.ts';
 
 /**
  * Adapter state that must outlive a restart but is not the core's (the core's state stays small and
@@ -7,10 +8,12 @@ import { assert } from '@venue/protocol';
  * a proof verifies, and a resting order placed before a restart still has to settle after it.
  *
  * A companion is kept the way the core is: its part is stored in each snapshot beside the core's,
- * taken in the same sequencer step, and after the snapshot it is rebuilt from the journaled commands.
- * `follow` sees every command the core applies with the events it produced, in journal order: live in
- * the sequencer's step, and again during recovery. So it is exactly as durable as the commands it
- * derives from, with no file or fsync of its own, and live and recovered state are built the same way.
+ * taken in the same sequencer step, and after the snapshot it is rebuilt from the journaled records.
+ * `follow` sees every record the core applies (its command, and the annotations the adapters put
+ * beside it, journal/journal-record.ts) with the events it produced, in journal order: live in the
+ * sequencer's step, and again during recovery and on the snapshot replica. So it is exactly as
+ * durable as the records it derives from, with no file or fsync of its own, and live and recovered
+ * state are built the same way: a fact a companion keeps is written by its `follow` alone.
  */
 export interface StateCompanion {
   /** Names the part inside a snapshot; unique among a venue's companions. */
@@ -19,8 +22,8 @@ export interface StateCompanion {
   save(): unknown;
   /** Restores what `save` returned (before any replay). */
   load(part: unknown): void;
-  /** Follows one applied command and its events (live, and during recovery's replay). */
-  follow(command: Command, events: readonly CoreEvent[]): void;
+  /** Follows one applied record and its events (live, and during recovery's replay). */
+  follow(record: JournalRecord, events: readonly CoreEvent[]): void;
 }
 
 /**

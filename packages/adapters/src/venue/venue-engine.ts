@@ -15,6 +15,7 @@ import {
   REPLICA_CLOSE_WAIT_MS,
 } from '../config/limits.ts';
 import type { Journal } from '../journal/journal.ts';
+import { type Annotations, type JournalRecord, NO_ANNOTATIONS } from '../journal/journal-record.ts';
 import type { SnapshotReplica } from '../replica/snapshot-replica.ts';
 import { instrumentOf, type MarketListing } from './market-listing.ts';
 import { composeSnapshot, type StateCompanion } from './state-companion.ts';
@@ -25,6 +26,12 @@ export type UnstampedCommand = Command extends infer C
     ? Omit<C, 'slot'>
     : C
   : never;
+
+/** A venue command waiting for room in the journal, with what the adapters journal beside it. */
+interface DeferredCommand {
+  readonly command: UnstampedCommand;
+  readonly annotations: Annotations;
+}
 
 /** Receives every event the core emits, in order, once the command that caused it is durable. */
 export type EventListener = (events: readonly CoreEvent[]) => void;
@@ -53,7 +60,7 @@ export class VenueEngine {
   /** The last release promise handed out: resolves once everything applied so far is out. */
   #released: Promise<void> = Promise.resolve();
   /** The venue's own commands that found the journal's window full, in arrival order. */
-  readonly #deferred: UnstampedCommand[] = [];
+  readonly #deferred: DeferredCommand[] = [];
   readonly #onSnapshotError: (error: unknown) => void;
   readonly #companions: readonly StateCompanion[];
   readonly #replica: SnapshotReplica | null;
@@ -87,6 +94,11 @@ export class VenueEngine {
 
   get journal(): Journal | null {
     return this.#journal;
+  }
+
+  /** Whether `companion` follows this engine's records (it was handed over at construction). */
+  follows(companion: StateCompanion): boolean {
+    return this.#companions.includes(companion);
   }
 
   onEvents(listener: EventListener): void {
@@ -144,15 +156,16 @@ export class VenueEngine {
     }
     const stamped = this.#stamp(command);
     const events = this.#core.apply(stamped);
-    await this.#commit(stamped, events);
+    await this.#commit({ command: stamped, annotations: NO_ANNOTATIONS }, events);
     return events;
   }
 
   /**
    * The venue's own commands (roots, oracle prices, gates, settlement outcomes): applied now, or as
    * soon as the journal has room, never refused. A refusal by the core is a programmer error here.
+   * `annotations` are journaled beside the command for the state companions; the core never sees them.
    */
-  record(command: UnstampedCommand): void {
+  record(command: UnstampedCommand, annotations: Annotations = NO_ANNOTATIONS): void {
     this.catchUp();
     if (this.#journal?.failure != null) return;
     if (this.#deferred.length > 0 || !this.#hasRoom()) {
@@ -160,10 +173,10 @@ export class VenueEngine {
         this.#deferred.length < DEFERRED_COMMANDS_MAX,
         'DEFERRED_COMMANDS_MAX reached: the disk stopped',
       );
-      this.#deferred.push(command);
+      this.#deferred.push({ command, annotations });
       return;
     }
-    void this.#sequence(this.#stamp(command));
+    void this.#sequence(this.#stamp(command), annotations);
   }
 
   /** Applies `tick` until the core is at the clock's slot: expiries and due batches run. */
@@ -212,26 +225,27 @@ export class VenueEngine {
   }
 
   /** Applies a system command; a refusal would mean the venue built an invalid command. */
-  #sequence(command: Command): Promise<void> {
+  #sequence(command: Command, annotations: Annotations = NO_ANNOTATIONS): Promise<void> {
     const events = this.#core.apply(command);
-    const released = this.#commit(command, events);
+    const released = this.#commit({ command, annotations }, events);
     // Failures reach intake callers through their own promise; system commands have no caller.
     released.catch(() => undefined);
     return released;
   }
 
   /**
-   * Journals an applied command and releases its events once durable. Appends resolve in journal
-   * order, and each release is chained directly on its append, so events leave in journal order.
+   * Journals an applied command's record and releases its events once durable. Appends resolve in
+   * journal order, and each release is chained directly on its append, so events leave in journal
+   * order. The companions follow the record here, as recovery and the replica do after a restart.
    */
-  #commit(command: Command, events: CoreEvent[]): Promise<void> {
-    for (const companion of this.#companions) companion.follow(command, events);
+  #commit(record: JournalRecord, events: CoreEvent[]): Promise<void> {
+    for (const companion of this.#companions) companion.follow(record, events);
     const journal = this.#journal;
     if (journal === null) {
       this.#fanOut(events);
       return Promise.resolve();
     }
-    const released = journal.append(command).then(() => {
+    const released = journal.append(record).then(() => {
       this.#fanOut(events);
       this.#drainDeferred();
     });
@@ -265,8 +279,8 @@ export class VenueEngine {
 
   #drainDeferred(): void {
     while (this.#deferred.length > 0 && this.#hasRoom() && this.#journal?.failure == null) {
-      const command = this.#deferred.shift() as UnstampedCommand;
-      void this.#sequence(this.#stamp(command));
+      const { command, annotations } = this.#deferred.shift() as DeferredCommand;
+      void this.#sequence(this.#stamp(command), annotations);
     }
   }
 

@@ -22,6 +22,7 @@ import {
   type JournalFiles,
   JournalRecoveryError,
   NODE_JOURNAL_FILES,
+  plainRecord,
   recoverJournal,
 } from '@venue/adapters';
 import { type Command, VenueCore } from '@venue/core';
@@ -288,7 +289,7 @@ describe('fuzz: journal records on disk', () => {
           if (!applied(core, command)) continue;
           history.push(command);
           prefixHashes.add(core.stateHash());
-          batch.push(journal.append(command));
+          batch.push(journal.append(plainRecord(command)));
           if (journal.snapshotDue(0)) batch.push(journal.writeSnapshot(core.snapshot(), 0));
           if (batch.length >= 1 + (history.length % 5)) {
             await Promise.all(batch);

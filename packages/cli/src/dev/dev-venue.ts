@@ -156,6 +156,8 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     parameters: DEV_PARAMETERS,
     core,
     markets: DEV_MARKETS.map((m) => m.listing),
+    // The pipeline learns change notes' openings from the journaled outcomes, through the companion.
+    companions: [openings],
     // The pipeline needs each order's note opening, which the core does not keep.
     proofs: rememberingProofChecks(
       proofChecksOf(verifier, {
