@@ -4,17 +4,11 @@
  * themselves differ (autocannon against HTTP, `ws` clients against the stream) and stay in their
  * own files.
  */
+import { assembleVenue, type BootIdentity, type VenueClock, type VenueServer } from '@venue/adapters';
 import {
-  type BootIdentity,
-  createVenueServer,
-  DEV_TREE_COUNT,
-  type VenueClock,
-  type VenueServer,
-} from '@venue/adapters';
-import {
+  fixedRoots,
   NON_SETTLING_TEST_PROOFS,
   TEST_CORE_CONFIG,
-  TEST_ROOT,
   testListing,
   testMarket,
 } from '@venue/testing';
@@ -24,23 +18,20 @@ export async function startBenchVenue(
   identity: BootIdentity,
   clock: VenueClock,
 ): Promise<{ server: VenueServer; port: number }> {
-  const server = await createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
+  const { server } = await assembleVenue(
+    {
+      clock,
+      proofs: { checks: NON_SETTLING_TEST_PROOFS },
+      roots: fixedRoots(),
+      front: { identity, log: { level: 'silent' } },
     },
-    core: TEST_CORE_CONFIG,
-    markets: [testListing(testMarket('SOL-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
-  });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.record({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
+    {
+      core: TEST_CORE_CONFIG,
+      markets: [testListing(testMarket('SOL-USDC'))],
+      settles: false,
+      proofMode: 'stub',
+    },
+  );
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return { server, port };
 }

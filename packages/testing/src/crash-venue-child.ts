@@ -12,16 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  assembleVenue,
   createBootIdentity,
   createSimulatedPlatform,
-  createVenueServer,
   createWallSlotClock,
-  DEV_TREE_COUNT,
-  type VenueServer,
 } from '@venue/adapters';
 import { generateTradingKey } from '@venue/protocol';
-import { TEST_CORE_CONFIG, TEST_ROOT, testMarket } from './core-fixtures.ts';
-import { NON_SETTLING_TEST_PROOFS, testListing } from './venue-fixture.ts';
+import { TEST_CORE_CONFIG, testMarket } from './core-fixtures.ts';
+import { fixedRoots, NON_SETTLING_TEST_PROOFS, testListing } from './venue-fixture.ts';
 
 export interface CrashVenueConfig {
   readonly dir: string;
@@ -61,29 +59,26 @@ async function main(): Promise<void> {
   const platform = createSimulatedPlatform(generateTradingKey(), Buffer.from(world.platformSecretHex, 'hex'));
   const identity = await createBootIdentity();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
-  const server: VenueServer = await createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
+  const { server } = await assembleVenue(
+    {
+      clock,
+      proofs: { checks: NON_SETTLING_TEST_PROOFS },
+      roots: fixedRoots(),
+      front: { identity, log: { level: 'silent' } },
+    },
+    {
+      core: TEST_CORE_CONFIG,
+      markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+      settles: false,
       proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
+      state: {
+        directory: join(config.dir, 'state'),
+        sealingKey: platform.sealingKey(MEASUREMENT),
+        snapshotIntervalRecords: config.snapshotIntervalRecords,
+        pruneSegments: false,
+      },
     },
-    core: TEST_CORE_CONFIG,
-    markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
-    state: {
-      directory: join(config.dir, 'state'),
-      sealingKey: platform.sealingKey(MEASUREMENT),
-      snapshotIntervalRecords: config.snapshotIntervalRecords,
-      pruneSegments: false,
-    },
-  });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.record({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
+  );
   if (world.admin === undefined) {
     const admin = await server.provision('admin', 'crash operator');
     const traders = [];

@@ -1,14 +1,14 @@
 import type { NoteHasher } from '@venue/notes';
 import type { VenueClock } from '../chain/clock.ts';
+import { ChainStateCheck, type StateMismatch } from '../settlement/chain-state-check.ts';
+import type { LandedBatches } from '../settlement/landed-batches.ts';
+import type { MatchFacts } from '../settlement/match-facts.ts';
+import type { NoteOpenings } from '../settlement/note-openings.ts';
+import type { SettlementChain } from '../settlement/settlement-chain.ts';
+import type { SettlementMetrics } from '../settlement/settlement-metrics.ts';
+import { SettlementPipeline, type SettlementPublisher } from '../settlement/settlement-pipeline.ts';
+import { TreeFeed, type TreeSource } from '../settlement/tree-feed.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
-import { ChainStateCheck, type StateMismatch } from './chain-state-check.ts';
-import type { LandedBatches } from './landed-batches.ts';
-import type { MatchFacts } from './match-facts.ts';
-import type { NoteOpenings } from './note-openings.ts';
-import type { SettlementChain } from './settlement-chain.ts';
-import type { SettlementMetrics } from './settlement-metrics.ts';
-import { SettlementPipeline, type SettlementPublisher } from './settlement-pipeline.ts';
-import { TreeFeed, type TreeSource } from './tree-feed.ts';
 
 /**
  * Everything settlement needs at boot, in the order the boot has it. Before the server exists:
