@@ -5,33 +5,19 @@
  * own files.
  */
 import { assembleVenue, type BootIdentity, type VenueClock, type VenueServer } from '@venue/adapters';
-import {
-  fixedRoots,
-  NON_SETTLING_TEST_PROOFS,
-  TEST_CORE_CONFIG,
-  testListing,
-  testMarket,
-} from '@venue/testing';
+import { chainlessPorts, TEST_CORE_CONFIG, testListing, testMarket } from '@venue/testing';
 
 /** A non-settling venue (stub proofs) whose recent roots hold the root the test orders name. */
 export async function startBenchVenue(
   identity: BootIdentity,
   clock: VenueClock,
 ): Promise<{ server: VenueServer; port: number }> {
-  const { server } = await assembleVenue(
-    {
-      clock,
-      proofs: { checks: NON_SETTLING_TEST_PROOFS },
-      roots: fixedRoots(),
-      front: { identity, log: { level: 'silent' } },
-    },
-    {
-      core: TEST_CORE_CONFIG,
-      markets: [testListing(testMarket('SOL-USDC'))],
-      settles: false,
-      proofMode: 'stub',
-    },
-  );
+  const { server } = await assembleVenue(chainlessPorts(identity, clock), {
+    core: TEST_CORE_CONFIG,
+    markets: [testListing(testMarket('SOL-USDC'))],
+    settles: false,
+    proofMode: 'stub',
+  });
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return { server, port };
 }

@@ -19,7 +19,7 @@ import {
 } from '@venue/adapters';
 import { generateTradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG, testMarket } from './core-fixtures.ts';
-import { fixedRoots, NON_SETTLING_TEST_PROOFS, testListing } from './venue-fixture.ts';
+import { chainlessPorts, testListing } from './venue-fixture.ts';
 
 export interface CrashVenueConfig {
   readonly dir: string;
@@ -59,26 +59,18 @@ async function main(): Promise<void> {
   const platform = createSimulatedPlatform(generateTradingKey(), Buffer.from(world.platformSecretHex, 'hex'));
   const identity = await createBootIdentity();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
-  const { server } = await assembleVenue(
-    {
-      clock,
-      proofs: { checks: NON_SETTLING_TEST_PROOFS },
-      roots: fixedRoots(),
-      front: { identity, log: { level: 'silent' } },
+  const { server } = await assembleVenue(chainlessPorts(identity, clock), {
+    core: TEST_CORE_CONFIG,
+    markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+    settles: false,
+    proofMode: 'stub',
+    state: {
+      directory: join(config.dir, 'state'),
+      sealingKey: platform.sealingKey(MEASUREMENT),
+      snapshotIntervalRecords: config.snapshotIntervalRecords,
+      pruneSegments: false,
     },
-    {
-      core: TEST_CORE_CONFIG,
-      markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-      settles: false,
-      proofMode: 'stub',
-      state: {
-        directory: join(config.dir, 'state'),
-        sealingKey: platform.sealingKey(MEASUREMENT),
-        snapshotIntervalRecords: config.snapshotIntervalRecords,
-        pruneSegments: false,
-      },
-    },
-  );
+  });
   if (world.admin === undefined) {
     const admin = await server.provision('admin', 'crash operator');
     const traders = [];

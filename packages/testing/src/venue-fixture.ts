@@ -14,6 +14,7 @@ import {
   type SignatureChecks,
   type StateDirectory,
   snapshotCode,
+  type VenueClock,
   type VenueServer,
 } from '@venue/adapters';
 import {
@@ -156,12 +157,10 @@ export class TestVenue {
         settles,
         proofMode: options.proofMode ?? 'stub',
         ...(options.state === undefined ? {} : { state: options.state }),
-        ...(options.streamAccountBufferBytesMax === undefined
-          ? {}
-          : { streamAccountBufferBytesMax: options.streamAccountBufferBytesMax }),
-        ...(options.streamHeartbeatIntervalMs === undefined
-          ? {}
-          : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
+        stream: {
+          accountBufferBytesMax: options.streamAccountBufferBytesMax,
+          heartbeatIntervalMs: options.streamHeartbeatIntervalMs,
+        },
       },
     );
     const { server } = assembled;
@@ -280,6 +279,16 @@ export class TestVenue {
   stop(): Promise<void> {
     return this.#assembled.stop();
   }
+}
+
+/** The ports of a venue without a chain: stub proofs, the test root in every window, a silent front. */
+export function chainlessPorts(identity: BootIdentity, clock: VenueClock) {
+  return {
+    clock,
+    proofs: { checks: NON_SETTLING_TEST_PROOFS },
+    roots: fixedRoots(),
+    front: { identity, log: { level: 'silent' as const } },
+  };
 }
 
 /** A recent-root window that never changes, the same in every shard (a venue without a chain). */

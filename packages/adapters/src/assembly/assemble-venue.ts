@@ -14,7 +14,7 @@ import {
 import { createSettlementPipeline, type Settlement } from './create-settlement.ts';
 import { openTreeChannel } from './tree-channel.ts';
 import type { FrontPorts, HeadlessPorts, VenueOptions, VenuePorts } from './venue-ports.ts';
-import { openVenueServer, type VenueBody, type VenueServer } from './venue-server.ts';
+import { openVenueServer, type VenueBody, type VenueServer, type VenueServerParts } from './venue-server.ts';
 
 /** A venue as `assembleVenue` wired it: the server, the companions both sides share, settlement. */
 export interface AssembledVenue<Server extends VenueBody = VenueServer> {
@@ -59,33 +59,10 @@ export async function assembleVenue(
   options: VenueOptions,
 ): Promise<AssembledVenue<VenueBody>> {
   const { settles } = options;
-  const settlementChain = ports.chain?.settlement;
-  assert(!settles || settlementChain !== undefined, 'a settling venue needs a settlement chain port');
+  assert(!settles || ports.chain?.settlement !== undefined, 'a settling venue needs a settlement chain port');
   assert(!settles || ports.hasher !== undefined, 'a settling venue needs the note hasher of its chain');
   const companions = createCompanions();
-  const server = await openVenueServer(
-    {
-      clock: ports.clock,
-      parameters: {
-        settlementEnabled: settles,
-        proofMode: options.proofMode,
-        settlementBufferSlots: options.core.settlementBufferSlots,
-        treeCount: options.core.treeCount,
-      },
-      core: coreWithMemo(options.core, ports.proofs, companions),
-      markets: options.markets,
-      proofs: intakeProofs(ports.proofs, companions, options.markets, settles),
-      ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
-      ...(ports.auth === undefined ? {} : { auth: ports.auth }),
-      chain: ports.chain?.reads ?? null,
-      attestation: ports.enclave ?? null,
-      settlement: settles ? companions.metrics : NO_SETTLEMENT,
-      ...streamOverrides(options),
-      state: options.state ?? null,
-      companions: durableCompanions(companions),
-    },
-    edgeOf(ports),
-  );
+  const server = await openVenueServer(serverParts(ports, options, companions), edgeOf(ports));
   if (ports.onEvents !== undefined) server.engine.onEvents(ports.onEvents);
   const detachChain = watchChain(server, ports, options.core.treeCount, settles);
   const monitor =
@@ -93,32 +70,7 @@ export async function assembleVenue(
       ? null
       : new OracleMonitor(server.engine, options.markets, ports.oracle.publisherKeys);
   const oracleFeed = monitor === null ? null : (ports.oracle?.start(monitor) ?? null);
-  const settlement =
-    !settles || settlementChain === undefined || ports.hasher === undefined
-      ? null
-      : createSettlementPipeline({
-          engine: server.engine,
-          chain: settlementChain.chain,
-          hasher: ports.hasher,
-          openings: companions.openings,
-          facts: companions.facts,
-          clock: ports.clock,
-          metrics: companions.metrics,
-          publisher: server.stream,
-          // A venue without a state directory starts empty on purpose: nothing to check.
-          ...(options.state === undefined
-            ? {}
-            : {
-                stateCheck: {
-                  landed: companions.landed,
-                  pause: (reason) => server.gates.set(reason, true),
-                  log: ports.log ?? (() => {}),
-                  ...(options.acceptStateMismatch === undefined
-                    ? {}
-                    : { acceptMismatch: options.acceptStateMismatch }),
-                },
-              }),
-        });
+  const settlement = settles ? openSettlement(server, ports, options, companions) : null;
   const detach = () => {
     settlement?.stop();
     detachChain();
@@ -163,13 +115,66 @@ function edgeOf(ports: { readonly front?: FrontPorts; readonly headless?: Headle
   return ports.headless;
 }
 
-function streamOverrides(options: VenueOptions) {
+/** The server's parts: the companions on the server's side (intake, the journal, the metrics route). */
+function serverParts(
+  ports: VenuePorts,
+  options: VenueOptions,
+  companions: VenueCompanions,
+): VenueServerParts {
   return {
-    ...(options.streamAccountBufferBytesMax === undefined
-      ? {}
-      : { streamAccountBufferBytesMax: options.streamAccountBufferBytesMax }),
-    ...(options.streamHeartbeatIntervalMs === undefined
-      ? {}
-      : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
+    clock: ports.clock,
+    parameters: {
+      settlementEnabled: options.settles,
+      proofMode: options.proofMode,
+      settlementBufferSlots: options.core.settlementBufferSlots,
+      treeCount: options.core.treeCount,
+    },
+    core: coreWithMemo(options.core, ports.proofs, companions),
+    markets: options.markets,
+    proofs: intakeProofs(ports.proofs, companions, options.markets, options.settles),
+    ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
+    ...(ports.auth === undefined ? {} : { auth: ports.auth }),
+    chain: ports.chain?.reads ?? null,
+    attestation: ports.enclave ?? null,
+    settlement: options.settles ? companions.metrics : NO_SETTLEMENT,
+    stream: options.stream ?? {},
+    state: options.state ?? null,
+    companions: durableCompanions(companions),
   };
+}
+
+/**
+ * The settlement side, with the same companions: the pipeline, and on a venue with a state
+ * directory the state check (a venue without one starts empty on purpose: nothing to check).
+ */
+function openSettlement(
+  server: VenueBody,
+  ports: VenuePorts,
+  options: VenueOptions,
+  companions: VenueCompanions,
+): Settlement {
+  const chain = ports.chain?.settlement?.chain;
+  assert(chain !== undefined && ports.hasher !== undefined, 'settlement has its chain and hasher');
+  return createSettlementPipeline({
+    engine: server.engine,
+    chain,
+    hasher: ports.hasher,
+    openings: companions.openings,
+    facts: companions.facts,
+    clock: ports.clock,
+    metrics: companions.metrics,
+    publisher: server.stream,
+    ...(options.state === undefined
+      ? {}
+      : {
+          stateCheck: {
+            landed: companions.landed,
+            pause: (reason) => server.gates.set(reason, true),
+            log: ports.log ?? (() => {}),
+            ...(options.acceptStateMismatch === undefined
+              ? {}
+              : { acceptMismatch: options.acceptStateMismatch }),
+          },
+        }),
+  });
 }

@@ -111,8 +111,13 @@ export interface VenueOptions {
   readonly state?: StateDirectory;
   /** chain.accept_state_mismatch: the operator accepts a state the chain contradicts. */
   readonly acceptStateMismatch?: boolean;
-  /** Overrides the per-account stream send buffer (tests make a slow consumer cheaply). */
-  readonly streamAccountBufferBytesMax?: number;
-  /** Overrides the stream heartbeat interval (tests find a dead peer quickly; the simulator never). */
-  readonly streamHeartbeatIntervalMs?: number;
+  readonly stream?: StreamOverrides;
+}
+
+/** Stream limits a test or the simulator sets apart from the defaults (undefined keeps a default). */
+export interface StreamOverrides {
+  /** The per-account send buffer (tests make a slow consumer cheaply). */
+  readonly accountBufferBytesMax?: number | undefined;
+  /** The heartbeat interval (tests find a dead peer quickly; the simulator never beats). */
+  readonly heartbeatIntervalMs?: number | undefined;
 }

@@ -24,7 +24,7 @@ import type { StateCompanion } from '../venue/state-companion.ts';
 import { TradingGates } from '../venue/trading-gates.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { SignaturePool } from '../workers/signature-pool.ts';
-import type { FrontPorts, HeadlessPorts } from './venue-ports.ts';
+import type { FrontPorts, HeadlessPorts, StreamOverrides } from './venue-ports.ts';
 
 /**
  * The venue server: the sequencer around the core, the account layer, order intake, the session
@@ -43,8 +43,7 @@ export interface VenueServerParts {
   readonly chain: ChainReads | null;
   readonly attestation: AttestationSource | null;
   readonly settlement: SettlementTelemetry;
-  readonly streamAccountBufferBytesMax?: number;
-  readonly streamHeartbeatIntervalMs?: number;
+  readonly stream: StreamOverrides;
   /** Without it the venue runs from memory and a restart starts empty (tests, benchmarks). */
   readonly state: StateDirectory | null;
   /** Adapter state that survives a restart with the journal (kept in snapshots, rebuilt by replay). */
@@ -94,12 +93,12 @@ export async function openVenueServer(
     engine: inner.engine,
     clock: parts.clock,
     log: http === null ? (edge as HeadlessPorts).streamLog : http.app.log,
-    ...(parts.streamAccountBufferBytesMax === undefined
+    ...(parts.stream.accountBufferBytesMax === undefined
       ? {}
-      : { accountBufferBytesMax: parts.streamAccountBufferBytesMax }),
-    ...(parts.streamHeartbeatIntervalMs === undefined
+      : { accountBufferBytesMax: parts.stream.accountBufferBytesMax }),
+    ...(parts.stream.heartbeatIntervalMs === undefined
       ? {}
-      : { heartbeatIntervalMs: parts.streamHeartbeatIntervalMs }),
+      : { heartbeatIntervalMs: parts.stream.heartbeatIntervalMs }),
   });
   if (http !== null) stream.attach(http.app.server);
   const stopBeat = http === null ? () => {} : startWallBeat(parts.clock, inner, stream);

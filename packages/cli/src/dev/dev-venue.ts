@@ -3,12 +3,14 @@ import { join, resolve } from 'node:path';
 import {
   assembleVenue,
   assetOfOrder,
+  type BootIdentity,
   createBootIdentity,
   createEnclave,
   createSimulatedPlatform,
   DEV_TREE_COUNT,
   type Enclave,
   type LogLevel,
+  type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
   snapshotCode,
   type VenueServer,
@@ -87,54 +89,17 @@ export const DEFAULT_CHAIN_PORT = 8899;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
   const identity = await createBootIdentity(identityNamesFor(options.host));
-  const hasher = await loadNoteHasher();
-  const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
-  const verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: true,
-    assetOf: assetOfOrder(() => markets),
-  });
-  await verifier.ready();
-  // The code is read and measured once: the enclave attests that measurement and /evidences serves
-  // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
-  const code = snapshotCode();
-  const platform = createSimulatedPlatform();
-  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
-  const chain = await devChain(enclave);
-  const clock = chainSlotClock(chain);
-  // The oracle simulator publishes signed updates every slot; the chain's oracle accounts follow.
-  const oracle = createDevOracle(DEV_MARKETS);
-  const venue = await assembleVenue(
-    {
-      clock,
-      proofs: { verifier },
-      hasher,
-      enclave,
-      roots: chain,
-      chain: {
-        ...venueChainPortsOf(chain, enclave.settlementSigner),
-        start: () => chain.start(),
-        stop: async () => chain.stop(),
-      },
-      oracle: {
-        publisherKeys: oracle.publisherKeys,
-        start(monitor) {
-          oracle.start(monitor, clock, (update) =>
-            chain.updateOracle({ address: update.feed, price: update.price, confidence: update.confidence }),
-          );
-          return oracle;
-        },
-      },
-      front: { identity, evidences: code, log: { level: options.logLevel } },
-    },
+  const { ports, hasher, chain, enclave, platform, verifier } = await devPorts(identity, options.logLevel);
+  const venue = await assembleVenue(ports, {
+    core: devCore(hasher),
+    markets: DEV_MARKETS.map((m) => m.listing),
     // It settles on its chain simulator, so only real proofs pass (GET /info).
-    {
-      core: devCore(hasher),
-      markets: DEV_MARKETS.map((m) => m.listing),
-      settles: true,
-      proofMode: 'groth16',
-    },
-  );
+    settles: true,
+    proofMode: 'groth16',
+  }).catch(async (error: unknown) => {
+    await verifier.close();
+    throw error;
+  });
   const server = venue.server;
   let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;
   const stop = async () => {
@@ -180,6 +145,53 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       await rm(accountsFile, { force: true });
     },
   };
+}
+
+/**
+ * The dev venue's world as the assembly's ports: a Groth16 verifier, the enclave over the code
+ * snapshot on a simulated platform, the in-process chain on the wall clock (its slot is the venue's
+ * clock), and the oracle simulator, whose prices the chain's oracle accounts follow.
+ */
+async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
+  const hasher = await loadNoteHasher();
+  const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: assetOfOrder(() => markets),
+  });
+  await verifier.ready();
+  // The code is read and measured once: the enclave attests that measurement and /evidences serves
+  // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
+  const code = snapshotCode();
+  const platform = createSimulatedPlatform();
+  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  const chain = await devChain(enclave);
+  const clock = chainSlotClock(chain);
+  const oracle = createDevOracle(DEV_MARKETS);
+  const ports = {
+    clock,
+    proofs: { verifier },
+    hasher,
+    enclave,
+    roots: chain,
+    chain: {
+      ...venueChainPortsOf(chain, enclave.settlementSigner),
+      start: () => chain.start(),
+      stop: async () => chain.stop(),
+    },
+    oracle: {
+      publisherKeys: oracle.publisherKeys,
+      start(monitor: OracleMonitor) {
+        oracle.start(monitor, clock, (update) =>
+          chain.updateOracle({ address: update.feed, price: update.price, confidence: update.confidence }),
+        );
+        return oracle;
+      },
+    },
+    front: { identity, evidences: code, log: { level: logLevel } },
+  };
+  return { ports, hasher, chain, enclave, platform, verifier };
 }
 
 /** The core of the dev venue: the dev trees, the protocol's limits, Poseidon note commitments. */

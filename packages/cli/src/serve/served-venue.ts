@@ -5,10 +5,12 @@ import {
   assetOfOrder,
   createBootIdentity,
   createEnclave,
+  type OraclePort,
   snapshotCode,
+  type VenueClock,
+  type VenueOptions,
   type VenueServer,
 } from '@venue/adapters';
-import type { CoreConfig } from '@venue/core';
 import { createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { CreateAccountResponse } from '@venue/protocol';
 import { connectChain } from './chain-link.ts';
@@ -104,25 +106,11 @@ export async function startServedVenue(
       enclave,
       roots: chain.roots,
       chain: servedChainPorts(config, chain, remote, log),
-      oracle: {
-        publisherKeys: new Map(config.oracle.feeds.map((feed) => [feed.feed, feed.publisherKey])),
-        start: (monitor) =>
-          pollOracleFeeds(config.oracle.feeds, monitor, chain.clock, {
-            pollMs: config.oracle.pollMs,
-            onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
-          }),
-      },
+      oracle: servedOracle(config, chain.clock, log),
       log,
       front: { identity, evidences: code, log: { level: config.logLevel } },
     },
-    {
-      core: servedCore(config, hasher),
-      markets: config.markets,
-      settles,
-      proofMode: config.proofs,
-      state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
-      acceptStateMismatch: config.chain.acceptStateMismatch,
-    },
+    servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
   ).catch(closing(verifier));
   const server = venue.server;
   const closeAll = async () => {
@@ -208,16 +196,35 @@ async function bootstrapAdmin(server: VenueServer, file: string): Promise<string
   return file;
 }
 
-/** The core's limits from the configuration, with Poseidon note commitments. */
-function servedCore(config: ServeConfig, hasher: NoteHasher): CoreConfig {
+/** The configured oracle publishers, each feed polled from the chain. */
+function servedOracle(config: ServeConfig, clock: VenueClock, log: (line: string) => void): OraclePort {
   return {
-    treeCount: config.chain.treeCount,
-    settlementBufferSlots: config.limits.settlementBufferSlots,
-    orderLifetimeSlotsMax: config.limits.orderLifetimeSlotsMax,
-    lockDurationSlots: config.limits.lockDurationSlots,
-    retentionSlots: config.limits.retentionSlots,
-    accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
-    rootWindowMax: config.limits.rootWindowMax,
-    noteCommitment: hasher.noteCommitment,
+    publisherKeys: new Map(config.oracle.feeds.map((feed) => [feed.feed, feed.publisherKey])),
+    start: (monitor) =>
+      pollOracleFeeds(config.oracle.feeds, monitor, clock, {
+        pollMs: config.oracle.pollMs,
+        onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
+      }),
+  };
+}
+
+/** The configuration as the assembly's options: limits, markets, settling, the sealed state. */
+function servedOptions(config: ServeConfig, hasher: NoteHasher, sealingKey: Uint8Array): VenueOptions {
+  return {
+    core: {
+      treeCount: config.chain.treeCount,
+      settlementBufferSlots: config.limits.settlementBufferSlots,
+      orderLifetimeSlotsMax: config.limits.orderLifetimeSlotsMax,
+      lockDurationSlots: config.limits.lockDurationSlots,
+      retentionSlots: config.limits.retentionSlots,
+      accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
+      rootWindowMax: config.limits.rootWindowMax,
+      noteCommitment: hasher.noteCommitment,
+    },
+    markets: config.markets,
+    settles: config.chain.settle,
+    proofMode: config.proofs,
+    state: { directory: config.stateDir, sealingKey },
+    acceptStateMismatch: config.chain.acceptStateMismatch,
   };
 }

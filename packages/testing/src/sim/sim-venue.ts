@@ -123,7 +123,7 @@ export class SimVenue {
           // Every record stays, so the whole journal can be replayed from scratch as a check.
           pruneSegments: false,
         },
-        streamHeartbeatIntervalMs: HEARTBEAT_NEVER_MS,
+        stream: { heartbeatIntervalMs: HEARTBEAT_NEVER_MS },
       },
     );
     return new SimVenue(assembled, tokens, options.sessionId);
