@@ -13,7 +13,7 @@ import { createHttpServer, type VenueHttpServer } from '../http/server.ts';
 import { venueReadRoutes } from '../http/venue-read-routes.ts';
 import type { Recovery } from '../journal/recovery.ts';
 import { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
-import { StreamServer } from '../stream/stream-server.ts';
+import { StreamServer, type StreamServerOptions } from '../stream/stream-server.ts';
 import { DrainControl } from '../venue/drain-control.ts';
 import { bootEngine, type StateDirectory } from '../venue/engine-boot.ts';
 import { type ProofChecks, pooledSignatureChecks, type SignatureChecks } from '../venue/intake-checks.ts';
@@ -83,16 +83,19 @@ export async function openVenueServer(
   parts: VenueServerParts,
   edge: FrontPorts | HeadlessPorts,
 ): Promise<VenueBody> {
-  const front = 'identity' in edge ? edge : null;
-  const sessionId = front === null ? (edge as HeadlessPorts).sessionId : front.identity.sessionId;
-  const inner = await openInner(parts, sessionId);
-  const http = front === null ? null : openHttp(parts, inner, front);
+  const inner = await openInner(parts, 'identity' in edge ? edge.identity.sessionId : edge.sessionId);
+  let http: VenueHttpServer | null = null;
+  let log: StreamServerOptions['log'];
+  if ('identity' in edge) {
+    http = openHttp(parts, inner, edge);
+    log = http.app.log;
+  } else log = edge.streamLog;
   const stream = new StreamServer({
     auth: inner.auth,
     intake: inner.intake,
     engine: inner.engine,
     clock: parts.clock,
-    log: http === null ? (edge as HeadlessPorts).streamLog : http.app.log,
+    log,
     ...(parts.stream.accountBufferBytesMax === undefined
       ? {}
       : { accountBufferBytesMax: parts.stream.accountBufferBytesMax }),
