@@ -4,43 +4,20 @@
  * themselves differ (autocannon against HTTP, `ws` clients against the stream) and stay in their
  * own files.
  */
-import {
-  type BootIdentity,
-  createVenueServer,
-  DEV_TREE_COUNT,
-  type VenueClock,
-  type VenueServer,
-} from '@venue/adapters';
-import {
-  NON_SETTLING_TEST_PROOFS,
-  TEST_CORE_CONFIG,
-  TEST_ROOT,
-  testListing,
-  testMarket,
-} from '@venue/testing';
+import { assembleVenue, type BootIdentity, type VenueClock, type VenueServer } from '@venue/adapters';
+import { chainlessPorts, TEST_CORE_CONFIG, testListing, testMarket } from '@venue/testing';
 
 /** A non-settling venue (stub proofs) whose recent roots hold the root the test orders name. */
 export async function startBenchVenue(
   identity: BootIdentity,
   clock: VenueClock,
 ): Promise<{ server: VenueServer; port: number }> {
-  const server = await createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
-    },
+  const { server } = await assembleVenue(chainlessPorts(identity, clock), {
     core: TEST_CORE_CONFIG,
     markets: [testListing(testMarket('SOL-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
+    settles: false,
+    proofMode: 'stub',
   });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.record({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return { server, port };
 }

@@ -1,10 +1,11 @@
 // Checks the shape of the workspace that the architecture relies on: dependencies point inward
 // to the protocol and the deterministic core, the SDK never reaches server code, the core has no
-// hidden I/O, clock or randomness, the testing world is never imported by production code, and no
-// package's files import each other in a cycle.
+// hidden I/O, clock or randomness, the testing world is never imported by production code, no
+// package's files import each other in a cycle, and every venue is built by the one assembly
+// (packages/adapters/src/assembly).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -212,4 +213,51 @@ describe('workspace architecture', () => {
       }
     }
   });
+
+  test('every venue is built by the one assembly: nothing else wires its parts or companions', () => {
+    const offenders: string[] = [];
+    for (const file of wiringCandidates()) {
+      const path = relative(ROOT, file);
+      if (WIRING_ALLOWED.some((allowed) => path.startsWith(allowed))) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(WIRING)) offenders.push(`${path}: ${match[0]}`);
+    }
+    assert.deepEqual(offenders, [], 'build the venue with assembleVenue(ports, options) instead');
+  });
 });
+
+/**
+ * What only the assembly may call or construct: the server and engine boot, the settlement pipeline
+ * and state check, the chain and oracle watches, the tree channel, and the companions the server
+ * and the pipeline must share. A definition (`function bootEngine(`) is not a call.
+ */
+const WIRING = new RegExp(
+  [
+    String.raw`(?<!function )\b(?:openVenueServer|createSettlementPipeline|bootEngine)\(`,
+    String.raw`\bnew (?:SettlementPipeline|ChainStateCheck|GovernanceWatch|RootMirror|OracleMonitor|TreeFeed|RemoteTreeFeed|StreamServer|OrderIntake|NoteOpenings|MatchFacts|LandedBatches|CommitmentMemo|SettlementMetrics)\(`,
+  ].join('|'),
+  'g',
+);
+
+/**
+ * Where wiring is allowed: the assembly itself; the adapters' own tests, which drive each of these
+ * classes on its own; the snapshot replica, whose worker keeps its own copies of the companions to
+ * write snapshots (it serves no venue); and the intake microbenchmark, which times the commitment
+ * memo alone.
+ */
+const WIRING_ALLOWED = [
+  'packages/adapters/src/assembly/',
+  'packages/adapters/test/',
+  'packages/adapters/src/replica/',
+  'bench/intake.ts',
+];
+
+/** Every TypeScript file of the packages, the benches and the scripts. */
+function wiringCandidates(): string[] {
+  const roots = [
+    ...PACKAGES.flatMap((pkg) => ['src', 'test'].map((dir) => join(ROOT, 'packages', pkg, dir))),
+    join(ROOT, 'bench'),
+    join(ROOT, 'scripts'),
+  ];
+  return roots.filter((dir) => existsSync(dir)).flatMap((dir) => sourceFiles(dir));
+}

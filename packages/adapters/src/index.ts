@@ -7,6 +7,7 @@
 export * from './accounts/account-file.ts';
 export * from './accounts/account-registry.ts';
 export * from './accounts/credential-hash.ts';
+export * from './assembly/index.ts';
 export * from './auth/auth-service.ts';
 export * from './auth/token-service.ts';
 export * from './chain/chain-rpc-client.ts';
@@ -45,5 +46,4 @@ export * from './venue/proof-checks.ts';
 export * from './venue/state-companion.ts';
 export * from './venue/trading-gates.ts';
 export * from './venue/venue-engine.ts';
-export * from './venue-server.ts';
 export * from './workers/signature-pool.ts';

@@ -8,12 +8,11 @@ import { createHash } from 'node:crypto';
 import https from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import {
+  assembleVenue,
   type CodeSnapshot,
   createBootIdentity,
   createEnclave,
   createSimulatedPlatform,
-  createVenueServer,
-  DEV_TREE_COUNT,
   snapshotCode,
 } from '@venue/adapters';
 import {
@@ -24,7 +23,7 @@ import {
   verifyAttestation,
   verifyCodeEvidence,
 } from '@venue/protocol';
-import { ManualClock, NON_SETTLING_TEST_PROOFS, TEST_CORE_CONFIG } from '@venue/testing';
+import { fixedRoots, ManualClock, NON_SETTLING_TEST_PROOFS, TEST_CORE_CONFIG } from '@venue/testing';
 import fc from 'fast-check';
 import { EVIDENCE_FILES_PREFIX } from '../src/http/evidence-routes.ts';
 
@@ -46,21 +45,16 @@ async function startVenue(withEvidence: boolean) {
     measurement: snapshot.measurement,
     nowMs: clock.nowMs(),
   });
-  const server = await createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: 10n,
-      treeCount: DEV_TREE_COUNT,
+  const { server } = await assembleVenue(
+    {
+      clock,
+      proofs: { checks: NON_SETTLING_TEST_PROOFS },
+      enclave,
+      roots: fixedRoots(),
+      front: { identity, log: { level: 'silent' }, ...(withEvidence ? { evidences: snapshot } : {}) },
     },
-    core: TEST_CORE_CONFIG,
-    proofs: NON_SETTLING_TEST_PROOFS,
-    attestation: enclave,
-    ...(withEvidence ? { evidences: snapshot } : {}),
-    log: { level: 'silent' },
-  });
+    { core: TEST_CORE_CONFIG, markets: [], settles: false, proofMode: 'stub' },
+  );
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   const agent = new https.Agent({ keepAlive: true, maxSockets: 4, ca: identity.certPem });
   const get = (path: string): Promise<Fetched> =>

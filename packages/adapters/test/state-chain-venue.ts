@@ -11,23 +11,16 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  assembleVenue,
   type CheckStatus,
   createBootIdentity,
-  createSettlementPipeline,
-  createVenueServer,
-  DEV_TREE_COUNT,
-  LandedBatches,
-  MatchFacts,
-  NoteOpenings,
-  RootMirror,
-  rememberingProofChecks,
+  type LandedBatches,
+  type NoteOpenings,
   type Settlement,
-  SettlementMetrics,
   type VenueClock,
   type VenueServer,
 } from '@venue/adapters';
-import { type ChainSimulator, chainReadsOf, settlementChainOf } from '@venue/chain-sim';
-import type { CoreConfig } from '@venue/core';
+import { type ChainSimulator, venueChainPortsOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
   createNote,
@@ -38,6 +31,7 @@ import {
   type NoteHasher,
 } from '@venue/notes';
 import {
+  assert,
   generateTradingKey,
   type PlaceOrder,
   PlaceOrderSchema,
@@ -108,79 +102,52 @@ export class StateChainWorld {
   /** Boots the venue from the state directory (empty or not), reconciles, listens on HTTPS. */
   async boot(options: BootOptions = {}): Promise<Booted> {
     const identity = await createBootIdentity();
-    const openings = new NoteOpenings();
-    const facts = new MatchFacts();
-    const landed = new LandedBatches();
-    const core: CoreConfig = {
-      ...TEST_CORE_CONFIG,
-      noteCommitment: this.hasher.noteCommitment,
-      lockDurationSlots: 20n,
-    };
-    const server = await createVenueServer({
-      identity,
-      clock: this.clock,
-      parameters: {
-        settlementEnabled: true,
-        proofMode: 'groth16',
-        settlementBufferSlots: core.settlementBufferSlots,
-        treeCount: DEV_TREE_COUNT,
-      },
-      core,
-      markets: [testListing(MARKET)],
-      // Proofs are not this test's subject: each passes, and its note opening is remembered.
-      proofs: rememberingProofChecks({ check: async () => {} }, openings),
-      chain: chainReadsOf(this.chain),
-      settlement: new SettlementMetrics(),
-      log: { level: 'silent' },
-      state: {
-        directory: this.directory,
-        sealingKey: this.sealingKey,
-        snapshotIntervalRecords: this.snapshotIntervalRecords,
-      },
-      companions: [openings, facts, landed],
-    });
-    server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
-    const mirror = new RootMirror(server.engine, this.chain, TEST_CORE_CONFIG.treeCount);
-    mirror.refresh();
-    const detachMirror = this.chain.onEvent((event) => {
-      if (event.kind !== 'settlement') mirror.refresh();
-    });
     const logs: string[] = [];
-    const settlement = createSettlementPipeline({
-      engine: server.engine,
-      chain: settlementChainOf(this.chain, this.signer),
-      hasher: this.hasher,
-      openings,
-      facts,
-      clock: this.clock,
-      stateCheck: {
-        landed,
-        pause: (reason) => server.gates.set(reason, true),
+    const venue = await assembleVenue(
+      {
+        clock: this.clock,
+        // Proofs are not this test's subject: each passes, and its note opening is remembered.
+        proofs: { checks: { check: async () => {} } },
+        hasher: this.hasher,
+        roots: this.chain,
+        chain: venueChainPortsOf(this.chain, this.signer),
         log: (line) => logs.push(line),
-        ...(options.acceptMismatch === undefined ? {} : { acceptMismatch: options.acceptMismatch }),
+        front: { identity, log: { level: 'silent' } },
       },
-    });
-    settlement.reconcile();
+      {
+        core: { ...TEST_CORE_CONFIG, noteCommitment: this.hasher.noteCommitment, lockDurationSlots: 20n },
+        markets: [testListing(MARKET)],
+        settles: true,
+        proofMode: 'groth16',
+        state: {
+          directory: this.directory,
+          sealingKey: this.sealingKey,
+          snapshotIntervalRecords: this.snapshotIntervalRecords,
+        },
+        ...(options.acceptMismatch === undefined ? {} : { acceptStateMismatch: options.acceptMismatch }),
+      },
+    );
+    const { server, settlement, companions } = venue;
+    assert(settlement !== null, 'the state-chain world settles');
+    server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
     await server.engine.settled();
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
     const open = this.#open;
     const booted: Booted = {
       server,
       settlement,
-      landed,
-      openings,
+      landed: companions.landed,
+      openings: companions.openings,
       sessionId: identity.sessionId,
       port,
       certPem: identity.certPem,
       logs,
       get checkState() {
-        return settlement.check?.status.state ?? 'consistent';
+        return venue.stateCheck;
       },
       async close() {
         if (!open.delete(booted)) return;
-        settlement.stop();
-        detachMirror();
-        await server.close();
+        await venue.stop();
       },
     };
     open.add(booted);

@@ -13,4 +13,5 @@ export * from './reads.ts';
 export * from './rpc-server.ts';
 export * from './spend-authority.ts';
 export * from './types.ts';
+export * from './venue-chain-ports.ts';
 export * from './venue-port.ts';

@@ -12,16 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  assembleVenue,
   createBootIdentity,
   createSimulatedPlatform,
-  createVenueServer,
   createWallSlotClock,
-  DEV_TREE_COUNT,
-  type VenueServer,
 } from '@venue/adapters';
 import { generateTradingKey } from '@venue/protocol';
-import { TEST_CORE_CONFIG, TEST_ROOT, testMarket } from './core-fixtures.ts';
-import { NON_SETTLING_TEST_PROOFS, testListing } from './venue-fixture.ts';
+import { TEST_CORE_CONFIG, testMarket } from './core-fixtures.ts';
+import { chainlessPorts, testListing } from './venue-fixture.ts';
 
 export interface CrashVenueConfig {
   readonly dir: string;
@@ -61,19 +59,11 @@ async function main(): Promise<void> {
   const platform = createSimulatedPlatform(generateTradingKey(), Buffer.from(world.platformSecretHex, 'hex'));
   const identity = await createBootIdentity();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
-  const server: VenueServer = await createVenueServer({
-    identity,
-    clock,
-    parameters: {
-      settlementEnabled: false,
-      proofMode: 'stub',
-      settlementBufferSlots: TEST_CORE_CONFIG.settlementBufferSlots,
-      treeCount: DEV_TREE_COUNT,
-    },
+  const { server } = await assembleVenue(chainlessPorts(identity, clock), {
     core: TEST_CORE_CONFIG,
     markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-    proofs: NON_SETTLING_TEST_PROOFS,
-    log: { level: 'silent' },
+    settles: false,
+    proofMode: 'stub',
     state: {
       directory: join(config.dir, 'state'),
       sealingKey: platform.sealingKey(MEASUREMENT),
@@ -81,9 +71,6 @@ async function main(): Promise<void> {
       pruneSegments: false,
     },
   });
-  for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-    server.engine.record({ type: 'roots', treeId, roots: [TEST_ROOT] });
-  }
   if (world.admin === undefined) {
     const admin = await server.provision('admin', 'crash operator');
     const traders = [];

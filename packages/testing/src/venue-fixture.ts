@@ -1,33 +1,27 @@
 import {
+  type AssembledVenue,
   type AttestationPlatform,
+  assembleVenue,
   type BootIdentity,
   createBootIdentity,
   createEnclave,
-  createSettlementPipeline,
   createSimulatedPlatform,
-  createVenueServer,
-  DEV_TREE_COUNT,
   type Enclave,
   type MarketListing,
-  MatchFacts,
-  NoteOpenings,
   type ProofChecks,
-  RootMirror,
-  rememberingProofChecks,
+  type RootSource,
   type Settlement,
-  SettlementMetrics,
   type SignatureChecks,
   type StateDirectory,
   snapshotCode,
+  type VenueClock,
   type VenueServer,
 } from '@venue/adapters';
 import {
   accountAddress,
   type ChainSimulator,
-  chainReadsOf,
   createChainSimulator,
-  settlementChainOf,
-  treeReads,
+  venueChainPortsOf,
 } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
 import { loadNoteHasher } from '@venue/notes';
@@ -114,15 +108,21 @@ export class TestVenue {
   platform: AttestationPlatform | undefined;
   enclave: Enclave | undefined;
   adminApiKey = '';
-  /** The settling chain and its pipeline, with `settlement: true`. */
+  /** The settling chain, with `settlement: true`. */
   chain: ChainSimulator | undefined;
-  settlement: Settlement | undefined;
+  readonly #assembled: AssembledVenue;
 
-  private constructor(server: VenueServer, identity: BootIdentity, clock: ManualClock, port: number) {
-    this.server = server;
+  private constructor(assembled: AssembledVenue, identity: BootIdentity, clock: ManualClock, port: number) {
+    this.#assembled = assembled;
+    this.server = assembled.server;
     this.identity = identity;
     this.clock = clock;
     this.port = port;
+  }
+
+  /** The pipeline, with `settlement: true`. */
+  get settlement(): Settlement | undefined {
+    return this.#assembled.settlement ?? undefined;
   }
 
   static async start(options: TestVenueOptions = {}): Promise<TestVenue> {
@@ -137,67 +137,38 @@ export class TestVenue {
         ? createEnclave({ identity, platform, measurement: code.measurement, nowMs: clock.nowMs() })
         : undefined;
     const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
-    const openings = new NoteOpenings();
-    const facts = new MatchFacts();
-    const metrics = new SettlementMetrics();
-    const proofs = options.proofs ?? NON_SETTLING_TEST_PROOFS;
-    const server = await createVenueServer({
-      identity,
-      clock,
-      parameters: {
-        settlementEnabled: settles,
-        proofMode: options.proofMode ?? 'stub',
-        settlementBufferSlots: (options.core ?? TEST_CORE_CONFIG).settlementBufferSlots,
-        treeCount: DEV_TREE_COUNT,
-      },
-      core: options.core ?? TEST_CORE_CONFIG,
-      markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-      proofs: settles ? rememberingProofChecks(proofs, openings) : proofs,
-      ...(enclave === undefined ? {} : { attestation: enclave }),
-      ...(code === undefined ? {} : { evidences: code }),
-      ...(chain === undefined ? {} : { chain: chainReadsOf(chain), settlement: metrics }),
-      ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
-      log: { level: 'silent' },
-      ...(options.streamAccountBufferBytesMax === undefined
-        ? {}
-        : { streamAccountBufferBytesMax: options.streamAccountBufferBytesMax }),
-      ...(options.streamHeartbeatIntervalMs === undefined
-        ? {}
-        : { streamHeartbeatIntervalMs: options.streamHeartbeatIntervalMs }),
-      companions: [openings, facts],
-      ...(options.state === undefined ? {} : { state: options.state }),
-    });
-    // The recent-root window the chain mirror would provide (issue 5): the root test notes use.
-    for (let treeId = 0; treeId < TEST_CORE_CONFIG.treeCount; treeId += 1) {
-      if (chain !== undefined) break;
-      server.engine.record({ type: 'roots', treeId, roots: options.roots ?? [TEST_ROOT] });
-    }
-    let settlement: Settlement | undefined;
-    if (chain !== undefined && enclave !== undefined) {
-      const mirror = new RootMirror(server.engine, chain, TEST_CORE_CONFIG.treeCount);
-      mirror.refresh();
-      chain.onEvent((event) => {
-        if (event.kind !== 'settlement') mirror.refresh();
-      });
-      settlement = createSettlementPipeline({
-        engine: server.engine,
-        chain: settlementChainOf(chain, enclave.settlementSigner),
-        hasher: await loadNoteHasher(),
-        openings,
-        facts,
+    const core = options.core ?? TEST_CORE_CONFIG;
+    const assembled = await assembleVenue(
+      {
         clock,
-        metrics,
-        publisher: server.stream,
-        trees: treeReads(chain),
-      });
-      settlement.reconcile();
-    }
+        proofs: { checks: options.proofs ?? NON_SETTLING_TEST_PROOFS },
+        ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+        ...(enclave === undefined ? {} : { enclave }),
+        // Without a chain, the recent-root window holds the root test notes use.
+        roots: chain ?? fixedRoots(options.roots ?? [TEST_ROOT]),
+        ...(chain === undefined || enclave === undefined
+          ? {}
+          : { chain: venueChainPortsOf(chain, enclave.settlementSigner), hasher: await loadNoteHasher() }),
+        front: { identity, log: { level: 'silent' }, ...(code === undefined ? {} : { evidences: code }) },
+      },
+      {
+        core,
+        markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+        settles,
+        proofMode: options.proofMode ?? 'stub',
+        ...(options.state === undefined ? {} : { state: options.state }),
+        stream: {
+          accountBufferBytesMax: options.streamAccountBufferBytesMax,
+          heartbeatIntervalMs: options.streamHeartbeatIntervalMs,
+        },
+      },
+    );
+    const { server } = assembled;
     const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
-    const venue = new TestVenue(server, identity, clock, port);
+    const venue = new TestVenue(assembled, identity, clock, port);
     venue.platform = platform;
     venue.enclave = enclave;
     venue.chain = chain;
-    venue.settlement = settlement;
     const admin = await server.provision('admin', 'test operator');
     venue.adminApiKey = admin.api_key;
     venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;
@@ -306,9 +277,24 @@ export class TestVenue {
   }
 
   stop(): Promise<void> {
-    this.settlement?.stop();
-    return this.server.close();
+    return this.#assembled.stop();
   }
+}
+
+/** The ports of a venue without a chain: stub proofs, the test root in every window, a silent front. */
+export function chainlessPorts(identity: BootIdentity, clock: VenueClock) {
+  return {
+    clock,
+    proofs: { checks: NON_SETTLING_TEST_PROOFS },
+    roots: fixedRoots(),
+    front: { identity, log: { level: 'silent' as const } },
+  };
+}
+
+/** A recent-root window that never changes, the same in every shard (a venue without a chain). */
+export function fixedRoots(roots: readonly string[] = [TEST_ROOT]): RootSource {
+  const window = roots.map((root) => ({ root }));
+  return { rootWindow: () => window };
 }
 
 /**

@@ -3,7 +3,6 @@
  * fill memos, the tree channel and settlement telemetry.
  */
 export * from './chain-state-check.ts';
-export * from './create-settlement.ts';
 export * from './landed-batches.ts';
 export * from './match-facts.ts';
 export * from './note-openings.ts';

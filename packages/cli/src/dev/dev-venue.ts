@@ -1,37 +1,28 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
+  assembleVenue,
   assetOfOrder,
-  CommitmentMemo,
+  type BootIdentity,
   createBootIdentity,
   createEnclave,
-  createSettlementPipeline,
   createSimulatedPlatform,
-  createVenueServer,
   DEV_TREE_COUNT,
-  GovernanceWatch,
+  type Enclave,
   type LogLevel,
-  NoteOpenings,
-  OracleMonitor,
-  proofChecksOf,
-  RootMirror,
-  rememberingProofChecks,
+  type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
-  SettlementMetrics,
   snapshotCode,
-  type VenueParameters,
   type VenueServer,
 } from '@venue/adapters';
 import {
   type ChainSimulator,
-  chainReadsOf,
   createChainSimulator,
-  settlementChainOf,
   startRpcServer,
-  treeReads,
+  venueChainPortsOf,
 } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
-import { createProofVerifier, loadNoteHasher } from '@venue/notes';
+import { createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   ACCOUNT_OPEN_ORDERS_MAX,
   type CreateAccountResponse,
@@ -92,131 +83,28 @@ export interface DevVenue {
 export const ACCOUNTS_FILE_NAME = 'dev-accounts.json';
 export { CERT_FILE_NAME, PLATFORM_FILE_NAME } from '../serve/public-files.ts';
 
-/** The dev venue settles on its chain simulator, so only real proofs pass (GET /info). */
-const DEV_PARAMETERS: VenueParameters = {
-  settlementEnabled: true,
-  proofMode: 'groth16',
-  settlementBufferSlots: SETTLEMENT_BUFFER_SLOTS,
-  treeCount: DEV_TREE_COUNT,
-};
-
 const CHAIN_RPC_HOST = '127.0.0.1';
 /** `venue dev`'s chain RPC port by default: the port a Solana-style local validator answers on. */
 export const DEFAULT_CHAIN_PORT = 8899;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
   const identity = await createBootIdentity(identityNamesFor(options.host));
-  const hasher = await loadNoteHasher();
-  const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
-  const commitments = new CommitmentMemo();
-  const verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: true,
-    assetOf: assetOfOrder(() => markets),
-  });
-  await verifier.ready();
-  const core: CoreConfig = {
-    treeCount: DEV_TREE_COUNT,
-    settlementBufferSlots: SETTLEMENT_BUFFER_SLOTS,
-    orderLifetimeSlotsMax: ORDER_LIFETIME_SLOTS_MAX,
-    lockDurationSlots: 300n,
-    retentionSlots: 9_000n,
-    accountOpenOrdersMax: ACCOUNT_OPEN_ORDERS_MAX,
-    rootWindowMax: 64,
-    // Derived on the proof worker at intake; the sequencer looks it up (commitment-memo.ts).
-    noteCommitment: commitments.wrap(hasher.noteCommitment),
-  };
-  // The code is read and measured once: the enclave attests that measurement and /evidences serves
-  // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
-  const code = snapshotCode();
-  const platform = createSimulatedPlatform();
-  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
-  // The in-process chain: genesis governance accepts exactly this boot's measurement and settlement
-  // signer; the demo markets and their oracle accounts exist on it, as settlement requires.
-  const chain = await createChainSimulator({
-    shards: DEV_TREE_COUNT,
-    clock: 'wall',
-    governance: {
-      authority: generateTradingKey().publicKey,
-      measurement: enclave.measurement,
-      settlement_signer: enclave.settlementSigner.publicKey,
-    },
-  });
-  createChainAccounts(chain, DEV_MARKETS);
-  const clock = chainSlotClock(chain);
-  const openings = new NoteOpenings();
-  const metrics = new SettlementMetrics();
-  const server = await createVenueServer({
-    identity,
-    clock,
-    attestation: enclave,
-    evidences: code,
-    chain: chainReadsOf(chain),
-    settlement: metrics,
-    parameters: DEV_PARAMETERS,
-    core,
+  const { ports, hasher, chain, enclave, platform, verifier } = await devPorts(identity, options.logLevel);
+  const venue = await assembleVenue(ports, {
+    core: devCore(hasher),
     markets: DEV_MARKETS.map((m) => m.listing),
-    // The pipeline learns change notes' openings from the journaled outcomes, through the companion.
-    companions: [openings],
-    // The pipeline needs each order's note opening, which the core does not keep.
-    proofs: rememberingProofChecks(
-      proofChecksOf(verifier, {
-        memo: commitments,
-        priceScaleOf: (symbol) => markets.find((m) => m.symbol === symbol)?.priceScale,
-      }),
-      openings,
-    ),
-    log: { level: options.logLevel },
+    // It settles on its chain simulator, so only real proofs pass (GET /info).
+    settles: true,
+    proofMode: 'groth16',
+  }).catch(async (error: unknown) => {
+    await verifier.close();
+    throw error;
   });
-  // The oracle simulator publishes signed updates every slot; the monitor gates the markets, and the
-  // chain's oracle accounts follow the same prices.
-  const oracle = createDevOracle(DEV_MARKETS);
-  const monitor = new OracleMonitor(
-    server.engine,
-    DEV_MARKETS.map((m) => m.listing),
-    oracle.publisherKeys,
-  );
-  oracle.start(monitor, clock, (update) =>
-    chain.updateOracle({ address: update.feed, price: update.price, confidence: update.confidence }),
-  );
-  // The venue follows the chain's recent roots, including a reorg's surviving fork.
-  const mirror = new RootMirror(server.engine, chain, DEV_TREE_COUNT);
-  mirror.refresh();
-  // Shared fate: final governance that stops naming this boot, or an attestation that no longer
-  // holds, pauses every market; each governance change goes to the transparency log.
-  const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
-  const governance = new GovernanceWatch(server.gates, chain, attested, {
-    attestationHolds: () => enclave.attestationHolds(),
-    transparency: enclave,
-    nowMs: () => clock.nowMs(),
-  });
-  governance.check();
-  chain.onEvent((event) => {
-    if (event.kind === 'slot' || event.kind === 'reorg') {
-      mirror.refresh();
-      governance.check();
-    }
-  });
-  // Matches lock their notes, batch per market each slot, and are reported at finality with memos.
-  const settlement = createSettlementPipeline({
-    engine: server.engine,
-    chain: settlementChainOf(chain, enclave.settlementSigner),
-    hasher,
-    openings,
-    clock,
-    metrics,
-    publisher: server.stream,
-    trees: treeReads(chain),
-  });
-  settlement.reconcile();
-  chain.start();
+  const server = venue.server;
   let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;
   const stop = async () => {
-    settlement.stop();
-    oracle.stop();
-    chain.stop();
+    await venue.stop();
     await rpc?.close();
-    await server.close();
     await verifier.close();
   };
   let certFile: string;
@@ -257,6 +145,85 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
       await rm(accountsFile, { force: true });
     },
   };
+}
+
+/**
+ * The dev venue's world as the assembly's ports: a Groth16 verifier, the enclave over the code
+ * snapshot on a simulated platform, the in-process chain on the wall clock (its slot is the venue's
+ * clock), and the oracle simulator, whose prices the chain's oracle accounts follow.
+ */
+async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
+  const hasher = await loadNoteHasher();
+  const markets: MarketConfig[] = DEV_MARKETS.map((m) => m.listing.config);
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: assetOfOrder(() => markets),
+  });
+  await verifier.ready();
+  // The code is read and measured once: the enclave attests that measurement and /evidences serves
+  // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
+  const code = snapshotCode();
+  const platform = createSimulatedPlatform();
+  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  const chain = await devChain(enclave);
+  const clock = chainSlotClock(chain);
+  const oracle = createDevOracle(DEV_MARKETS);
+  const ports = {
+    clock,
+    proofs: { verifier },
+    hasher,
+    enclave,
+    roots: chain,
+    chain: {
+      ...venueChainPortsOf(chain, enclave.settlementSigner),
+      start: () => chain.start(),
+      stop: async () => chain.stop(),
+    },
+    oracle: {
+      publisherKeys: oracle.publisherKeys,
+      start(monitor: OracleMonitor) {
+        oracle.start(monitor, clock, (update) =>
+          chain.updateOracle({ address: update.feed, price: update.price, confidence: update.confidence }),
+        );
+        return oracle;
+      },
+    },
+    front: { identity, evidences: code, log: { level: logLevel } },
+  };
+  return { ports, hasher, chain, enclave, platform, verifier };
+}
+
+/** The core of the dev venue: the dev trees, the protocol's limits, Poseidon note commitments. */
+function devCore(hasher: NoteHasher): CoreConfig {
+  return {
+    treeCount: DEV_TREE_COUNT,
+    settlementBufferSlots: SETTLEMENT_BUFFER_SLOTS,
+    orderLifetimeSlotsMax: ORDER_LIFETIME_SLOTS_MAX,
+    lockDurationSlots: 300n,
+    retentionSlots: 9_000n,
+    accountOpenOrdersMax: ACCOUNT_OPEN_ORDERS_MAX,
+    rootWindowMax: 64,
+    noteCommitment: hasher.noteCommitment,
+  };
+}
+
+/**
+ * The in-process chain: genesis governance accepts exactly this boot's measurement and settlement
+ * signer; the demo markets and their oracle accounts exist on it, as settlement requires.
+ */
+async function devChain(enclave: Enclave): Promise<ChainSimulator> {
+  const chain = await createChainSimulator({
+    shards: DEV_TREE_COUNT,
+    clock: 'wall',
+    governance: {
+      authority: generateTradingKey().publicKey,
+      measurement: enclave.measurement,
+      settlement_signer: enclave.settlementSigner.publicKey,
+    },
+  });
+  createChainAccounts(chain, DEV_MARKETS);
+  return chain;
 }
 
 /**

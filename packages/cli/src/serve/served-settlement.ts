@@ -1,24 +1,10 @@
-import {
-  ChainRpcClient,
-  type CheckStatus,
-  createSettlementPipeline,
-  type Enclave,
-  GovernanceWatch,
-  type LandedBatches,
-  type MatchFacts,
-  type NoteOpenings,
-  RemoteSettlementChain,
-  type SettlementMetrics,
-  type VenueClock,
-  type VenueServer,
-} from '@venue/adapters';
-import { ChainError, type MarketAccount } from '@venue/chain-sim';
-import type { NoteHasher } from '@venue/notes';
+import { ChainRpcClient, type Enclave, RemoteSettlementChain } from '@venue/adapters';
+import { ChainError, type MarketAccount } from '@venue/protocol';
 import type { ServeConfig } from './serve-config.ts';
 
 /**
  * Settlement of a served venue on a chain it reaches over JSON-RPC (docs/settlement.md section 9,
- * docs/operations.md). The pipeline is the one `venue dev` runs in process; its chain port is
+ * docs/operations.md). The pipeline is the one every venue runs (assembleVenue); its chain port is
  * chain-sim's `RemoteSettlementChain`, which reads a per-beat view and queues writes. Each poll
  * refreshes that view and is one beat: the pipeline's step and the governance watch (shared fate:
  * final governance naming another build or signer pauses new trading on every market).
@@ -53,66 +39,6 @@ export async function openRemoteSettlement(
     );
   }
   return remote;
-}
-
-export interface ServedSettlement {
-  /** The state-against-chain check: `waiting` until the view holds every market, then its verdict. */
-  readonly stateCheck: CheckStatus['state'];
-  stop(): Promise<void>;
-}
-
-/** After recovery: the pipeline reconciles what the state holds, then every poll is a beat. */
-export function startServedSettlement(options: {
-  readonly config: ServeConfig;
-  readonly remote: RemoteSettlementChain;
-  readonly server: VenueServer;
-  readonly enclave: Enclave;
-  readonly hasher: NoteHasher;
-  readonly openings: NoteOpenings;
-  readonly facts: MatchFacts;
-  readonly landed: LandedBatches;
-  readonly metrics: SettlementMetrics;
-  readonly clock: VenueClock;
-  readonly log: (line: string) => void;
-}): ServedSettlement {
-  const { remote, server, enclave, clock } = options;
-  const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
-  const governance = new GovernanceWatch(server.gates, remote, attested, {
-    attestationHolds: () => enclave.attestationHolds(),
-    transparency: enclave,
-    nowMs: () => clock.nowMs(),
-  });
-  governance.check();
-  const detachWatch = remote.onBeat(() => governance.check());
-  const settlement = createSettlementPipeline({
-    engine: server.engine,
-    chain: remote,
-    hasher: options.hasher,
-    openings: options.openings,
-    facts: options.facts,
-    clock,
-    metrics: options.metrics,
-    publisher: server.stream,
-    stateCheck: {
-      landed: options.landed,
-      pause: (reason) => server.gates.set(reason, true),
-      log: options.log,
-      acceptMismatch: options.config.chain.acceptStateMismatch,
-    },
-  });
-  settlement.reconcile();
-  remote.start(options.config.chain.pollMs);
-  return {
-    get stateCheck() {
-      return settlement.check?.status.state ?? 'consistent';
-    },
-    async stop() {
-      remote.stop();
-      settlement.stop();
-      detachWatch();
-      await remote.idle();
-    },
-  };
 }
 
 /**

@@ -1,32 +1,25 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
+  assembleVenue,
   assetOfOrder,
-  type ChainReads,
-  CommitmentMemo,
   createBootIdentity,
   createEnclave,
-  createVenueServer,
-  LandedBatches,
-  MatchFacts,
-  NoteOpenings,
-  OracleMonitor,
-  proofChecksOf,
-  RemoteTreeFeed,
-  RootMirror,
-  rememberingProofChecks,
-  SettlementMetrics,
+  type OraclePort,
   snapshotCode,
+  type VenueClock,
+  type VenueOptions,
   type VenueServer,
 } from '@venue/adapters';
-import { createProofVerifier, loadNoteHasher } from '@venue/notes';
+import { createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { CreateAccountResponse } from '@venue/protocol';
-import { type ChainLink, connectChain } from './chain-link.ts';
+import { connectChain } from './chain-link.ts';
 import { pollOracleFeeds } from './oracle-feeds.ts';
 import { loadOrCreatePlatform } from './platform-secret.ts';
 import { identityNamesFor, urlHost, writePlatformRoot, writePublicCertificate } from './public-files.ts';
 import type { ServeConfig } from './serve-config.ts';
-import { openRemoteSettlement, type ServedSettlement, startServedSettlement } from './served-settlement.ts';
+import { servedChainPorts } from './served-chain.ts';
+import { openRemoteSettlement } from './served-settlement.ts';
 
 /**
  * `venue serve`: the venue alone, from a configuration file. It keeps its journal, snapshots and
@@ -35,7 +28,7 @@ import { openRemoteSettlement, type ServedSettlement, startServedSettlement } fr
  * and the tree and settlement reads, and takes its oracle prices from the configured publishers.
  * Neither a chain nor an oracle simulator runs in this process.
  *
- * It settles on that chain (served-settlement.ts) unless `chain.settle` is false: the same pipeline
+ * It settles on that chain (served-settlement.ts) unless `chain.settle` is false: the same assembly
  * as `venue dev`, over a remote port that reads a per-beat view and queues its writes. The note
  * openings and match facts settlement needs are state companions, so a restart settles what the
  * venue had accepted. The settlement signer is sealed (derived from the sealing key), so a restart
@@ -105,92 +98,27 @@ export async function startServedVenue(
     sealedSettlementSigner: true,
   });
   const remote = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
-  const openings = new NoteOpenings();
-  const facts = new MatchFacts();
-  const landed = new LandedBatches();
-  const commitments = new CommitmentMemo();
-  const derivingProofs = proofChecksOf(verifier, {
-    memo: commitments,
-    priceScaleOf: (symbol) => config.markets.find((m) => m.config.symbol === symbol)?.config.priceScale,
-  });
-  const metrics = new SettlementMetrics();
-  const server = await createVenueServer({
-    identity,
-    clock: chain.clock,
-    attestation: enclave,
-    evidences: code,
-    chain: admittingReads(chain),
-    ...(settles ? { settlement: metrics } : {}),
-    parameters: {
-      settlementEnabled: settles,
-      proofMode: config.proofs,
-      settlementBufferSlots: config.limits.settlementBufferSlots,
-      treeCount: config.chain.treeCount,
+  const venue = await assembleVenue(
+    {
+      clock: chain.clock,
+      proofs: { verifier },
+      hasher,
+      enclave,
+      roots: chain.roots,
+      chain: servedChainPorts(config, chain, remote, log),
+      oracle: servedOracle(config, chain.clock, log),
+      log,
+      front: { identity, evidences: code, log: { level: config.logLevel } },
     },
-    core: {
-      treeCount: config.chain.treeCount,
-      settlementBufferSlots: config.limits.settlementBufferSlots,
-      orderLifetimeSlotsMax: config.limits.orderLifetimeSlotsMax,
-      lockDurationSlots: config.limits.lockDurationSlots,
-      retentionSlots: config.limits.retentionSlots,
-      accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
-      rootWindowMax: config.limits.rootWindowMax,
-      // Derived on the proof worker at intake; the sequencer looks it up (D58, commitment-memo.ts).
-      noteCommitment: commitments.wrap(hasher.noteCommitment),
-    },
-    markets: config.markets,
-    // Settlement needs each order's note opening, which the core does not keep.
-    proofs: settles ? rememberingProofChecks(derivingProofs, openings) : derivingProofs,
-    log: { level: config.logLevel },
-    state: { directory: config.stateDir, sealingKey: platform.sealingKey(enclave.measurement) },
-    companions: [openings, facts, landed],
-  });
-  const mirror = new RootMirror(server.engine, chain.roots, config.chain.treeCount);
-  chain.start(() => mirror.refresh());
-  // The stream's tree channel, settling or not: leaves come over RPC each poll (no subscriber
-  // can exist before the first read, which sets where the channel starts).
-  const trees = new RemoteTreeFeed(chain.rpc, server.stream, { onProblem: log });
-  const monitor = new OracleMonitor(
-    server.engine,
-    config.markets,
-    new Map(config.oracle.feeds.map((feed) => [feed.feed, feed.publisherKey])),
-  );
-  const feeds = pollOracleFeeds(config.oracle.feeds, monitor, chain.clock, {
-    pollMs: config.oracle.pollMs,
-    onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
-  });
-  const settlement: ServedSettlement | null =
-    remote === null
-      ? null
-      : startServedSettlement({
-          config,
-          remote,
-          server,
-          enclave,
-          hasher,
-          openings,
-          facts,
-          landed,
-          metrics,
-          clock: chain.clock,
-          log,
-        });
+    servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
+  ).catch(closing(verifier));
+  const server = venue.server;
   const closeAll = async () => {
-    await settlement?.stop();
-    await trees.stop();
-    feeds.stop();
-    chain.stop();
-    await server.close();
+    await venue.stop();
     await verifier.close();
   };
   try {
     const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
-    await trees.open().catch((error: Error) => {
-      throw new Error(
-        `chain.rpc_url ${config.chain.rpcUrl} does not answer getTreeUpdates (${error.message})`,
-      );
-    });
-    trees.start(config.chain.pollMs);
     const { port } = await server.http.listen({ host: config.listen.host, port: config.listen.port });
     const certFile = await writePublicCertificate(config.publicDir, identity.certPem);
     const platformFile = await writePlatformRoot(config.publicDir, {
@@ -211,7 +139,7 @@ export async function startServedVenue(
       adminCredentialsFile,
       settles,
       get stateCheck() {
-        return settlement?.stateCheck ?? 'consistent';
+        return venue.stateCheck;
       },
       settlementSigner: enclave.settlementSigner.publicKey,
       measurement: enclave.measurement,
@@ -268,23 +196,35 @@ async function bootstrapAdmin(server: VenueServer, file: string): Promise<string
   return file;
 }
 
-/**
- * The chain's tree reads for the REST routes, answering only with roots the core accepts: a root the
- * chain reports that the polled window does not hold yet is admitted first (ChainLink.admit).
- */
-function admittingReads(chain: ChainLink): ChainReads {
+/** The configured oracle publishers, each feed polled from the chain. */
+function servedOracle(config: ServeConfig, clock: VenueClock, log: (line: string) => void): OraclePort {
   return {
-    roots: async () => {
-      const roots = await chain.rpc.roots();
-      for (const tree of roots.trees) await chain.admit(tree.tree_id, tree.root);
-      return roots;
+    publisherKeys: new Map(config.oracle.feeds.map((feed) => [feed.feed, feed.publisherKey])),
+    start: (monitor) =>
+      pollOracleFeeds(config.oracle.feeds, monitor, clock, {
+        pollMs: config.oracle.pollMs,
+        onProblem: (feed, problem) => log(`oracle feed ${feed}: ${problem}`),
+      }),
+  };
+}
+
+/** The configuration as the assembly's options: limits, markets, settling, the sealed state. */
+function servedOptions(config: ServeConfig, hasher: NoteHasher, sealingKey: Uint8Array): VenueOptions {
+  return {
+    core: {
+      treeCount: config.chain.treeCount,
+      settlementBufferSlots: config.limits.settlementBufferSlots,
+      orderLifetimeSlotsMax: config.limits.orderLifetimeSlotsMax,
+      lockDurationSlots: config.limits.lockDurationSlots,
+      retentionSlots: config.limits.retentionSlots,
+      accountOpenOrdersMax: config.limits.accountOpenOrdersMax,
+      rootWindowMax: config.limits.rootWindowMax,
+      noteCommitment: hasher.noteCommitment,
     },
-    inclusion: async (treeId, commitment) => {
-      const proof = await chain.rpc.inclusion(treeId, commitment);
-      await chain.admit(treeId, proof.root);
-      return proof;
-    },
-    leaves: (treeId, from, limit) => chain.rpc.leaves(treeId, from, limit),
-    settlementStatus: (lookup) => chain.rpc.settlementStatus(lookup),
+    markets: config.markets,
+    settles: config.chain.settle,
+    proofMode: config.proofs,
+    state: { directory: config.stateDir, sealingKey },
+    acceptStateMismatch: config.chain.acceptStateMismatch,
   };
 }

@@ -1,24 +1,19 @@
 import {
+  type AssembledVenue,
   AuthService,
-  bootEngine,
+  assembleVenue,
   type CredentialHash,
-  createSettlementPipeline,
   inlineSignatureChecks,
-  LandedBatches,
-  MatchFacts,
-  NoteOpenings,
-  OrderIntake,
+  type NoteOpenings,
+  type ProofChecks,
   type Recovery,
-  RootMirror,
-  rememberingProofChecks,
-  type Settlement,
-  StreamServer,
+  type StreamServer,
   TokenService,
-  TradingRateLimiter,
+  type VenueBody,
   type VenueClock,
   type VenueEngine,
 } from '@venue/adapters';
-import { type ChainSimulator, settlementChainOf } from '@venue/chain-sim';
+import { type ChainSimulator, venueChainPortsOf } from '@venue/chain-sim';
 import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
 import type { NoteHasher } from '@venue/notes';
 import type { TradingKey } from '@venue/protocol';
@@ -27,13 +22,14 @@ import type { SimClient } from './sim-client.ts';
 import type { SimDisk } from './sim-disk.ts';
 
 /**
- * One boot of the real venue inside the simulator: the sequencer (VenueEngine) recovered by the
- * real boot path (bootEngine: recoverJournal, snapshot, FileJournal with group commit) from the
- * simulated disk; the settlement pipeline with its note openings (a state companion of the
- * journal) over the chain simulator; the root mirror; the account layer with its token service;
- * order intake with real signature checks; and the stream server, whose sessions the simulated
- * clients reach through in-memory sockets. A crash throws the whole boot away; the next one starts
- * from what the disk kept.
+ * One boot of the real venue inside the simulator, built by the same assembly as `venue serve`
+ * (assembleVenue): the sequencer recovered by the real boot path (recoverJournal, snapshot,
+ * FileJournal with group commit) from the simulated disk; the companions the journal keeps; the
+ * settlement pipeline and the state check over the chain simulator; the root mirror and the tree
+ * channel; the account layer; order intake with real signature checks; and the stream server. Its
+ * ports are the simulated world's: no HTTPS front (the clients reach the stream through in-memory
+ * sockets), no enclave (so no governance watch), the seeded clock, disk and hasher. A crash throws
+ * the whole boot away; the next one starts from what the disk kept.
  *
  * Proofs are stubs (the simulator runs no prover) and logins skip the scrypt check of the API
  * secret (80 ms each; the REST tests cover it): a login is a token from the real TokenService.
@@ -66,109 +62,76 @@ export interface SimVenueOptions {
    * ever loses what was never durable, so a refusal here is a false alarm: the simulator fails on it.
    */
   readonly onStateRefused: (line: string) => void;
-  /**
-   * Keep each match's counterparts as a state companion, as `venue serve` does. Without them a
-   * restart hands the pipeline a market's pending matches as one group (the fallback path).
-   */
-  readonly matchFacts: boolean;
 }
 
 export class SimVenue {
   private constructor(
-    readonly engine: VenueEngine,
-    readonly recovery: Recovery | null,
-    readonly openings: NoteOpenings,
-    readonly settlement: Settlement,
-    readonly auth: AuthService,
+    private readonly assembled: AssembledVenue<VenueBody>,
     readonly tokens: TokenService,
-    readonly stream: StreamServer,
     readonly sessionId: string,
-    private readonly detachMirror: () => void,
   ) {}
 
+  get engine(): VenueEngine {
+    return this.assembled.server.engine;
+  }
+
+  get recovery(): Recovery | null {
+    return this.assembled.server.recovery;
+  }
+
+  get openings(): NoteOpenings {
+    return this.assembled.companions.openings;
+  }
+
+  get auth(): AuthService {
+    return this.assembled.server.auth;
+  }
+
+  get stream(): StreamServer {
+    return this.assembled.server.stream;
+  }
+
   static async boot(options: SimVenueOptions): Promise<SimVenue> {
-    const { config, clock, chain, hasher, disk } = options;
-    const openings = new NoteOpenings();
-    const landed = new LandedBatches();
-    const facts = options.matchFacts ? new MatchFacts() : null;
-    const { engine, recovery } = await bootEngine({
-      config,
-      clock,
-      sessionId: options.sessionId,
-      markets: options.markets.map((market) => testListing(market)),
-      state: {
-        directory: SIM_STATE_DIRECTORY,
-        sealingKey: options.sealingKey,
-        files: disk,
-        snapshotIntervalRecords: SIM_SNAPSHOT_INTERVAL_RECORDS,
-        // Every record stays, so the whole journal can be replayed from scratch as a check.
-        pruneSegments: false,
-      },
-      companions: facts === null ? [openings, landed] : [openings, facts, landed],
-    });
-    engine.onEvents(options.onEvents);
-    const mirror = new RootMirror(engine, chain, config.treeCount);
-    mirror.refresh();
-    const detachMirror = chain.onEvent((event) => {
-      if (event.kind !== 'settlement') mirror.refresh();
-    });
+    const { chain } = options;
     const tokens = new TokenService();
-    const auth = new AuthService({ tokens });
-    for (const client of options.clients) {
-      auth.accounts.add({
-        accountId: client.accountId,
-        apiKey: client.apiKey,
-        role: 'trader',
-        credential: NO_CREDENTIAL,
-      });
-    }
-    const intake = new OrderIntake({
-      engine,
-      limiter: new TradingRateLimiter(),
-      signatures: inlineSignatureChecks,
-      proofs: rememberingProofChecks({ check: async () => {} }, openings),
-      clock,
-    });
-    const stream = new StreamServer({
-      auth,
-      intake,
-      engine,
-      clock,
-      heartbeatIntervalMs: HEARTBEAT_NEVER_MS,
-      log: { error: (object) => options.onFault(object) },
-    });
-    const settlement = createSettlementPipeline({
-      engine,
-      chain: settlementChainOf(chain, options.signer),
-      hasher,
-      openings,
-      clock,
-      publisher: stream,
-      ...(facts === null ? {} : { facts }),
-      stateCheck: {
-        landed,
-        pause: (reason) => options.onStateRefused(`trading paused: ${reason}`),
+    const assembled = await assembleVenue(
+      {
+        clock: options.clock,
+        proofs: { checks: STUB_PROOFS },
+        signatures: inlineSignatureChecks,
+        hasher: options.hasher,
+        auth: simAuth(tokens, options.clients),
+        roots: chain,
+        chain: venueChainPortsOf(chain, options.signer),
         log: options.onStateRefused,
+        headless: {
+          sessionId: options.sessionId,
+          streamLog: { error: (object) => options.onFault(object) },
+        },
+        onEvents: options.onEvents,
       },
-    });
-    settlement.reconcile();
-    return new SimVenue(
-      engine,
-      recovery,
-      openings,
-      settlement,
-      auth,
-      tokens,
-      stream,
-      options.sessionId,
-      detachMirror,
+      {
+        core: options.config,
+        markets: options.markets.map((market) => testListing(market)),
+        settles: true,
+        proofMode: 'stub',
+        state: {
+          directory: SIM_STATE_DIRECTORY,
+          sealingKey: options.sealingKey,
+          files: options.disk,
+          snapshotIntervalRecords: SIM_SNAPSHOT_INTERVAL_RECORDS,
+          // Every record stays, so the whole journal can be replayed from scratch as a check.
+          pruneSegments: false,
+        },
+        stream: { heartbeatIntervalMs: HEARTBEAT_NEVER_MS },
+      },
     );
+    return new SimVenue(assembled, tokens, options.sessionId);
   }
 
   /** The process dies: nothing of this boot acts again (its pending promises never resolve). */
   async kill(): Promise<void> {
-    this.settlement.stop();
-    this.detachMirror();
+    this.assembled.detach();
     await this.stream.close();
   }
 
@@ -181,4 +144,21 @@ export class SimVenue {
       nowMs,
     );
   }
+}
+
+/** Proofs are stubs: the simulator runs no prover. */
+const STUB_PROOFS: ProofChecks = { check: async () => {} };
+
+/** The simulated clients' accounts, in memory, logging in without the scrypt check (see above). */
+function simAuth(tokens: TokenService, clients: readonly SimClient[]): AuthService {
+  const auth = new AuthService({ tokens });
+  for (const client of clients) {
+    auth.accounts.add({
+      accountId: client.accountId,
+      apiKey: client.apiKey,
+      role: 'trader',
+      credential: NO_CREDENTIAL,
+    });
+  }
+  return auth;
 }

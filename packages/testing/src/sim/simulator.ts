@@ -258,8 +258,6 @@ export class Simulator {
       clients: this.#clients,
       onFault: (fault) => this.#violations.push(`the stream logged a fault: ${JSON.stringify(fault)}`),
       onStateRefused: (line) => this.#violations.push(`the state check refused boot ${boot}: ${line}`),
-      // Even seeds keep match counterparts as serve does; odd ones exercise the pipeline's fallback.
-      matchFacts: this.seed % 2 === 0,
       onEvents: (events) => {
         if (boot === this.#boots) this.#heard(events);
       },

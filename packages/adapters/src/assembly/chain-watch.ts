@@ -1,0 +1,36 @@
+import { RootMirror } from '../chain/root-mirror.ts';
+import { GovernanceWatch } from '../enclave/governance-watch.ts';
+import type { VenuePorts } from './venue-ports.ts';
+import type { VenueBody } from './venue-server.ts';
+
+/**
+ * What the venue watches on the chain's beat. The root mirror hands the core the chain's recent-root
+ * windows after every slot or reorg. A settling venue with an enclave also watches final governance
+ * (shared fate: governance naming another build or signer pauses new trading on every market), on
+ * the settlement chain's beat, when its view is fresh. Returns the unsubscribe function.
+ */
+export function watchChain(
+  server: VenueBody,
+  ports: VenuePorts,
+  treeCount: number,
+  settles: boolean,
+): () => void {
+  const mirror = new RootMirror(server.engine, ports.roots, treeCount);
+  mirror.refresh();
+  const detachMirror = ports.chain?.onBeat(() => mirror.refresh()) ?? (() => {});
+  const settlement = ports.chain?.settlement;
+  if (!settles || settlement === undefined || ports.enclave === undefined) return detachMirror;
+  const { enclave } = ports;
+  const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
+  const governance = new GovernanceWatch(server.gates, settlement.governance, attested, {
+    attestationHolds: () => enclave.attestationHolds(),
+    transparency: enclave,
+    nowMs: () => ports.clock.nowMs(),
+  });
+  governance.check();
+  const detachGovernance = settlement.chain.onBeat(() => governance.check());
+  return () => {
+    detachMirror();
+    detachGovernance();
+  };
+}
