@@ -28,8 +28,8 @@ import {
   type TradingKey,
   wireJsonText,
 } from '@venue/protocol';
-import { bodyOf, type Exchange, envelopeOf, httpsCall, orderBody, TEST_CORE_CONFIG } from '@venue/testing';
-import { createSimulatedPlatform, recoverJournal } from '../src/index.ts';
+import { bodyOf, CRASH_CORE_CONFIG, type Exchange, envelopeOf, httpsCall, orderBody } from '@venue/testing';
+import { createSimulatedPlatform, parseSnapshot, recoverJournal } from '../src/index.ts';
 
 const CHILD = new URL('../../testing/src/crash-venue-child.ts', import.meta.url).pathname;
 const CYCLES = 6;
@@ -404,7 +404,7 @@ async function stopGracefully(venue: Booted): Promise<string> {
 async function checkReplayFromScratch(dir: string, world: World, liveHash: string) {
   const platform = createSimulatedPlatform(generateTradingKey(), Buffer.from(world.platformSecretHex, 'hex'));
   const sealingKey = platform.sealingKey('crash-test-build');
-  const fromScratch = new VenueCore(TEST_CORE_CONFIG);
+  const fromScratch = new VenueCore(CRASH_CORE_CONFIG);
   await recoverJournal({
     directory: join(dir, 'state', 'journal'),
     sealingKey,
@@ -414,12 +414,13 @@ async function checkReplayFromScratch(dir: string, world: World, liveHash: strin
     },
   });
   assert.equal(fromScratch.stateHash(), liveHash, 'replay from the first record equals the live state');
-  let fromSnapshot = new VenueCore(TEST_CORE_CONFIG);
+  let fromSnapshot = new VenueCore(CRASH_CORE_CONFIG);
   const recovery = await recoverJournal({
     directory: join(dir, 'state', 'journal'),
     sealingKey,
     onSnapshot: (text) => {
-      fromSnapshot = VenueCore.restore(TEST_CORE_CONFIG, text);
+      // The venue keeps its companions beside the core (venue/state-companion.ts).
+      fromSnapshot = VenueCore.restore(CRASH_CORE_CONFIG, parseSnapshot(text).core);
     },
     onCommand: (command) => {
       fromSnapshot.apply(command);

@@ -26,6 +26,13 @@ export const TEST_CORE_CONFIG: CoreConfig = {
   noteCommitment: sha256NoteCommitment,
 };
 
+/**
+ * The crash test's venue (crash-venue-child.ts) and its replays: the test core, but a finished order
+ * stays readable for the whole run. With 100 slots (40 s of wall clock) a slow machine forgot
+ * orders the test had cancelled early, and GET /orders answered 404 for an acknowledged order.
+ */
+export const CRASH_CORE_CONFIG: CoreConfig = { ...TEST_CORE_CONFIG, retentionSlots: 1_000_000n };
+
 export const TEST_SESSION = 'ab'.repeat(32);
 export const TEST_ROOT = 'cd'.repeat(32);
 

@@ -18,7 +18,7 @@ import {
   createWallSlotClock,
 } from '@venue/adapters';
 import { generateTradingKey } from '@venue/protocol';
-import { TEST_CORE_CONFIG, testMarket } from './core-fixtures.ts';
+import { CRASH_CORE_CONFIG, testMarket } from './core-fixtures.ts';
 import { chainlessPorts, testListing } from './venue-fixture.ts';
 
 export interface CrashVenueConfig {
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const identity = await createBootIdentity();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
   const { server } = await assembleVenue(chainlessPorts(identity, clock), {
-    core: TEST_CORE_CONFIG,
+    core: CRASH_CORE_CONFIG,
     markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
     settles: false,
     proofMode: 'stub',
