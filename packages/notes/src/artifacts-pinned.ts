@@ -11,4 +11,10 @@ export const ARTIFACT_SHA256 = {
   zkey: '1d1bc1b5bebbf49d604b224e8a24e108321ce6c044f63fbf0e4d19cf448d47b9',
   /** artifacts/valid_input.vkey.json: the verification key. */
   vkey: '450a9a06ed8a228d5c362f60ec3b62511e4b7a6c03e137932516133465906865',
+  /** artifacts/valid_match.wasm: the VALID_MATCH witness generator. */
+  matchWasm: '0000000000000000000000000000000000000000000000000000000000000000',
+  /** artifacts/valid_match.zkey: the VALID_MATCH development proving key. */
+  matchZkey: '0000000000000000000000000000000000000000000000000000000000000000',
+  /** artifacts/valid_match.vkey.json: the VALID_MATCH verification key. */
+  matchVkey: '0000000000000000000000000000000000000000000000000000000000000000',
 } as const;

@@ -1,5 +1,5 @@
 import { U64_MAX } from '@venue/protocol';
-import { FIELD_MODULUS } from './field.ts';
+import { FIELD_MODULUS, fieldToHex } from './field.ts';
 import type { NoteHasher } from './hash.ts';
 import {
   batchBinding,
@@ -9,7 +9,6 @@ import {
   type MatchStatement,
 } from './match-public-inputs.ts';
 import { type DerivedNote, deriveChangeNote, deriveFillNote } from './note.ts';
-import { fieldToHex } from './field.ts';
 
 /**
  * The rules VALID_MATCH proves, in plain TypeScript (docs/notes.md section 11): the reference the
@@ -117,12 +116,33 @@ export interface SettledLeg {
 export function settleLeg(hasher: NoteHasher, header: MatchBatchHeader, leg: MatchLeg): SettledLeg {
   const broken = brokenMatchRules(header, leg);
   if (broken.length > 0) throw new MatchRuleError(broken);
+  return deriveLeg(hasher, header, leg);
+}
+
+/**
+ * settleLeg without the rule check: what a leg's statement would be if the circuit took it. For
+ * tests that hand the circuit a broken leg; throws VenueError OUT_OF_RANGE for a value outside u64.
+ */
+export function deriveLeg(hasher: NoteHasher, header: MatchBatchHeader, leg: MatchLeg): SettledLeg {
   const binding = batchBinding(hasher, header);
   const { paid, received } = legTotals(leg);
   const bid = leg.side === 'bid';
-  const parent = { ownerCommitment: fieldToHex(leg.input.ownerCommitment), innerHash: fieldToHex(leg.input.innerHash) };
-  const receivedNote = deriveFillNote(hasher, parent, bid ? header.baseAssetId : header.quoteAssetId, received);
-  const changeNote = deriveChangeNote(hasher, parent, bid ? header.quoteAssetId : header.baseAssetId, leg.input.value - paid);
+  const parent = {
+    ownerCommitment: fieldToHex(leg.input.ownerCommitment),
+    innerHash: fieldToHex(leg.input.innerHash),
+  };
+  const receivedNote = deriveFillNote(
+    hasher,
+    parent,
+    bid ? header.baseAssetId : header.quoteAssetId,
+    received,
+  );
+  const changeNote = deriveChangeNote(
+    hasher,
+    parent,
+    bid ? header.quoteAssetId : header.baseAssetId,
+    leg.input.value - paid,
+  );
   const commitmentOrZero = (note: DerivedNote): bigint => (note.value === 0n ? 0n : note.commitment);
   const tags = leg.fills.map((fill) => fillTag(hasher, binding, fill));
   return {

@@ -1,5 +1,10 @@
 import { assert } from '@venue/protocol';
-import { MATCH_FILLS_MAX, type MatchBatchHeader, type MatchStatement, matchPublicInputs } from './match-public-inputs.ts';
+import {
+  MATCH_FILLS_MAX,
+  type MatchBatchHeader,
+  type MatchStatement,
+  matchPublicInputs,
+} from './match-public-inputs.ts';
 import { fieldOfSigned, type MatchLeg } from './match-rules.ts';
 
 /**

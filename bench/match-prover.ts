@@ -1,0 +1,182 @@
+/**
+ * VALID_MATCH proving and verification with no venue around it (issue 19): the raw throughput the
+ * settlement pipeline will be compared with.
+ *
+ * A leg is one order's part in a batch (one proof); a match pairs a bid's leg and an ask's, so
+ * matches/s is legs/s / 2. The sample batch (notes sampleMatchBatch) fills each bid once against
+ * its own ask.
+ *
+ * Baseline: snarkjs.groth16.fullProve of the same circuit, one leg after another, the way a caller
+ * without a warm witness would prove (it reloads the witness WebAssembly and the proving key from
+ * disk on every call, on snarkjs's default multi-threaded curve).
+ *
+ * Measured, each against that baseline:
+ * - prover_1_worker / prover_2_workers: MatchProver with 1 and 2 worker threads (warm witness,
+ *   one single-threaded curve per worker), matches/s;
+ * - batch_ms_LEGS: wall time to prove one batch of LEGS legs on 2 workers (latency against size);
+ * - verify_batch_per_leg: MatchVerifier.verifyBatch per leg (batched pairing check plus the fill
+ *   pairing rule), against snarkjs.groth16.verify one proof at a time.
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  artifactPath,
+  createMatchProver,
+  createMatchVerifier,
+  decodeProof,
+  loadNoteHasher,
+  loadVerificationKey,
+  type MatchProof,
+  matchCircuitInput,
+  matchPublicInputs,
+  sampleMatchBatch,
+  settleLeg,
+  snarkjsOfCoordinates,
+} from '@venue/notes';
+import * as snarkjs from 'snarkjs';
+import { type Figure, figure, summarise } from './harness.ts';
+
+const BENCH = 'match-prover';
+
+async function baselineLegsPerSecond(legs: number): Promise<number> {
+  const hasher = await loadNoteHasher();
+  const sample = sampleMatchBatch(hasher, Math.ceil(legs / 2));
+  const wasm = artifactPath('matchWasm');
+  const zkey = artifactPath('matchZkey');
+  const inputs = sample.legs
+    .slice(0, legs)
+    .map((leg) => matchCircuitInput(sample.header, leg, settleLeg(hasher, sample.header, leg).statement));
+  // snarkjs types its input as a plain record; the spread gives it one.
+  const [first] = inputs;
+  if (first !== undefined) await snarkjs.groth16.fullProve({ ...first }, wasm, zkey); // warm-up: the curve's threads start
+  const start = performance.now();
+  for (const input of inputs) await snarkjs.groth16.fullProve({ ...input }, wasm, zkey);
+  return (inputs.length * 1000) / (performance.now() - start);
+}
+
+async function proverLegsPerSecond(workers: number, legs: number, runs: number): Promise<number[]> {
+  const hasher = await loadNoteHasher();
+  const prover = createMatchProver({ workers });
+  try {
+    await prover.ready();
+    const warm = sampleMatchBatch(hasher, workers);
+    await prover.proveBatch(warm.header, warm.legs);
+    const samples: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      const sample = sampleMatchBatch(hasher, Math.ceil(legs / 2), BigInt(run + 2));
+      const start = performance.now();
+      await prover.proveBatch(sample.header, sample.legs);
+      samples.push((sample.legs.length * 1000) / (performance.now() - start));
+    }
+    return samples;
+  } finally {
+    await prover.close();
+  }
+}
+
+async function batchLatencies(sizes: readonly number[], runs: number): Promise<Map<number, number[]>> {
+  const hasher = await loadNoteHasher();
+  const prover = createMatchProver({ workers: 2 });
+  const latencies = new Map<number, number[]>();
+  try {
+    await prover.ready();
+    const warm = sampleMatchBatch(hasher, 1);
+    await prover.proveBatch(warm.header, warm.legs);
+    for (const size of sizes) {
+      const samples: number[] = [];
+      for (let run = 0; run < runs; run += 1) {
+        const sample = sampleMatchBatch(hasher, size / 2, BigInt(run + 2));
+        const start = performance.now();
+        await prover.proveBatch(sample.header, sample.legs);
+        samples.push(performance.now() - start);
+      }
+      latencies.set(size, samples);
+    }
+  } finally {
+    await prover.close();
+  }
+  return latencies;
+}
+
+async function proofsOf(legs: number): Promise<MatchProof[]> {
+  const hasher = await loadNoteHasher();
+  const prover = createMatchProver({ workers: 2 });
+  try {
+    const sample = sampleMatchBatch(hasher, legs / 2);
+    return await prover.proveBatch(sample.header, sample.legs);
+  } finally {
+    await prover.close();
+  }
+}
+
+async function verifyFigures(proofs: readonly MatchProof[], runs: number): Promise<Figure> {
+  const vkey = await loadVerificationKey('matchVkey');
+  const signals = proofs.map((p) => matchPublicInputs(p.statement).map(String));
+  const objects = proofs.map((p) => snarkjsOfCoordinates(decodeProof(p.proof)));
+  const baseline: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const start = performance.now();
+    for (const [i, proof] of objects.entries()) {
+      if (!(await snarkjs.groth16.verify(vkey, signals[i] ?? [], proof))) {
+        throw new Error('baseline refused an honest proof');
+      }
+    }
+    baseline.push((performance.now() - start) / proofs.length);
+  }
+  const verifier = await createMatchVerifier();
+  const ours: number[] = [];
+  try {
+    for (let run = 0; run < runs; run += 1) {
+      const start = performance.now();
+      const verdict = await verifier.verifyBatch(proofs);
+      if (!verdict.ok) throw new Error(`honest batch refused: ${verdict.message}`);
+      ours.push((performance.now() - start) / proofs.length);
+    }
+  } finally {
+    await verifier.close();
+  }
+  return figure(BENCH, `verify_batch_${proofs.length}_legs_per_leg`, 'ms', 'lower', summarise(ours), {
+    name: 'snarkjs.groth16.verify one at a time',
+    value: Math.round(summarise(baseline).median * 100) / 100,
+  });
+}
+
+export async function run(quick: boolean): Promise<Figure[]> {
+  const legs = quick ? 4 : 16;
+  const runs = quick ? 1 : 3;
+  process.stderr.write(`match-prover: baseline, snarkjs fullProve of ${legs} legs\n`);
+  const baselineLegs = await baselineLegsPerSecond(legs);
+  const baseline = { name: 'snarkjs.groth16.fullProve', value: Math.round((baselineLegs / 2) * 100) / 100 };
+  const figures: Figure[] = [];
+  for (const workers of [1, 2]) {
+    process.stderr.write(`match-prover: MatchProver, ${workers} worker(s), ${legs} legs x ${runs}\n`);
+    const samples = (await proverLegsPerSecond(workers, legs, runs)).map(
+      (legsPerSecond) => legsPerSecond / 2,
+    );
+    figures.push(
+      figure(
+        BENCH,
+        `prover_${workers}_worker${workers === 1 ? '' : 's'}`,
+        'matches/s',
+        'higher',
+        summarise(samples),
+        baseline,
+      ),
+    );
+  }
+  const sizes = quick ? [2, 4] : [2, 8, 16, 32];
+  process.stderr.write(`match-prover: batch latency for ${sizes.join(', ')} legs on 2 workers\n`);
+  for (const [size, samples] of await batchLatencies(sizes, runs)) {
+    figures.push(figure(BENCH, `batch_ms_${size}_legs`, 'ms', 'lower', summarise(samples), null));
+  }
+  process.stderr.write('match-prover: verification\n');
+  figures.push(await verifyFigures(await proofsOf(legs), quick ? 1 : 5));
+  // snarkjs's shared curve keeps helper threads: stop them so the run ends.
+  await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
+  return figures;
+}
+
+// Run directly (node --import tsx bench/match-prover.ts): same output as through scripts/bench.ts.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { report } = await import('./harness.ts');
+  report(await run(process.argv.includes('--quick')));
+}

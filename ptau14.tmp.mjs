@@ -1,0 +1,14 @@
+import * as snarkjs from 'snarkjs';
+import { randomBytes } from 'node:crypto';
+const B='/tmp/venue-notes-build', P=14;
+const BEACON='0000000000000000000000000000000000000000000000000000000000000000000000000000000a';
+const logger={info:(m)=>process.stderr.write(m+'\n'),warn:()=>{},error:(m)=>process.stderr.write(m+'\n'),debug:()=>{}};
+const t=Date.now();
+const curve=await snarkjs.curves.getCurveFromName('bn128');
+await snarkjs.powersOfTau.newAccumulator(curve,P,`${B}/pot${P}_0.ptau`,logger);
+await snarkjs.powersOfTau.contribute(`${B}/pot${P}_0.ptau`,`${B}/pot${P}_1.ptau`,'venue development contribution',randomBytes(32).toString('hex'),logger);
+await snarkjs.powersOfTau.beacon(`${B}/pot${P}_1.ptau`,`${B}/pot${P}_beacon.ptau`,'venue development beacon',BEACON,10,logger);
+console.error('phase1 done',(Date.now()-t)/1000);
+await snarkjs.powersOfTau.preparePhase2(`${B}/pot${P}_beacon.ptau`,`${B}/pot${P}_final.ptau`,logger);
+console.error('prepare done',(Date.now()-t)/1000);
+process.exit(0);
