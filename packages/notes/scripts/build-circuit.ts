@@ -1,5 +1,5 @@
 /**
- * Builds one circuit and runs a DEVELOPMENT trusted setup (docs/notes.md sections 6 and 11.5).
+ * Builds one circuit and runs a DEVELOPMENT trusted setup (docs/notes.md sections 6 and 10.5).
  *
  *   node --import tsx packages/notes/scripts/build-circuit.ts [valid_input | valid_match] [--fresh-ptau]
  *

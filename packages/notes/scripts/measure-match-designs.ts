@@ -1,5 +1,5 @@
 /**
- * Measures the two inclusion designs of VALID_MATCH on this machine (docs/notes.md section 11.2):
+ * Measures the two inclusion designs of VALID_MATCH on this machine (docs/notes.md section 10.2):
  *
  *   node --import tsx packages/notes/scripts/measure-match-designs.ts [legs]
  *

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
 
 /**
- * The committed circuit artifacts, VALID_INPUT's and VALID_MATCH's (docs/notes.md sections 6, 11.5). They are produced by
- * scripts/build-circuit.ts and never rebuilt at run time; each is read through `loadArtifact`,
- * which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
+ * The committed circuit artifacts, VALID_INPUT's and VALID_MATCH's (docs/notes.md sections 6 and
+ * 10.5). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
+ * through `loadArtifact`, which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
  * verification key that drifted from the others is never used.
  */
 export type ArtifactName = keyof typeof ARTIFACT_SHA256;

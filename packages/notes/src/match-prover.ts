@@ -7,7 +7,7 @@ import type { MatchLeg } from './match-rules.ts';
 import { startTsWorker } from './worker-threads.ts';
 
 /**
- * VALID_MATCH proving inside the venue (docs/notes.md section 11.6): a pool of worker threads, each
+ * VALID_MATCH proving inside the venue (docs/notes.md section 10.6): a pool of worker threads, each
  * with the pinned proving key, a warm witness WebAssembly and its own single-threaded curve, so the
  * sequencer never waits on a proof. Legs queue in a bounded queue; each idle worker takes the next
  * one. A leg that cannot be proved breaks a rule the venue itself must keep (MatchRuleError in the

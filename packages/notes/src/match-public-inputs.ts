@@ -4,7 +4,7 @@ import { fieldFromDigest } from './field.ts';
 import type { NoteHasher } from './hash.ts';
 
 /**
- * The public inputs of VALID_MATCH, the settlement circuit (docs/notes.md section 11), in the order
+ * The public inputs of VALID_MATCH, the settlement circuit (docs/notes.md section 10), in the order
  * the verification key expects them. This module is the one place that layout lives: the prover
  * checks its output against it, the verifier and the chain build the inputs with it.
  *

@@ -11,7 +11,7 @@ import {
 import { type DerivedNote, deriveChangeNote, deriveFillNote } from './note.ts';
 
 /**
- * The rules VALID_MATCH proves, in plain TypeScript (docs/notes.md section 11): the reference the
+ * The rules VALID_MATCH proves, in plain TypeScript (docs/notes.md section 10): the reference the
  * circuit is tested against, and what the venue runs before it spends time proving a leg.
  *
  * A leg is one order's part in one settlement batch: it spends one input note and creates what the
@@ -52,7 +52,7 @@ export type MatchRule =
 /** Thrown when a leg breaks a rule: the venue built a wrong leg (a bug), never a user's fault. */
 export class MatchRuleError extends Error {
   constructor(readonly rules: readonly MatchRule[]) {
-    super(`the match leg breaks ${rules.join(', ')} (docs/notes.md section 11)`);
+    super(`the match leg breaks ${rules.join(', ')} (docs/notes.md section 10)`);
     this.name = 'MatchRuleError';
   }
 }

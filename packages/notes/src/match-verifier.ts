@@ -6,7 +6,7 @@ import { fillPairingFault } from './match-rules.ts';
 import { decodeProof } from './proof-bytes.ts';
 
 /**
- * The chain's side of VALID_MATCH (docs/notes.md section 11.7). The chain builds each leg's
+ * The chain's side of VALID_MATCH (docs/notes.md section 10.7). The chain builds each leg's
  * statement from what it knows itself (the batch header it checks, its market account, the leg's
  * public fields) and checks the proofs of one batch together: n proofs cost n + 3 Miller loops and
  * one final exponentiation (groth16.ts), bisected down to the bad ones when the batch fails.
@@ -37,9 +37,10 @@ export async function createMatchVerifier(): Promise<MatchVerifier> {
   const [curve, vkey] = await Promise.all([loadCurve(), loadVerificationKey('matchVkey')]);
   const key = prepareKey(curve, vkey);
   const itemOf = (proof: MatchProof): BatchItem | null => {
+    const inputs = matchPublicInputs(proof.statement); // inputs outside the field verify as false
     try {
       const points = proofPoints(curve, decodeProof(proof.proof));
-      return points === null ? null : { proof: points, inputs: matchPublicInputs(proof.statement) };
+      return points === null ? null : { proof: points, inputs };
     } catch {
       return null; // a coordinate outside its field: not a proof of anything
     }

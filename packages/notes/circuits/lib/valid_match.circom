@@ -1,12 +1,12 @@
 pragma circom 2.1.0;
 
 // VALID_MATCH, one order's part in one settlement batch (a "leg": one input note, what the fill bought,
-// the change), proved per leg and verified per batch. Documented in docs/notes.md section 11; the
+// the change), proved per leg and verified per batch. Documented in docs/notes.md section 10; the
 // plain TypeScript reference of the same rules is packages/notes/src/match-rules.ts.
 //
 // `depth` = 0: the input's note commitment is a public input and the chain checks it is a leaf.
 // `depth` > 0: the input is proved a leaf under the public `merkle_root` here (a prototype, measured
-// and not chosen: docs/notes.md section 11).
+// and not chosen: docs/notes.md section 10).
 
 include "circomlib/circuits/poseidon.circom";
 include "circomlib/circuits/bitify.circom";

@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-// Prototype, measured and not chosen (docs/notes.md section 11): the same leg with the input proved
+// Prototype, measured and not chosen (docs/notes.md section 10): the same leg with the input proved
 // a leaf of a depth-20 note tree under the public merkle root, so the chain never sees which leaf.
 include "../lib/valid_match.circom";
 
