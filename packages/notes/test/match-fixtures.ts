@@ -24,6 +24,8 @@ export interface HonestBatch {
 }
 
 const U40 = (1n << 40n) - 1n;
+/** Largest base per fill: with prices below 2^24, four fills' quote stays below 2^62 (a u64). */
+const BASE_MAX = (1n << 36n) - 1n;
 
 /** A batch of 1 to MATCH_FILLS_MAX fills between up to three bids and three asks. */
 export function honestBatchArbitrary(hasher: NoteHasher): fc.Arbitrary<HonestBatch> {
@@ -36,7 +38,7 @@ export function honestBatchArbitrary(hasher: NoteHasher): fc.Arbitrary<HonestBat
         fc.record({
           bid: fc.nat({ max: 2 }),
           ask: fc.nat({ max: 2 }),
-          base: fc.bigInt({ min: 1n, max: U40 }),
+          base: fc.bigInt({ min: 1n, max: BASE_MAX }),
           salt: fc.bigInt({ min: 0n, max: (1n << 250n) - 1n }),
         }),
         { minLength: 1, maxLength: MATCH_FILLS_MAX },
@@ -60,11 +62,13 @@ export function honestBatchArbitrary(hasher: NoteHasher): fc.Arbitrary<HonestBat
       const legs: MatchLeg[] = [];
       for (const side of ['bid', 'ask'] as const) {
         for (let index = 0; index < 3; index += 1) {
+          // Every fill moves some quote, as the core's fills do: base x price >= scale.
+          const least = (scale + price - 1n) / price;
           const mine: MatchFill[] = fills
             .filter((fill) => fill[side] === index)
             .map((fill) => ({
-              baseAmount: fill.base,
-              quoteAmount: quoteOfFill(fill.base, price, scale),
+              baseAmount: fill.base + least,
+              quoteAmount: quoteOfFill(fill.base + least, price, scale),
               salt: fill.salt,
             }));
           if (mine.length === 0) continue;

@@ -10,6 +10,7 @@ import {
   deriveLeg,
   deriveNote,
   fillPairingFault,
+  legTotals,
   loadNoteHasher,
   type MatchLeg,
   type MatchStatement,
@@ -139,9 +140,11 @@ test('quote rounded up: a fill moving one quote unit more than the floor is refu
 test('overspend: a leg paying more than its input holds is refused', async () => {
   await fc.assert(
     fc.asyncProperty(firstLeg, async ({ batch, leg, statement }) => {
-      const poorer: MatchLeg = { ...leg, input: { ...leg.input, value: 0n } };
-      assert.ok(brokenMatchRules(batch.header, poorer).includes('overspend'));
-      const input = hasher.commitment(leg.input.ownerCommitment, leg.input.innerHash, 0n);
+      // One unit short of what the fills pay.
+      const short = legTotals(leg).paid - 1n;
+      const poorer: MatchLeg = { ...leg, input: { ...leg.input, value: short } };
+      assert.deepEqual(brokenMatchRules(batch.header, poorer), ['overspend']);
+      const input = hasher.commitment(leg.input.ownerCommitment, leg.input.innerHash, short);
       const forged = { ...statement, inputCommitment: input, changeCommitment: 0n };
       assert.equal(await circuitAccepts(batch, poorer, forged), false);
     }),
