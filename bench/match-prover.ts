@@ -17,6 +17,7 @@
  * - verify_batch_per_leg: MatchVerifier.verifyBatch per leg (batched pairing check plus the fill
  *   pairing rule), against snarkjs.groth16.verify one proof at a time.
  */
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   artifactPath,
@@ -141,8 +142,14 @@ async function verifyFigures(proofs: readonly MatchProof[], runs: number): Promi
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
-  const legs = quick ? 4 : 16;
-  const runs = quick ? 1 : 3;
+  const legs = quick ? 2 : 8;
+  const runs = quick ? 1 : 2;
+  // Proving takes whole cores: on a shared machine the load says how much of them we had.
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
+  process.stderr.write(`match-prover: load average ${load()}\n`);
   process.stderr.write(`match-prover: baseline, snarkjs fullProve of ${legs} legs\n`);
   const baselineLegs = await baselineLegsPerSecond(legs);
   const baseline = { name: 'snarkjs.groth16.fullProve', value: Math.round((baselineLegs / 2) * 100) / 100 };
@@ -163,13 +170,14 @@ export async function run(quick: boolean): Promise<Figure[]> {
       ),
     );
   }
-  const sizes = quick ? [2, 4] : [2, 8, 16, 32];
+  const sizes = quick ? [2] : [2, 8, 16];
   process.stderr.write(`match-prover: batch latency for ${sizes.join(', ')} legs on 2 workers\n`);
   for (const [size, samples] of await batchLatencies(sizes, runs)) {
     figures.push(figure(BENCH, `batch_ms_${size}_legs`, 'ms', 'lower', summarise(samples), null));
   }
   process.stderr.write('match-prover: verification\n');
-  figures.push(await verifyFigures(await proofsOf(legs), quick ? 1 : 5));
+  figures.push(await verifyFigures(await proofsOf(quick ? 2 : 16), quick ? 1 : 5));
+  process.stderr.write(`match-prover: load average ${load()}\n`);
   // snarkjs's shared curve keeps helper threads: stop them so the run ends.
   await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
   return figures;
