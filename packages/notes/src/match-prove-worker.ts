@@ -3,7 +3,7 @@
  * artifacts, instantiates the witness WebAssembly and a single-threaded BN254 curve once, then proves
  * one leg per request until terminated.
  *
- * Messages in: MatchProveRequest. Out: { type: 'ready' } once, then a 'proved' or 'failed' reply per
+ * Messages in: MatchProveRequest, or 'close' to finish the queue and exit. Out: { type: 'ready' } once, then a 'proved' or 'failed' reply per
  * request; { type: 'fatal', message } if it cannot start.
  */
 import { createRequire } from 'node:module';
@@ -79,7 +79,13 @@ try {
   };
   // One request at a time: the witness instance holds one computation.
   let queue: Promise<void> = Promise.resolve();
-  port.on('message', (request: MatchProveRequest) => {
+  port.on('message', (request: MatchProveRequest | 'close') => {
+    // Leaving on our own, once the last proof is out: terminating a thread that holds snarkjs's
+    // WebAssembly memories from outside corrupted the heap when two did so at once.
+    if (request === 'close') {
+      queue = queue.then(() => port.close());
+      return;
+    }
     queue = queue.then(() =>
       prove(request).then(send, (error: unknown) =>
         send({

@@ -66,6 +66,7 @@ interface Job {
 interface PoolWorker {
   readonly worker: Worker;
   readonly ready: Promise<void>;
+  readonly exited: Promise<void>;
   started: boolean;
   job: Job | null;
 }
@@ -142,7 +143,8 @@ export function createMatchProver(options: MatchProverOptions = {}): MatchProver
       });
     });
     ready.catch(() => undefined); // observed through ready() and the failed jobs
-    member = { worker, ready, started: false, job: null };
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    member = { worker, ready, exited, started: false, job: null };
     return member;
   };
 
@@ -174,7 +176,16 @@ export function createMatchProver(options: MatchProverOptions = {}): MatchProver
     load: () => ({ queued: queue.length, inFlight, queueMax }),
     async close() {
       fail(new MatchProvingError('the match prover is closed'));
-      await Promise.all(pool.map((member) => member.worker.terminate()));
+      await Promise.all(
+        pool.map(async (member) => {
+          // A worker still loading has no listener yet: it is stopped from outside.
+          if (!member.started) await member.worker.terminate();
+          else {
+            member.worker.postMessage('close');
+            await member.exited;
+          }
+        }),
+      );
     },
   };
 }
