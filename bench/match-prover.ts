@@ -173,6 +173,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
   process.stderr.write(`match-prover: load average ${load()}\n`);
   process.stderr.write(`match-prover: baseline, snarkjs fullProve of ${legs} legs\n`);
   const base = await baselineRates(legs);
+  // Stop snarkjs's shared curve (its helper threads) before the pool starts: the process aborted
+  // twice with a corrupted heap when both ran side by side (docs/notes.md section 11).
+  await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
   const baseline = {
     name: 'snarkjs.groth16.fullProve',
     value: Math.round((base.legsPerSecond / 2) * 100) / 100,
