@@ -18,6 +18,7 @@
  * - verify_batch_per_leg: MatchVerifier.verifyBatch per leg (batched pairing check plus the fill
  *   pairing rule), against snarkjs.groth16.verify one proof at a time.
  */
+import assert from 'node:assert/strict';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
@@ -28,6 +29,7 @@ import {
   loadNoteHasher,
   loadVerificationKey,
   type MatchProof,
+  type MatchProver,
   matchCircuitInput,
   matchPublicInputs,
   sampleMatchBatch,
@@ -72,62 +74,33 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1000;
 }
 
-async function proverRates(workers: number, legs: number, runs: number): Promise<Rates> {
+async function proverRates(prover: MatchProver, workers: number, legs: number, runs: number): Promise<Rates> {
   const hasher = await loadNoteHasher();
-  const prover = createMatchProver({ workers });
-  try {
-    await prover.ready();
-    const warm = sampleMatchBatch(hasher, workers);
-    await prover.proveBatch(warm.header, warm.legs);
-    const legsPerSecond: number[] = [];
-    const cpuMsPerLeg: number[] = [];
-    for (let run = 0; run < runs; run += 1) {
-      const sample = sampleMatchBatch(hasher, Math.ceil(legs / 2), BigInt(run + 2));
-      const start = performance.now();
-      const cpu = process.cpuUsage();
-      await prover.proveBatch(sample.header, sample.legs);
-      legsPerSecond.push((sample.legs.length * 1000) / (performance.now() - start));
-      cpuMsPerLeg.push(cpuMsSince(cpu) / sample.legs.length);
-    }
-    return { legsPerSecond, cpuMsPerLeg };
-  } finally {
-    await prover.close();
+  const warm = sampleMatchBatch(hasher, workers);
+  await prover.proveBatch(warm.header, warm.legs);
+  const legsPerSecond: number[] = [];
+  const cpuMsPerLeg: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const sample = sampleMatchBatch(hasher, Math.ceil(legs / 2), BigInt(run + 2));
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    await prover.proveBatch(sample.header, sample.legs);
+    legsPerSecond.push((sample.legs.length * 1000) / (performance.now() - start));
+    cpuMsPerLeg.push(cpuMsSince(cpu) / sample.legs.length);
   }
+  return { legsPerSecond, cpuMsPerLeg };
 }
 
-async function batchLatencies(sizes: readonly number[], runs: number): Promise<Map<number, number[]>> {
+async function batchLatencies(prover: MatchProver, sizes: readonly number[]): Promise<Map<number, number>> {
   const hasher = await loadNoteHasher();
-  const prover = createMatchProver({ workers: 2 });
-  const latencies = new Map<number, number[]>();
-  try {
-    await prover.ready();
-    const warm = sampleMatchBatch(hasher, 1);
-    await prover.proveBatch(warm.header, warm.legs);
-    for (const size of sizes) {
-      const samples: number[] = [];
-      for (let run = 0; run < runs; run += 1) {
-        const sample = sampleMatchBatch(hasher, size / 2, BigInt(run + 2));
-        const start = performance.now();
-        await prover.proveBatch(sample.header, sample.legs);
-        samples.push(performance.now() - start);
-      }
-      latencies.set(size, samples);
-    }
-  } finally {
-    await prover.close();
+  const latencies = new Map<number, number>();
+  for (const size of sizes) {
+    const sample = sampleMatchBatch(hasher, size / 2, BigInt(size));
+    const start = performance.now();
+    await prover.proveBatch(sample.header, sample.legs);
+    latencies.set(size, performance.now() - start);
   }
   return latencies;
-}
-
-async function proofsOf(legs: number): Promise<MatchProof[]> {
-  const hasher = await loadNoteHasher();
-  const prover = createMatchProver({ workers: 2 });
-  try {
-    const sample = sampleMatchBatch(hasher, legs / 2);
-    return await prover.proveBatch(sample.header, sample.legs);
-  } finally {
-    await prover.close();
-  }
 }
 
 async function verifyFigures(proofs: readonly MatchProof[], runs: number): Promise<Figure> {
@@ -186,9 +159,15 @@ export async function run(quick: boolean): Promise<Figure[]> {
     value: Math.round((CORES * 1000 * 100) / (base.cpuMsPerLeg * 2)) / 100,
   };
   const figures: Figure[] = [];
+  // One pool per worker count, reused for every figure it gives: starting and stopping pools
+  // repeatedly is where the heap corruption of docs/notes.md section 11 showed up.
+  let prover: MatchProver | null = null;
   for (const workers of [1, 2]) {
     process.stderr.write(`match-prover: MatchProver, ${workers} worker(s), ${legs} legs x ${runs}\n`);
-    const rates = await proverRates(workers, legs, runs);
+    await prover?.close();
+    prover = createMatchProver({ workers });
+    await prover.ready();
+    const rates = await proverRates(prover, workers, legs, runs);
     const name = `prover_${workers}_worker${workers === 1 ? '' : 's'}`;
     const matchesPerSecond = rates.legsPerSecond.map((perSecond) => perSecond / 2);
     figures.push(figure(BENCH, name, 'matches/s', 'higher', summarise(matchesPerSecond), baseline));
@@ -207,11 +186,15 @@ export async function run(quick: boolean): Promise<Figure[]> {
   }
   const sizes = quick ? [2] : [2, 8, 16];
   process.stderr.write(`match-prover: batch latency for ${sizes.join(', ')} legs on 2 workers\n`);
-  for (const [size, samples] of await batchLatencies(sizes, 1)) {
-    figures.push(figure(BENCH, `batch_ms_${size}_legs`, 'ms', 'lower', summarise(samples), null));
+  assert(prover !== null, 'the two-worker pool is running');
+  for (const [size, ms] of await batchLatencies(prover, sizes)) {
+    figures.push(figure(BENCH, `batch_ms_${size}_legs`, 'ms', 'lower', summarise([ms]), null));
   }
   process.stderr.write('match-prover: verification\n');
-  figures.push(await verifyFigures(await proofsOf(quick ? 2 : 16), quick ? 1 : 5));
+  const sample = sampleMatchBatch(await loadNoteHasher(), quick ? 1 : 8);
+  const proofs = await prover.proveBatch(sample.header, sample.legs);
+  await prover.close();
+  figures.push(await verifyFigures(proofs, quick ? 1 : 5));
   process.stderr.write(`match-prover: load average ${load()}\n`);
   // snarkjs's shared curve keeps helper threads: stop them so the run ends.
   await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
