@@ -89,7 +89,8 @@ async function measure(design: Design): Promise<void> {
     cpuTimes.push((used.user + used.system) / 1000);
   }
   // The first proof warms the curve. CPU time is what a loaded, shared machine does not distort.
-  const median = (values: number[]): number => values.slice(1).sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+  const median = (values: number[]): number =>
+    values.slice(1).sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
   process.stdout.write(
     `${JSON.stringify({ design: design.name, constraints: info.nConstraints, legs: times.length - 1, ms_per_leg_p50: Math.round(median(times)), cpu_ms_per_leg_p50: Math.round(median(cpuTimes)) })}\n`,
   );
