@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   core: () => import('../bench/core.ts'),
   intake: () => import('../bench/intake.ts'),
   journal: () => import('../bench/journal.ts'),
+  'match-prover': () => import('../bench/match-prover.ts'),
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
   settlement: () => import('../bench/settlement.ts'),

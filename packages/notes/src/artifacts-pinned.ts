@@ -1,14 +1,20 @@
 /**
- * sha256 of the committed VALID_INPUT artifacts. Written by scripts/build-circuit.ts together with
- * the artifacts themselves; the loader refuses a file whose hash differs, and a test checks them.
+ * sha256 of the committed circuit artifacts. Written by scripts/build-circuit.ts together with the
+ * artifacts themselves; the loader refuses a file whose hash differs, and a test checks them.
  */
 export const ARTIFACT_SHA256 = {
-  /** artifacts/valid_input.wasm: the witness generator. */
+  /** artifacts/valid_input.wasm: the VALID_INPUT witness generator. */
   wasm: 'bb26f023d8e02e964441953f78798bb633d5ab43a9727bb9854b8eddf76df4f8',
-  /** artifacts/witness_calculator.cjs: circom's loader for that wasm. */
+  /** artifacts/witness_calculator.cjs: circom's loader for either wasm (the same file). */
   witnessCalculator: '3bfca49ee5489996a827a1e5a0c8a1f558dbd99e657c7591f5b32e0d33189ce4',
-  /** artifacts/valid_input.zkey: the development proving key. */
+  /** artifacts/valid_input.zkey: the VALID_INPUT development proving key. */
   zkey: '1d1bc1b5bebbf49d604b224e8a24e108321ce6c044f63fbf0e4d19cf448d47b9',
-  /** artifacts/valid_input.vkey.json: the verification key. */
+  /** artifacts/valid_input.vkey.json: the VALID_INPUT verification key. */
   vkey: '450a9a06ed8a228d5c362f60ec3b62511e4b7a6c03e137932516133465906865',
+  /** artifacts/valid_match.wasm: the VALID_MATCH witness generator. */
+  matchWasm: 'c9e8539edc017ba45a2a59cb70227893023175e38f5fa2e597b1c7d4ccd56cb5',
+  /** artifacts/valid_match.zkey: the VALID_MATCH development proving key. */
+  matchZkey: 'cec8de188b856ed176af80bcddd1ba972afa6bc20f7c6a9ce734be575b4d6e4f',
+  /** artifacts/valid_match.vkey.json: the VALID_MATCH verification key. */
+  matchVkey: '9772ad01e9e7a1d6487e3d8c3f934c0da59099e3afac9fba46dd1f548db92ce2',
 } as const;

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
 
 /**
- * The committed VALID_INPUT artifacts (docs/notes.md section 6). They are produced by
- * scripts/build-circuit.ts and never rebuilt at run time; each is read through `loadArtifact`,
- * which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
+ * The committed circuit artifacts, VALID_INPUT's and VALID_MATCH's (docs/notes.md sections 6 and
+ * 10.5). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
+ * through `loadArtifact`, which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
  * verification key that drifted from the others is never used.
  */
 export type ArtifactName = keyof typeof ARTIFACT_SHA256;
@@ -16,6 +16,9 @@ const FILES: Record<ArtifactName, string> = {
   witnessCalculator: 'witness_calculator.cjs',
   zkey: 'valid_input.zkey',
   vkey: 'valid_input.vkey.json',
+  matchWasm: 'valid_match.wasm',
+  matchZkey: 'valid_match.zkey',
+  matchVkey: 'valid_match.vkey.json',
 };
 
 export { ARTIFACT_SHA256 };
@@ -64,6 +67,7 @@ export interface VerificationKeyJson {
   IC: string[][];
 }
 
-export async function loadVerificationKey(): Promise<VerificationKeyJson> {
-  return JSON.parse((await loadArtifact('vkey')).toString('utf8')) as VerificationKeyJson;
+/** The verification key of VALID_INPUT (`vkey`, the default) or of VALID_MATCH (`matchVkey`). */
+export async function loadVerificationKey(name: 'vkey' | 'matchVkey' = 'vkey'): Promise<VerificationKeyJson> {
+  return JSON.parse((await loadArtifact(name)).toString('utf8')) as VerificationKeyJson;
 }

@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { assert, type PlaceOrder } from '@venue/protocol';
 import type { AssetClaim } from './claims.ts';
 import { isStubProof } from './proof-bytes.ts';
 import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
+import { startTsWorker } from './worker-threads.ts';
 
 /**
  * The venue side of VALID_INPUT (docs/notes.md section 8): checks `valid_input_proof` at
@@ -127,7 +128,7 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
   };
 
   const startWorker = (): PoolWorker => {
-    const worker = new Worker(workerBootstrap(), { eval: true, workerData: WEB_WORKER_SHIM });
+    const worker = startTsWorker(new URL('./verify-worker.ts', import.meta.url), 'venue-proof-verifier');
     let member: PoolWorker;
     const ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
@@ -246,25 +247,6 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
       await Promise.all(members.map((m) => m.worker.terminate()));
     },
   };
-}
-
-/**
- * ffjavascript imports the `web-worker` package, which, when loaded in any thread other than the
- * main one, believes it is running its own worker and reads `workerData.mod` as the module to load.
- * Giving it an empty module lets ffjavascript load inside our worker; the curve we build there is
- * single-threaded and starts no workers of its own.
- */
-const WEB_WORKER_SHIM = { mod: 'data:text/javascript,', type: 'module', name: 'venue-proof-verifier' };
-
-/**
- * The workspace runs TypeScript through tsx with no build step, but on Node 20 a worker thread does
- * not inherit the tsx loader hooks of its parent. The worker therefore starts from a tiny script
- * that registers tsx in the worker, then imports verify-worker.ts.
- */
-function workerBootstrap(): string {
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./verify-worker.ts', import.meta.url).href;
-  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
 
 /** The fields a worker needs, copied so the worker never sees the rest of the order. */

@@ -1,4 +1,4 @@
-// The committed VALID_INPUT artifacts: their bytes are the pinned ones, a drifted file is refused,
+// The committed VALID_INPUT and VALID_MATCH artifacts: their bytes are the pinned ones, a drifted file is refused,
 // and the verification key, the circuit source and the public-input list agree.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,9 +13,11 @@ import {
   loadVerificationKey,
   sha256Hex,
   VALID_INPUT_PUBLIC_INPUTS,
+  VALID_MATCH_PUBLIC_INPUT_COUNT,
+  VALID_MATCH_PUBLIC_INPUTS,
 } from '../src/index.ts';
 
-const NAMES = ['wasm', 'witnessCalculator', 'zkey', 'vkey'] as const;
+const NAMES = ['wasm', 'witnessCalculator', 'zkey', 'vkey', 'matchWasm', 'matchZkey', 'matchVkey'] as const;
 
 test('every committed artifact has its pinned sha256', () => {
   assert.deepEqual(Object.keys(ARTIFACT_SHA256).sort(), [...NAMES].sort());
@@ -61,4 +63,27 @@ test('the circuit declares the public inputs in VALID_INPUT_PUBLIC_INPUTS order,
   const body = source.slice(source.indexOf('template ValidInput('));
   const declared = [...body.matchAll(/signal input (\w+);/g)].map((m) => m[1]);
   assert.deepEqual(declared.slice(0, VALID_INPUT_PUBLIC_INPUTS.length), [...VALID_INPUT_PUBLIC_INPUTS]);
+});
+
+test('the VALID_MATCH key takes one input per slot of the layout, which the circuit declares in order', async () => {
+  const vkey = await loadVerificationKey('matchVkey');
+  assert.equal(vkey.nPublic, VALID_MATCH_PUBLIC_INPUT_COUNT);
+  assert.equal(vkey.IC.length, VALID_MATCH_PUBLIC_INPUT_COUNT + 1);
+  const main = readFileSync(
+    fileURLToPath(new URL('../circuits/valid_match.circom', import.meta.url)),
+    'utf8',
+  );
+  const listed = /component main \{public \[([^\]]*)\]\} = ValidMatch\(4, 0\);/.exec(main);
+  assert.ok(listed, 'the circuit has a main component with 4 fill slots and no in-circuit inclusion');
+  assert.deepEqual(
+    listed[1]?.split(',').map((s) => s.trim()),
+    [...VALID_MATCH_PUBLIC_INPUTS],
+  );
+  const library = readFileSync(
+    fileURLToPath(new URL('../circuits/lib/valid_match.circom', import.meta.url)),
+    'utf8',
+  );
+  const body = library.slice(library.indexOf('template ValidMatch('));
+  const declared = [...body.matchAll(/signal input (\w+)(?:\[\w+\])?;/g)].map((m) => m[1]);
+  assert.deepEqual(declared.slice(0, VALID_MATCH_PUBLIC_INPUTS.length), [...VALID_MATCH_PUBLIC_INPUTS]);
 });

@@ -1,0 +1,102 @@
+/**
+ * One proving worker of the match prover pool (match-prover.ts). It loads the pinned VALID_MATCH
+ * artifacts, instantiates the witness WebAssembly and a single-threaded BN254 curve once, then proves
+ * one leg per request until terminated.
+ *
+ * Messages in: MatchProveRequest, or 'close' to finish the queue and exit. Out: { type: 'ready' } once, then a 'proved' or 'failed' reply per
+ * request; { type: 'fatal', message } if it cannot start.
+ */
+import { createRequire } from 'node:module';
+import { parentPort } from 'node:worker_threads';
+import { assert } from '@venue/protocol';
+import { buildBn128 } from 'ffjavascript';
+import * as snarkjs from 'snarkjs';
+import { artifactPath, loadArtifact } from './artifacts.ts';
+import { loadNoteHasher } from './hash.ts';
+import { type MatchBatchHeader, type MatchStatement, matchPublicInputs } from './match-public-inputs.ts';
+import { type MatchLeg, settleLeg } from './match-rules.ts';
+import { matchCircuitInput } from './match-witness.ts';
+import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
+
+export interface MatchProveRequest {
+  readonly id: number;
+  readonly header: MatchBatchHeader;
+  readonly leg: MatchLeg;
+}
+
+export type MatchProveReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'fatal'; readonly message: string }
+  | {
+      readonly type: 'proved';
+      readonly id: number;
+      readonly statement: MatchStatement;
+      readonly proof: string;
+    }
+  | { readonly type: 'failed'; readonly id: number; readonly message: string };
+
+interface WitnessCalculator {
+  calculateWTNSBin(input: object, sanityCheck: boolean): Promise<Uint8Array>;
+}
+type WitnessCalculatorBuilder = (code: Uint8Array) => Promise<WitnessCalculator>;
+
+const port = parentPort;
+if (port === null) throw new Error('match-prove-worker.ts runs only as a worker thread');
+
+function send(reply: MatchProveReply): void {
+  port?.postMessage(reply);
+}
+
+try {
+  const [hasher, wasm, zkey] = await Promise.all([
+    loadNoteHasher(),
+    loadArtifact('matchWasm'),
+    loadArtifact('matchZkey'),
+  ]);
+  await loadArtifact('witnessCalculator'); // checks the pin before the file is evaluated
+  const builder = createRequire(import.meta.url)(
+    artifactPath('witnessCalculator'),
+  ) as WitnessCalculatorBuilder;
+  const witnesses = await builder(wasm);
+  // snarkjs builds a new curve for every singleThread proof (a WebAssembly instantiation each time)
+  // and otherwise reuses the global one; making that global a single-threaded curve keeps one warm
+  // curve per worker and starts no helper threads inside it.
+  (globalThis as { curve_bn128?: unknown }).curve_bn128 = await buildBn128(true);
+  const prove = async (request: MatchProveRequest): Promise<MatchProveReply> => {
+    const { statement } = settleLeg(hasher, request.header, request.leg);
+    const input = matchCircuitInput(request.header, request.leg, statement);
+    const witness = await witnesses.calculateWTNSBin(input, true);
+    const { proof, publicSignals } = await snarkjs.groth16.prove(
+      { type: 'mem', data: zkey },
+      { type: 'mem', data: witness },
+    );
+    const expected = matchPublicInputs(statement);
+    assert(
+      publicSignals.length === expected.length && publicSignals.every((s, i) => BigInt(s) === expected[i]),
+      'the prover must output the public inputs of the statement',
+    );
+    return { type: 'proved', id: request.id, statement, proof: encodeProof(coordinatesOfSnarkjs(proof)) };
+  };
+  // One request at a time: the witness instance holds one computation.
+  let queue: Promise<void> = Promise.resolve();
+  port.on('message', (request: MatchProveRequest | 'close') => {
+    // Leaving on our own, once the last proof is out: terminating a thread that holds snarkjs's
+    // WebAssembly memories from outside corrupted the heap when two did so at once.
+    if (request === 'close') {
+      queue = queue.then(() => port.close());
+      return;
+    }
+    queue = queue.then(() =>
+      prove(request).then(send, (error: unknown) =>
+        send({
+          type: 'failed',
+          id: request.id,
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      ),
+    );
+  });
+  send({ type: 'ready' });
+} catch (error) {
+  send({ type: 'fatal', message: error instanceof Error ? error.message : String(error) });
+}
