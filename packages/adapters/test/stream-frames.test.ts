@@ -157,6 +157,21 @@ async function trade(
   venue.advanceSlots(1 + FINALITY); // clear, lock, land, finalize
   await a.client.next((f) => f['channel'] === 'fills' && f['order_id'] === bid.order_id, WAIT_MS);
   await b.client.next((f) => f['channel'] === 'fills' && f['order_id'] === ask.order_id, WAIT_MS);
+  // A partial fill leaves the bid's remainder resting; it is cancelled so that each step starts
+  // from an empty book (resting remainders, older in time priority, would absorb a later ask).
+  if (askAmount < amount) await cancelOverStream(a, bid.order_id);
+}
+
+async function cancelOverStream(a: Session, orderId: string): Promise<void> {
+  nextId += 1;
+  const cancel = venue.cancelParams(orderId, BigInt(nextId), alice.key);
+  await accepted(
+    a.client.request(
+      { op: 'order.cancel', order_id: orderId, params: toWire(CancelParamsSchema, cancel) },
+      WAIT_MS,
+    ),
+  );
+  await a.client.next((f) => f['kind'] === 'cancelled' && f['order_id'] === orderId, WAIT_MS);
 }
 
 /** A bid with no ask against it rests; it is modified once, then cancelled, over the stream. */
@@ -177,19 +192,7 @@ async function restThenCancel(a: Session): Promise<void> {
       WAIT_MS,
     ),
   );
-  const cancel = venue.cancelParams(replacement.order_id, BigInt(nextId) + 1n, alice.key);
-  nextId += 1;
-  await accepted(
-    a.client.request(
-      {
-        op: 'order.cancel',
-        order_id: replacement.order_id,
-        params: toWire(CancelParamsSchema, cancel),
-      },
-      WAIT_MS,
-    ),
-  );
-  await a.client.next((f) => f['kind'] === 'cancelled' && f['order_id'] === replacement.order_id, WAIT_MS);
+  await cancelOverStream(a, replacement.order_id);
 }
 
 const step = fc.oneof(
