@@ -205,31 +205,41 @@ function checkedRecord(command: unknown, annotations: unknown): JournalRecord {
 
 /** Checks a decoded value against its declared shape; the cast in checkedRecord rests on this. */
 function conform(value: unknown, shape: Shape, path: string): void {
-  const fail = (expected: string): never => {
-    throw new RecordDecodeError(`${path}: expected ${expected}`);
-  };
-  if (typeof shape === 'string') {
-    if (typeof value !== shape) fail(`a ${shape}`);
-  } else if ('nullable' in shape) {
-    if (value !== null) conform(value, shape.nullable, path);
-  } else if ('list' in shape) {
-    if (!Array.isArray(value)) fail('a list');
-    for (const [i, item] of (value as unknown[]).entries()) conform(item, shape.list, `${path}[${i}]`);
-  } else {
-    if (!isObject(value)) fail('an object');
-    const object = value as Record<string, unknown>;
-    for (const key of Object.keys(object)) {
-      if (!Object.hasOwn(shape.fields, key)) fail(`no field ${key}`);
+  const problem = mismatch(value, shape);
+  if (problem !== null) throw new RecordDecodeError(`${path}${problem}`);
+}
+
+/**
+ * Where `value` departs from `shape`, as a path suffix and what was expected, or null. The path is
+ * built only on the way out of a mismatch: recovery checks every field of every record, and
+ * building a path string per field made it about 1.6 times slower.
+ */
+function mismatch(value: unknown, shape: Shape): string | null {
+  if (typeof shape === 'string') return typeof value === shape ? null : `: expected a ${shape}`;
+  if ('nullable' in shape) return value === null ? null : mismatch(value, shape.nullable);
+  if ('list' in shape) {
+    if (!Array.isArray(value)) return ': expected a list';
+    for (let i = 0; i < value.length; i += 1) {
+      const problem = mismatch(value[i], shape.list);
+      if (problem !== null) return `[${i}]${problem}`;
     }
-    for (const [key, field] of Object.entries(shape.fields)) {
-      const optional = typeof field === 'object' && 'optional' in field;
-      if (object[key] === undefined) {
-        if (!optional) fail(`a field ${key}`);
-        continue;
-      }
-      conform(object[key], optional ? field.optional : field, `${path}.${key}`);
-    }
+    return null;
   }
+  if (!isObject(value)) return ': expected an object';
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(shape.fields, key)) return `: expected no field ${key}`;
+  }
+  for (const key in shape.fields) {
+    const field = shape.fields[key] as Shape | { readonly optional: Shape };
+    const optional = typeof field === 'object' && 'optional' in field;
+    if (value[key] === undefined) {
+      if (!optional) return `: expected a field ${key}`;
+      continue;
+    }
+    const problem = mismatch(value[key], optional ? field.optional : field);
+    if (problem !== null) return `.${key}${problem}`;
+  }
+  return null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
