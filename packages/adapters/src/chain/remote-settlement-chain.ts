@@ -20,6 +20,7 @@ import type {
   UnsignedChainBatch,
 } from '../settlement/settlement-chain.ts';
 import type { ChainRpcClient } from './chain-rpc-client.ts';
+import { pollEvery } from './poll-loop.ts';
 
 /**
  * The venue's settlement port (the adapters' `SettlementChain`) over JSON-RPC, for a venue whose
@@ -116,15 +117,7 @@ export class RemoteSettlementChain implements SettlementChain {
   /** Refreshes every `pollMs` until `stop()`. */
   start(pollMs: number): void {
     assert(this.#timer === undefined, 'the remote settlement chain is already started');
-    let busy = false;
-    this.#timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void this.refresh().finally(() => {
-        busy = false;
-      });
-    }, pollMs);
-    this.#timer.unref();
+    this.#timer = pollEvery(pollMs, () => this.refresh());
   }
 
   stop(): void {

@@ -6,6 +6,7 @@ import {
   type TreeUpdatesReply,
   type TreeUpdatesRequest,
 } from '@venue/protocol';
+import { pollEvery } from '../chain/poll-loop.ts';
 import { TREE_ANCHORS_KEPT_MAX, TREE_CATCH_UP_READS_MAX } from '../config/limits.ts';
 import { type TreePublisher, treeFrame } from '../stream/stream-frames.ts';
 
@@ -100,15 +101,7 @@ export class RemoteTreeFeed {
   /** Refreshes every `pollMs` until `stop()`; a poll is skipped while the last one runs. */
   start(pollMs: number): void {
     assert(this.#timer === undefined, 'the tree feed is already started');
-    let busy = false;
-    this.#timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void this.refresh().finally(() => {
-        busy = false;
-      });
-    }, pollMs);
-    this.#timer.unref();
+    this.#timer = pollEvery(pollMs, () => this.refresh());
   }
 
   /** Stops polling; resolves once a refresh under way has finished. */
