@@ -12,6 +12,7 @@ import {
   signSettlementBatch,
   type TradingKey,
 } from '@venue/protocol';
+import { LOCK_REQUESTS_REMEMBERED_MAX } from '../config/limits.ts';
 import type {
   ChainKeys,
   LockOutcome,
@@ -52,9 +53,6 @@ interface View {
 }
 
 type LockRequestState = { readonly sent: true } | { readonly refused: string };
-
-/** Lock requests remembered (unanswered or refused and not yet reported); the oldest go first. */
-const LOCK_REQUESTS_MAX = 10_000;
 
 export interface RemoteSettlementChainOptions {
   /** Told once when the chain stops answering, and once when it answers again. */
@@ -241,7 +239,7 @@ export class RemoteSettlementChain implements SettlementChain {
         if (error instanceof ChainError) {
           this.#locks.set(id, { refused: error.reason });
           for (const stale of this.#locks.keys()) {
-            if (this.#locks.size <= LOCK_REQUESTS_MAX) break;
+            if (this.#locks.size <= LOCK_REQUESTS_REMEMBERED_MAX) break;
             this.#locks.delete(stale);
           }
         }

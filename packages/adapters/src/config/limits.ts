@@ -295,6 +295,12 @@ export const TREE_PAGES_PER_BEAT_MAX = 16;
 /** Reads one tree refresh makes while the chain has more pages (a backlog after an outage). */
 export const TREE_CATCH_UP_READS_MAX = 16;
 
+/**
+ * Lock requests the RPC chain client remembers (unanswered, or refused and not yet read by the
+ * pipeline); the oldest are forgotten first, and a forgotten one is simply asked again.
+ */
+export const LOCK_REQUESTS_REMEMBERED_MAX = 10_000;
+
 // Oracle price recordings (dev and simulation feeds, adapters/src/oracle/price-series.ts).
 
 /** Rows of one recording: a day of per-slot prices for a few markets. */
