@@ -6,9 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { type CoreEvent, VenueCore } from '@venue/core';
-import { isVenueError } from '@venue/protocol';
-import { openingCommands, TEST_CORE_CONFIG, withTempDir } from '@venue/testing';
+import { openingCommands, withTempDir } from '@venue/testing';
 import fc from 'fast-check';
 import {
   type Annotations,
@@ -21,38 +19,19 @@ import {
 import { LandedBatches } from '../src/settlement/landed-batches.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
-import { composeSnapshot, loadCompanions, parseSnapshot } from '../src/venue/state-companion.ts';
 import { HistoryBuilder, replicaAction } from './replica-commands.ts';
+import { SequencerModel } from './sequencer-model.ts';
 
 const KEY = randomBytes(32);
 
 /** A core and its companions, applying records the way the sequencer and recovery do. */
-class Venue {
-  core = new VenueCore(TEST_CORE_CONFIG);
-  readonly openings = new NoteOpenings();
-  readonly companions = [this.openings, new MatchFacts(), new LandedBatches()];
+class Venue extends SequencerModel {
+  readonly openings: NoteOpenings;
 
-  restore(text: string): void {
-    const parsed = parseSnapshot(text);
-    this.core = VenueCore.restore(TEST_CORE_CONFIG, parsed.core);
-    loadCompanions(this.companions, parsed.parts);
-  }
-
-  /** False when the core refuses the command (then nothing is journaled). */
-  apply(record: JournalRecord): boolean {
-    let events: CoreEvent[];
-    try {
-      events = this.core.apply(record.command);
-    } catch (error) {
-      if (isVenueError(error)) return false;
-      throw error;
-    }
-    for (const companion of this.companions) companion.follow(record, events);
-    return true;
-  }
-
-  snapshot(): string {
-    return composeSnapshot(this.core.snapshot(), this.companions);
+  constructor() {
+    const openings = new NoteOpenings();
+    super([openings, new MatchFacts(), new LandedBatches()]);
+    this.openings = openings;
   }
 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { type Command, type CoreEvent, VenueCore } from '@venue/core';
+import { type Command, VenueCore } from '@venue/core';
 import { isVenueError } from '@venue/protocol';
 import {
   JOURNAL_TEST_MARKET,
@@ -33,38 +33,17 @@ import { coreSettingsOf, ReplicaState, SnapshotReplica } from '../src/replica/in
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
 import { bootEngine } from '../src/venue/engine-boot.ts';
-import { composeSnapshot, loadCompanions, parseSnapshot } from '../src/venue/state-companion.ts';
+import { composeSnapshot, parseSnapshot } from '../src/venue/state-companion.ts';
 import { type UnstampedCommand, VenueEngine } from '../src/venue/venue-engine.ts';
 import { HistoryBuilder, replicaAction } from './replica-commands.ts';
+import { SequencerModel } from './sequencer-model.ts';
 
 const COMPANION_NAMES = ['note-openings', 'match-facts'];
 
 /** The sequencer's side in these tests: a core and its companions, as the engine keeps them. */
-class Primary {
-  core = new VenueCore(TEST_CORE_CONFIG);
-  readonly companions = [new NoteOpenings(), new MatchFacts()];
-
-  restore(text: string): void {
-    const parsed = parseSnapshot(text);
-    this.core = VenueCore.restore(TEST_CORE_CONFIG, parsed.core);
-    loadCompanions(this.companions, parsed.parts);
-  }
-
-  /** Applies like the sequencer: a refusal changes nothing and is not journaled (false). */
-  apply(record: JournalRecord): boolean {
-    let events: CoreEvent[];
-    try {
-      events = this.core.apply(record.command);
-    } catch (error) {
-      if (isVenueError(error)) return false;
-      throw error;
-    }
-    for (const companion of this.companions) companion.follow(record, events);
-    return true;
-  }
-
-  snapshot(): string {
-    return composeSnapshot(this.core.snapshot(), this.companions);
+class Primary extends SequencerModel {
+  constructor() {
+    super([new NoteOpenings(), new MatchFacts()]);
   }
 }
 
