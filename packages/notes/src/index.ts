@@ -7,6 +7,7 @@ export * from './match-prover.ts';
 export * from './match-public-inputs.ts';
 export * from './match-rules.ts';
 export * from './match-sample.ts';
+export * from './match-stand-in.ts';
 export * from './match-verifier.ts';
 export * from './match-witness.ts';
 export * from './merkle.ts';

@@ -27,6 +27,8 @@ export interface MatchProverOptions {
 }
 
 export interface MatchProver {
+  /** 'groth16': real VALID_MATCH proofs; 'stand-in': match-stand-in.ts, for tests and the simulator. */
+  readonly kind: 'groth16' | 'stand-in';
   /** Resolves once every worker has loaded the pinned artifacts; rejects if one cannot. */
   ready(): Promise<void>;
   /** Proves one leg of the batch `header`. */
@@ -164,6 +166,7 @@ export function createMatchProver(options: MatchProverOptions = {}): MatchProver
   };
 
   return {
+    kind: 'groth16',
     async ready() {
       await Promise.all(pool.map((member) => member.ready));
     },

@@ -28,6 +28,7 @@ export const CHAIN_REJECTION_CODES: Readonly<Record<ChainRejection, number>> = {
   signer_rejected: -32015,
   confirmation_timeout: -32016,
   chain_rejected: -32017,
+  proof_invalid: -32018,
 };
 
 /** JSON-RPC codes of failures that are not chain rejections. */

@@ -6,14 +6,12 @@
 
 /** Legs (input notes) one settlement batch may carry. */
 export const BATCH_LEGS_MAX = 1024;
-/** Outputs per leg: what the fill bought and the change. */
-export const OUTPUTS_PER_LEG_MAX = 2;
+/** Fill tags per settlement leg: the fill slots of the VALID_MATCH circuit (notes MATCH_FILLS_MAX). */
+export const FILL_TAGS_PER_LEG_MAX = 4;
 /** Notes one merge may combine. */
 export const MERGE_INPUTS_MAX = 8;
 /** Notes one lock request may lock (a match locks two; a batch of the venue at most one per leg). */
 export const LOCKS_PER_REQUEST_MAX = BATCH_LEGS_MAX;
-/** Bytes of the reserved VALID_MATCH_BATCH proof field. */
-export const BATCH_PROOF_BYTES_MAX = 4096;
 /** JSON-RPC request body: a full batch of BATCH_LEGS_MAX legs fits with room to spare. */
 export const RPC_BODY_BYTES_MAX = 2 * 1024 * 1024;
 /** Slots one `advance` call may move (a test that wants more loops). */

@@ -6,8 +6,7 @@ import { SETTLEMENT_FAILURE_REASONS } from '../schema/account.ts';
 import { Base58Address, Hex, OneOf, Strict, U8, U64 } from '../schema/primitives.ts';
 import { ByteWriter } from './byte-writer.ts';
 import type { ChainStatic } from './frozen.ts';
-import { BATCH_LEGS_MAX, BATCH_PROOF_BYTES_MAX, OUTPUTS_PER_LEG_MAX } from './limits.ts';
-import { HexBytes, PositiveU64 } from './primitives.ts';
+import { BATCH_LEGS_MAX, FILL_TAGS_PER_LEG_MAX } from './limits.ts';
 
 /**
  * The settlement message (docs/chain-sim.md section 5): its schema, its canonical bytes, its
@@ -18,7 +17,7 @@ import { HexBytes, PositiveU64 } from './primitives.ts';
 
 const Hash = () => Hex(BYTES.hash);
 
-/** The note a settlement leg spends, and what it claims about it. */
+/** The note a settlement leg spends: named by its commitment and tag, never by its value. */
 export const SettlementInputSchema = Strict(
   {
     tree_id: U8(),
@@ -27,31 +26,37 @@ export const SettlementInputSchema = Strict(
     merkle_root: Hex(BYTES.hash, {
       description: "The root the order's VALID_INPUT proof was made against: must be in the shard's window.",
     }),
-    value: U64(),
   },
   { title: 'SettlementInput' },
 );
 export type SettlementInput = ChainStatic<typeof SettlementInputSchema>;
 
-/** A note a leg creates, with its opening (see docs/chain-sim.md section 5 on disclosure). */
+/** A note a leg creates: where it goes and its commitment, nothing of its opening (docs/chain-sim.md section 5). */
 export const SettlementOutputSchema = Strict(
-  {
-    tree_id: U8(),
-    commitment: Hash(),
-    owner_commitment: Hash(),
-    asset_id: Hash(),
-    blinding: Hash(),
-    value: PositiveU64({ description: 'An output note holds a positive value.' }),
-  },
+  { tree_id: U8(), commitment: Hash() },
   { title: 'SettlementOutput' },
 );
 export type SettlementOutput = ChainStatic<typeof SettlementOutputSchema>;
 
-/** One input note of the batch and the notes it turns into (its fill and its change). */
+/**
+ * One input note of the batch, the notes it turns into and the VALID_MATCH proof that ties them
+ * together (docs/notes.md section 10). The chain rebuilds the proof's public inputs from these fields,
+ * the batch header and the market account: amounts, owners and blindings stay private.
+ */
 export const SettlementLegSchema = Strict(
   {
     input: SettlementInputSchema,
-    outputs: Type.Array(SettlementOutputSchema, { minItems: 1, maxItems: OUTPUTS_PER_LEG_MAX }),
+    side: OneOf(['bid', 'ask'] as const, { description: 'A bid pays quote and receives base; an ask the reverse.' }),
+    clearing_price: U64({ description: "The auction's uniform price this leg traded at (a post-trade print)." }),
+    // Absent when the note would hold 0 (the proof's commitment is then 0 and nothing is appended).
+    received: Type.Optional(SettlementOutputSchema),
+    change: Type.Optional(SettlementOutputSchema),
+    fill_tags: Type.Array(Hash(), {
+      minItems: 1,
+      maxItems: FILL_TAGS_PER_LEG_MAX,
+      description: 'One tag per fill; each appears in exactly one bid leg and one ask leg of the batch.',
+    }),
+    proof: Hex(BYTES.proof, { description: 'The VALID_MATCH Groth16 proof of this leg (256 bytes).' }),
   },
   { title: 'SettlementLeg' },
 );
@@ -70,9 +75,6 @@ const unsignedBatchFields = {
     description: 'Matches the batch settles (public in the settlement status).',
   }),
   legs: Type.Array(SettlementLegSchema, { minItems: 2, maxItems: BATCH_LEGS_MAX }),
-  proof: HexBytes(BATCH_PROOF_BYTES_MAX, {
-    description: 'Reserved for the VALID_MATCH_BATCH proof: empty hex until that circuit exists.',
-  }),
   signer: Hex(BYTES.publicKey),
 };
 
@@ -112,7 +114,7 @@ export const SettlementRecordSchema = Strict(
 );
 export type SettlementRecord = ChainStatic<typeof SettlementRecordSchema>;
 
-export const SETTLEMENT_DOMAIN = 'venue-chain-settlement-v1';
+export const SETTLEMENT_DOMAIN = 'venue-chain-settlement-v2';
 
 export function settlementBytes(batch: UnsignedSettlementBatch): Uint8Array {
   const w = new ByteWriter(SETTLEMENT_DOMAIN)
@@ -121,15 +123,20 @@ export function settlementBytes(batch: UnsignedSettlementBatch): Uint8Array {
     .u64(batch.deadline_slot)
     .u32(batch.match_count)
     .u32(batch.legs.length);
-  for (const { input, outputs } of batch.legs) {
-    w.u8(input.tree_id).hex(input.note_commitment, 32).hex(input.note_use_tag, 32);
-    w.hex(input.merkle_root, 32).u64(input.value).u8(outputs.length);
-    for (const output of outputs) {
-      w.u8(output.tree_id).hex(output.commitment, 32).hex(output.owner_commitment, 32);
-      w.hex(output.asset_id, 32).hex(output.blinding, 32).u64(output.value);
+  for (const leg of batch.legs) {
+    const { input } = leg;
+    w.u8(input.tree_id).hex(input.note_commitment, 32).hex(input.note_use_tag, 32).hex(input.merkle_root, 32);
+    w.u8(leg.side === 'bid' ? 0 : 1).u64(leg.clearing_price);
+    for (const output of [leg.received, leg.change]) {
+      // presence byte, then the output: an absent note and a note cannot encode alike
+      if (output === undefined) w.u8(0);
+      else w.u8(1).u8(output.tree_id).hex(output.commitment, 32);
     }
+    w.u8(leg.fill_tags.length);
+    for (const tag of leg.fill_tags) w.hex(tag, 32);
+    w.hex(leg.proof, BYTES.proof);
   }
-  return w.hexVar(batch.proof).hex(batch.signer, 32).bytes();
+  return w.hex(batch.signer, 32).bytes();
 }
 
 /** The transaction id of a signed batch: sha256(digest || signature). Same batch, same id. */

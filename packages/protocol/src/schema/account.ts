@@ -43,6 +43,7 @@ export const SETTLEMENT_FAILURE_REASONS = [
   'lock_reverted', // the chain reverted the lock of an input note
   'signer_rejected', // the chain did not accept the batch signer (governance)
   'confirmation_timeout', // the batch never confirmed before its deadline
+  'proof_invalid', // a leg's VALID_MATCH proof did not verify, or the fills did not pair
   'chain_rejected', // any other definitive rejection by the chain
 ] as const;
 export type SettlementFailureReason = (typeof SETTLEMENT_FAILURE_REASONS)[number];
@@ -57,6 +58,7 @@ export const CANCEL_REASONS = [
   'disconnect', // cancel-on-disconnect sweep (spec 4.8 rule 2)
   'ioc_remainder', // the part of an ioc order its arrival batch did not fill
   'fok_unfilled', // a fok order its arrival batch could not fill whole
+  'note_consumed', // its note was consumed on chain (withdrawn, merged or settled elsewhere)
 ] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
