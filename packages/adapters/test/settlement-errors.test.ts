@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type SettlementChain, SettlementPipeline } from '@venue/adapters';
 import { ChainError, settlementChainOf } from '@venue/chain-sim';
+import { createStandInMatchProver } from '@venue/notes';
 import { AssertionError } from '@venue/protocol';
 import { SettlementWorld } from './settlement-world.ts';
 
@@ -29,6 +30,7 @@ async function crossingOver(world: SettlementWorld, chain: SettlementChain) {
     engine: world.engine,
     chain,
     hasher: world.hasher,
+    prover: createStandInMatchProver(world.hasher),
     openings: world.openings,
     facts: world.facts,
     clock: world.clock,

@@ -38,6 +38,7 @@ import type { CoreConfig, CoreEvent, OrderEvent } from '@venue/core';
 import {
   assetIdOfMint,
   createNote,
+  createStandInMatchProver,
   type DerivedNote,
   fieldToHex,
   generateViewingKey,
@@ -218,6 +219,8 @@ export class SettlementWorld {
       engine: this.engine,
       chain: port ?? settlementChainOf(this.chain, this.signer),
       hasher: this.hasher,
+      prover: createStandInMatchProver(this.hasher),
+      roots: this.chain,
       openings: this.openings,
       facts: this.facts,
       clock: this.clock,

@@ -24,6 +24,7 @@ import { type ChainSimulator, venueChainPortsOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
   createNote,
+  createStandInMatchProver,
   type DerivedNote,
   fieldToHex,
   generateViewingKey,
@@ -110,7 +111,7 @@ export class StateChainWorld {
         proofs: { checks: { check: async () => {} } },
         hasher: this.hasher,
         roots: this.chain,
-        chain: venueChainPortsOf(this.chain, this.signer),
+        chain: venueChainPortsOf(this.chain, this.signer, createStandInMatchProver(this.hasher)),
         log: (line) => logs.push(line),
         front: { identity, log: { level: 'silent' } },
       },

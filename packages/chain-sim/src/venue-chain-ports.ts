@@ -1,3 +1,4 @@
+import type { MatchProver } from '@venue/notes';
 import type { TradingKey } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { chainReadsOf, treeReads } from './reads.ts';
@@ -7,10 +8,10 @@ import { settlementChainOf } from './venue-port.ts';
  * The in-process simulator as every port the venue's assembly takes from a chain (structurally the
  * adapters' `ChainPorts`, packages/adapters/src/assembly/venue-ports.ts): the REST tree reads, the
  * beat (every slot and reorg), settlement signed with `signer` under the governance the simulator
- * keeps, and the tree channel read on each beat. `venue dev`, the test venue and the simulator
+ * keeps and proved by `prover` (of the kind the chain verifies), and the tree channel read on each beat. `venue dev`, the test venue and the simulator
  * build their chain this way; the chain's own clock (wall or manual) stays with its owner.
  */
-export function venueChainPortsOf(chain: ChainSimulator, signer: TradingKey) {
+export function venueChainPortsOf(chain: ChainSimulator, signer: TradingKey, prover: MatchProver) {
   return {
     reads: chainReadsOf(chain),
     onBeat(listener: () => void) {
@@ -18,7 +19,7 @@ export function venueChainPortsOf(chain: ChainSimulator, signer: TradingKey) {
         if (event.kind === 'slot' || event.kind === 'reorg') listener();
       });
     },
-    settlement: { chain: settlementChainOf(chain, signer), governance: chain },
+    settlement: { chain: settlementChainOf(chain, signer), governance: chain, prover },
     trees: { reads: treeReads(chain) },
   };
 }

@@ -35,7 +35,6 @@ export function settlementChainOf(chain: ChainSimulator, signer: TradingKey) {
       deadline_slot: bigint;
       match_count: number;
       legs: readonly SettlementLeg[];
-      proof: string;
     }) {
       const signed = signSettlementBatch({ ...batch, signer: signer.publicKey }, signer);
       return { ...signed, tx_id: settlementTxId(signed) };

@@ -69,6 +69,16 @@ export interface MatchEvent {
   readonly lockExpirySlot: bigint;
   /** The counterparties' match ids in this batch (for the settlement batch's pairing). */
   readonly counterpartyMatchIds: readonly bigint[];
+  /** The fill against each counterparty, in the same order: the settlement proof pairs them. */
+  readonly fills: readonly MatchFill[];
+}
+
+/** One fill of an order against one counterparty; the counterparty's event holds the same amounts. */
+export interface MatchFill {
+  readonly counterpartyMatchId: bigint;
+  readonly baseQuantity: bigint;
+  /** floor(baseQuantity x clearingPrice / priceScale), per fill (decisions section 2). */
+  readonly quoteAmount: bigint;
 }
 
 /** A market's batch auction ran; the record explains the price (decisions section 2). */

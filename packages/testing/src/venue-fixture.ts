@@ -24,7 +24,13 @@ import {
   venueChainPortsOf,
 } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
-import { loadNoteHasher } from '@venue/notes';
+import {
+  createMatchProver,
+  createStandInMatchProver,
+  loadNoteHasher,
+  type MatchProver,
+  type NoteHasher,
+} from '@venue/notes';
 import {
   type CancelParams,
   CancelParamsSchema,
@@ -90,6 +96,12 @@ export interface TestVenueOptions {
   settlement?: boolean;
   /** Finality depth of the settling chain (default 4, so tests reach finality in a few slots). */
   finalityDepth?: number;
+  /**
+   * How settlement legs are proved, with `settlement: true`: 'stand-in' (default; notes
+   * match-stand-in.ts, milliseconds a leg) or 'groth16', the real VALID_MATCH circuit (about 1.5 s of
+   * CPU a leg), which the chain then verifies for real.
+   */
+  settlementProofs?: 'groth16' | 'stand-in';
 }
 
 export interface Trader {
@@ -138,6 +150,7 @@ export class TestVenue {
         : undefined;
     const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
     const core = options.core ?? TEST_CORE_CONFIG;
+    const hasher = await loadNoteHasher();
     const assembled = await assembleVenue(
       {
         clock,
@@ -148,7 +161,10 @@ export class TestVenue {
         roots: chain ?? fixedRoots(options.roots ?? [TEST_ROOT]),
         ...(chain === undefined || enclave === undefined
           ? {}
-          : { chain: venueChainPortsOf(chain, enclave.settlementSigner), hasher: await loadNoteHasher() }),
+          : {
+              chain: venueChainPortsOf(chain, enclave.settlementSigner, matchProverFor(options, hasher)),
+              hasher,
+            }),
         front: { identity, log: { level: 'silent' }, ...(code === undefined ? {} : { evidences: code }) },
       },
       {
@@ -301,10 +317,15 @@ export function fixedRoots(roots: readonly string[] = [TEST_ROOT]): RootSource {
  * The chain a settling test venue settles on: genesis governance accepts this boot's enclave, the
  * test markets exist at the core's market ids, and the chain starts at the clock's slot.
  */
+function matchProverFor(options: TestVenueOptions, hasher: NoteHasher): MatchProver {
+  return options.settlementProofs === 'groth16' ? createMatchProver() : createStandInMatchProver(hasher);
+}
+
 async function settlingChain(enclave: Enclave, clock: ManualClock, options: TestVenueOptions) {
   const chain = await createChainSimulator({
     shards: TEST_CORE_CONFIG.treeCount,
     finalityDepth: options.finalityDepth ?? 4,
+    matchProofs: options.settlementProofs ?? 'stand-in',
     governance: {
       authority: generateTradingKey().publicKey,
       measurement: enclave.measurement,

@@ -81,6 +81,8 @@ export async function assembleVenue(
     if (ports.chain?.trees !== undefined) {
       stopTrees = await openTreeChannel(ports.chain, ports.chain.trees, server.stream);
     }
+    // A prover that cannot load its pinned keys stops the boot here, not at the first batch.
+    if (settlement !== null) await ports.chain?.settlement?.prover.ready();
   } catch (error) {
     detach();
     await server.close();
@@ -104,6 +106,7 @@ export async function assembleVenue(
       detach();
       await stopTrees();
       await ports.chain?.stop?.();
+      await ports.chain?.settlement?.prover.close();
       await server.close();
     },
   };
@@ -153,11 +156,14 @@ function openSettlement(
   options: VenueOptions,
   companions: VenueCompanions,
 ): Settlement {
-  const chain = ports.chain?.settlement?.chain;
-  assert(chain !== undefined && ports.hasher !== undefined, 'settlement has its chain and hasher');
+  const port = ports.chain?.settlement;
+  assert(port !== undefined && ports.hasher !== undefined, 'settlement has its chain and hasher');
   return createSettlementPipeline({
     engine: server.engine,
-    chain,
+    chain: port.chain,
+    prover: port.prover,
+    roots: ports.roots,
+    ...(ports.log === undefined ? {} : { log: ports.log }),
     hasher: ports.hasher,
     openings: companions.openings,
     facts: companions.facts,

@@ -1,5 +1,5 @@
 import type { CoreConfig } from '@venue/core';
-import type { NoteHasher, ProofVerifier } from '@venue/notes';
+import type { MatchProver, NoteHasher, ProofVerifier } from '@venue/notes';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
 import type { RootSource } from '../chain/root-mirror.ts';
@@ -51,8 +51,16 @@ export interface ChainPorts {
   readonly reads: ChainReads;
   /** Slots and reorgs as this link sees them: the root mirror looks again on each. */
   onBeat(listener: () => void): () => void;
-  /** Present when the venue can settle here: the pipeline's port and the governance it answers to. */
-  readonly settlement?: { readonly chain: SettlementChain; readonly governance: GovernanceSource };
+  /**
+   * Present when the venue can settle here: the pipeline's port, the governance it answers to, and
+   * the prover of its VALID_MATCH proofs (of the kind the chain verifies). The assembly owns the
+   * prover from then on: it waits for it at boot and closes it when the venue stops.
+   */
+  readonly settlement?: {
+    readonly chain: SettlementChain;
+    readonly governance: GovernanceSource;
+    readonly prover: MatchProver;
+  };
   /** The stream's tree channel. */
   readonly trees?: TreeChannel;
   /** Starts the chain's beat once everything listens to it (a simulator's slots, a poll). */

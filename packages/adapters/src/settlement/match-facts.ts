@@ -13,6 +13,15 @@ import type { StateCompanion } from '../venue/state-companion.ts';
 export interface MatchFact {
   readonly clearingPrice: bigint;
   readonly counterpartyMatchIds: readonly bigint[];
+  /** The fill against each counterparty; absent in a snapshot older than them. */
+  readonly fills?: readonly MatchFillFact[];
+}
+
+/** One fill of the match against one counterparty (core MatchFill). */
+export interface MatchFillFact {
+  readonly counterpartyMatchId: bigint;
+  readonly baseQuantity: bigint;
+  readonly quoteAmount: bigint;
 }
 
 /** Stored in a snapshot as [market id, match id, price, counterparts], decimal strings for bigints. */
@@ -40,6 +49,7 @@ export class MatchFacts implements StateCompanion {
         matchId: event.matchId,
         clearingPrice: event.clearingPrice,
         counterpartyMatchIds: event.counterpartyMatchIds,
+        fills: event.fills,
       });
     }
     // An outcome resolves the match for good (the core asserts it is applied once).

@@ -1,5 +1,13 @@
 import type { CoreEvent, MarketConfig } from '@venue/core';
-import { type NoteHasher, sealFillMemo } from '@venue/notes';
+import {
+  MATCH_FILLS_MAX,
+  type MatchProof,
+  type MatchProver,
+  MatchProverBusyError,
+  type NoteHasher,
+  randomFieldElement,
+  sealFillMemo,
+} from '@venue/notes';
 import {
   assert,
   isVenueError,
@@ -7,6 +15,7 @@ import {
   type SettlementFailureReason,
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import type { RootSource } from '../chain/root-mirror.ts';
 import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX } from '../config/limits.ts';
 import type { Annotations } from '../journal/journal-record.ts';
 import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
@@ -16,17 +25,21 @@ import type { MatchFacts } from './match-facts.ts';
 import type { NoteOpenings } from './note-openings.ts';
 import type {
   ChainKeys,
+  ChainSettlementLeg,
   ChainSettlementRecord,
   SettlementChain,
   SignedChainBatch,
 } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
 import {
+  chainLegOf,
   fromMatchEvent,
   fromPendingMatch,
   memoOf,
   type PlannedLeg,
   planLeg,
+  proofHeaderOf,
+  proofLegOf,
   type SettlingMatch,
 } from './settling-match.ts';
 
@@ -38,6 +51,15 @@ export interface SettlementPipelineOptions {
   /** The chain, signing with the enclave's settlement signer (the key final governance accepts). */
   readonly chain: SettlementChain;
   readonly hasher: NoteHasher;
+  /**
+   * Proves each leg of a sealed batch (VALID_MATCH, on worker threads): Groth16 in a venue that
+   * settles for real, the named stand-in in tests and the simulator (notes match-stand-in.ts).
+   */
+  readonly prover: MatchProver;
+  /** The chain's recent-root windows: an order's root is checked against them at lock (spec 2.1). */
+  readonly roots?: RootSource;
+  /** Operating lines: a batch whose proofs could not be made is a bug, said out loud here. */
+  readonly log?: (line: string) => void;
   /** One of the engine's state companions: it learns change notes from the journaled outcomes. */
   readonly openings: NoteOpenings;
   /** Prices and counterparts of pending matches, kept across restarts (memos and exact groups). */
@@ -92,9 +114,23 @@ interface InFlight {
   readonly groups: readonly Group[];
 }
 
+/**
+ * A sealed batch whose legs are being proved. Its number and deadline are fixed (the proofs are bound
+ * to them), so no other batch of the market is sealed meanwhile; once every proof is back it is
+ * signed and submitted, and if the deadline passes first its matches fail.
+ */
+interface Proving {
+  readonly groups: readonly Group[];
+  readonly batchSeq: bigint;
+  readonly deadline: bigint;
+  legs: ChainSettlementLeg[] | null;
+  failure: Error | null;
+}
+
 interface Lane {
   readonly admitting: Admission[];
   readonly queued: Group[];
+  proving: Proving | null;
   inFlight: InFlight | null;
   /** Groups whose notes the chain already consumed (an earlier landing): waiting for finality. */
   readonly landed: Group[];
@@ -152,7 +188,12 @@ export class SettlementPipeline {
     const admitting = lane.admitting.reduce((sum, a) => sum + a.matches.length, 0);
     const doubtful = lane.doubtful.reduce((sum, d) => sum + d.group.legs.length, 0);
     return (
-      admitting + count(lane.queued) + count(lane.inFlight?.groups ?? []) + count(lane.landed) + doubtful
+      admitting +
+      count(lane.queued) +
+      count(lane.proving?.groups ?? []) +
+      count(lane.inFlight?.groups ?? []) +
+      count(lane.landed) +
+      doubtful
     );
   }
 
@@ -192,6 +233,7 @@ export class SettlementPipeline {
       this.#followDoubtful(lane);
       this.#followLanded(lane);
       if (lane.inFlight !== null) this.#follow(lane, lane.inFlight);
+      if (lane.proving !== null) this.#proved(marketId, lane, lane.proving);
       if (lane.inFlight === null) this.#seal(marketId, lane);
       this.#o.metrics?.setQueueDepth(marketId, this.queueDepth(marketId));
     }
@@ -232,7 +274,7 @@ export class SettlementPipeline {
     // Held: it waits in `admitting`, and the first allowed step takes it from there.
     if (!this.#allowed()) return;
     if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
-    if (queuedLegs(lane) >= this.#legsMax && lane.inFlight === null) this.#seal(marketId, lane);
+    if (queuedLegs(lane) >= this.#legsMax) this.#seal(marketId, lane);
   }
 
   /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
@@ -289,6 +331,12 @@ export class SettlementPipeline {
     return true;
   }
 
+  /** True when the window holds the leg's root, or when no window is known yet (the chain checks). */
+  #rootInWindow(planned: PlannedLeg): boolean {
+    const window = this.#o.roots?.rootWindow(planned.match.note.treeId) ?? [];
+    return window.length === 0 || window.some((entry) => entry.root === planned.merkleRoot);
+  }
+
   #sees(keys: ChainKeys): boolean {
     return this.#o.chain.sees?.(keys) ?? true;
   }
@@ -306,6 +354,10 @@ export class SettlementPipeline {
       // A change note is not under the root its order was proved against; the chain's current
       // root of its shard holds it (it was final before the core re-booked the remainder).
       const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
+      // A leg proves at most MATCH_FILLS_MAX fills (the circuit's slots): documented in settlement.md.
+      if ((match.fills?.length ?? 0) > MATCH_FILLS_MAX) {
+        return `match ${match.matchId} has ${match.fills?.length} fills, more than a proof's ${MATCH_FILLS_MAX}`;
+      }
       const leg = planLeg(this.#o.hasher, market, match, opening, root);
       if (typeof leg === 'string') return leg;
       legs.push(leg);
@@ -331,6 +383,9 @@ export class SettlementPipeline {
     });
     if (needed.length === 0) return null;
     if (needed.some((planned) => planned.match.lockExpirySlot <= chain.slot)) return 'lock_expired';
+    // Spec 2.1: the order's root is checked against the chain's window when its note is locked, so a
+    // match whose root has left the window fails now instead of dragging a batch into root_expired.
+    if (needed.some((planned) => !this.#rootInWindow(planned))) return 'root_expired';
     const outcome = chain.lockNotes(
       group.marketId,
       needed.map((p) => ({ note_use_tag: p.noteUseTag, expiry_slot: p.match.lockExpirySlot })),
@@ -341,9 +396,12 @@ export class SettlementPipeline {
 
   // ---- Batches out ----
 
-  /** Seals the market's waiting groups (whole groups, up to the leg cap) into one signed batch. */
+  /**
+   * Seals the market's waiting groups (whole groups, up to the leg cap) into one batch: its number
+   * and deadline are fixed here and its legs go to the prover; #proved signs and submits it.
+   */
   #seal(marketId: string, lane: Lane): void {
-    if (lane.queued.length === 0 || lane.inFlight !== null) return;
+    if (lane.queued.length === 0 || lane.inFlight !== null || lane.proving !== null) return;
     // At most one landed batch of a market is ever missing from the journal, the one in flight
     // (chain-state-check.ts relies on it): a new batch waits until earlier landings are recorded
     // and those records are durable, and until the matches recovered at boot are placed.
@@ -356,6 +414,8 @@ export class SettlementPipeline {
       return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!this.#sees({ markets: [marketId] })) return;
+    const { chain, prover } = this.#o;
+    const load = prover.load();
     const groups: Group[] = [];
     let legs = 0;
     while (lane.queued.length > 0) {
@@ -365,24 +425,98 @@ export class SettlementPipeline {
       legs += next.legs.length;
       lane.queued.shift();
     }
+    // A prover at capacity takes nothing more: the groups wait in the queue for a later beat.
+    if (load.queued + load.inFlight + legs > load.queueMax) {
+      lane.queued.unshift(...groups);
+      return;
+    }
     const planned = groups.flatMap((group) => group.legs);
     // The batch must land while every lock holds: its deadline is the earliest lock expiry.
     const deadline = planned.reduce(
       (min, p) => (p.match.lockExpirySlot < min ? p.match.lockExpirySlot : min),
       planned[0]?.match.lockExpirySlot ?? 0n,
     );
-    const { chain } = this.#o;
+    const proving: Proving = {
+      groups,
+      batchSeq: chain.nextBatchSeq(marketId),
+      deadline,
+      legs: null,
+      failure: null,
+    };
+    lane.proving = proving;
+    this.#prove(marketId, proving, planned).then(
+      (legs) => {
+        proving.legs = legs;
+      },
+      (error: unknown) => {
+        proving.failure = error instanceof Error ? error : new Error(String(error));
+      },
+    ).finally(() => {
+      // At once rather than at the next slot: a proof takes seconds and the lock window is finite.
+      if (!this.#stopped && lane.proving === proving) this.step();
+    });
+  }
+
+  /** Proves every leg of a sealed batch; both legs of a fill share one fresh salt. */
+  async #prove(marketId: string, proving: Proving, planned: readonly PlannedLeg[]): Promise<ChainSettlementLeg[]> {
+    const market = this.#o.engine.core.marketConfig(marketId);
+    assert(market !== undefined, `settlement of unknown market ${marketId}`);
+    const salts = new Map<string, bigint>();
+    const saltOf = (a: bigint, b: bigint): bigint => {
+      const pair = a < b ? `${a}:${b}` : `${b}:${a}`;
+      let salt = salts.get(pair);
+      if (salt === undefined) {
+        salt = randomFieldElement();
+        salts.set(pair, salt);
+      }
+      return salt;
+    };
+    const batch = { batchSeq: proving.batchSeq, deadlineSlot: proving.deadline };
+    const proofs: MatchProof[] = await Promise.all(
+      planned.map((p) => this.#o.prover.prove(proofHeaderOf(market, p, batch), proofLegOf(p, saltOf))),
+    );
+    return planned.map((p, i) => chainLegOf(p, proofs[i] as MatchProof));
+  }
+
+  /** A batch being proved: signed and sent once proved; failed if proving failed or outlived it. */
+  #proved(marketId: string, lane: Lane, proving: Proving): void {
+    const { chain, metrics } = this.#o;
+    if (proving.failure !== null) {
+      lane.proving = null;
+      // Never a user's fault: the venue built a leg its own rules refuse, or a prover broke.
+      this.#o.log?.(
+        `settlement: the proofs of ${marketId} batch ${proving.batchSeq} could not be made (${proving.failure.message}); its matches fail as proof_invalid`,
+      );
+      metrics?.batchFailed(marketId);
+      this.#landedOrFailed(lane, proving.groups, 'proof_invalid');
+      return;
+    }
+    if (proving.legs === null) {
+      if (chain.slot <= proving.deadline) return;
+      // The locks expired while the proofs were being made: the batch could only fail on chain.
+      lane.proving = null;
+      metrics?.batchFailed(marketId);
+      this.#landedOrFailed(lane, proving.groups, 'confirmation_timeout');
+      return;
+    }
+    if (!this.#sees({ markets: [marketId] })) return;
+    lane.proving = null;
+    if (chain.nextBatchSeq(marketId) !== proving.batchSeq) {
+      // The market's sequence moved while proving (it cannot, with one batch in flight per market,
+      // but a proof bound to a stale number would only fail): prove the groups again.
+      lane.queued.unshift(...proving.groups);
+      return;
+    }
     const batch = chain.sign({
       market_id: marketId,
-      batch_seq: chain.nextBatchSeq(marketId),
-      deadline_slot: deadline,
-      match_count: planned.length,
-      legs: planned.map((p) => p.leg),
-      proof: '',
+      batch_seq: proving.batchSeq,
+      deadline_slot: proving.deadline,
+      match_count: proving.legs.length,
+      legs: proving.legs,
     });
-    const inFlight: InFlight = { batch, groups };
+    const inFlight: InFlight = { batch, groups: proving.groups };
     lane.inFlight = inFlight;
-    this.#o.metrics?.batchSubmitted(marketId, planned.length);
+    metrics?.batchSubmitted(marketId, proving.legs.length);
     this.#submit(inFlight);
     this.#follow(lane, inFlight);
   }
@@ -665,7 +799,15 @@ export class SettlementPipeline {
   #lane(marketId: string): Lane {
     let lane = this.#lanes.get(marketId);
     if (lane === undefined) {
-      lane = { admitting: [], queued: [], inFlight: null, landed: [], recording: false, doubtful: [] };
+      lane = {
+        admitting: [],
+        queued: [],
+        proving: null,
+        inFlight: null,
+        landed: [],
+        recording: false,
+        doubtful: [],
+      };
       this.#lanes.set(marketId, lane);
     }
     return lane;

@@ -4,13 +4,17 @@ import {
   type DerivedNote,
   deriveChangeNote,
   deriveFillNote,
+  fieldFromHex,
   fieldToHex,
+  type MatchBatchHeader,
+  type MatchLeg,
+  type MatchProof,
   type NoteHasher,
 } from '@venue/notes';
-import type { FillMemoPlaintext, MemoNote } from '@venue/protocol';
-import type { MatchFact } from './match-facts.ts';
+import { assert, type FillMemoPlaintext, type MemoNote } from '@venue/protocol';
+import type { MatchFact, MatchFillFact } from './match-facts.ts';
 import type { NoteOpening } from './note-openings.ts';
-import type { ChainSettlementLeg, ChainSettlementOutput } from './settlement-chain.ts';
+import type { ChainSettlementLeg } from './settlement-chain.ts';
 
 /**
  * One order's part in one match, as the pipeline settles it: what the core said (a match event, or
@@ -36,6 +40,11 @@ export interface SettlingMatch {
   readonly lockExpirySlot: bigint;
   /** Null for a match recovered without its facts: it joins its market's one group. */
   readonly counterpartyMatchIds: readonly bigint[] | null;
+  /**
+   * The order's fills against each counterparty (their amounts pair with the counterparty's own),
+   * which the VALID_MATCH proof needs; null for a match recovered without them (match-facts.ts).
+   */
+  readonly fills: readonly MatchFillFact[] | null;
   /** Slot at which the pipeline first saw the match (latency telemetry). */
   readonly seenSlot: bigint;
 }
@@ -59,6 +68,7 @@ export function fromMatchEvent(event: MatchEvent, seenSlot: bigint): SettlingMat
     viewingPubkey: event.viewingPubkey,
     lockExpirySlot: event.lockExpirySlot,
     counterpartyMatchIds: event.counterpartyMatchIds,
+    fills: event.fills,
     seenSlot,
   };
 }
@@ -81,15 +91,19 @@ export function fromPendingMatch(
     viewingPubkey: view.viewingPubkey,
     lockExpirySlot: view.lockExpirySlot,
     counterpartyMatchIds: fact?.counterpartyMatchIds ?? null,
+    fills: fact?.fills ?? null,
     seenSlot,
   };
 }
 
-/** The chain leg of one match and the two notes it creates for the order's owner. */
+/** One match as the pipeline settles it: the note it spends, and the two notes it creates. */
 export interface PlannedLeg {
   readonly match: SettlingMatch;
   readonly noteUseTag: string;
-  readonly leg: ChainSettlementLeg;
+  /** The root the chain checks the input under (the order's, or the current one for a change note). */
+  readonly merkleRoot: string;
+  /** The input's opening as the enclave holds it: the proof's private inputs. */
+  readonly opening: { readonly ownerCommitment: bigint; readonly innerHash: bigint };
   /** What the order bought: base for a bid, quote for an ask. */
   readonly received: DerivedNote;
   readonly receivedMint: string;
@@ -102,8 +116,8 @@ export interface PlannedLeg {
  * Plans the leg of one match (decisions section 2): a bid pays `quoteAmount` of quote and receives
  * `baseQuantity` of base; an ask pays `baseQuantity` of base and receives `quoteAmount` of quote. The
  * fill note and the change note belong to the input's owner, with blindings derived from the input's
- * inner hash (notes deriveFillNote / deriveChangeNote), so the owner can re-derive both. A note of
- * value zero is not created (the chain refuses empty notes). Returns why, when the leg cannot be planned.
+ * inner hash (notes deriveFillNote / deriveChangeNote), so the owner can re-derive both; the
+ * VALID_MATCH proof shows the chain the same derivation. Returns why, when the leg cannot be planned.
  */
 export function planLeg(
   hasher: NoteHasher,
@@ -120,6 +134,10 @@ export function planLeg(
   // The core's intake makes a note cover its order, so this names a bug upstream; the match is
   // refused (it fails as chain_rejected) as before, rather than sent in a batch the chain refuses.
   if (paid > match.note.value) return `match ${match.matchId} pays ${paid}, more than its note holds`;
+  // Without its fills (a match recovered from a snapshot older than the fills) no proof can be made.
+  if (match.fills === null || match.clearingPrice === null) {
+    return `match ${match.matchId} was recovered without its fills; it cannot be proved`;
+  }
   const received = deriveFillNote(
     hasher,
     parent,
@@ -127,33 +145,87 @@ export function planLeg(
     bid ? match.baseQuantity : match.quoteAmount,
   );
   const change = deriveChangeNote(hasher, parent, assetIdOfMint(changeMint), match.note.value - paid);
-  const output = (note: DerivedNote): ChainSettlementOutput => ({
-    tree_id: match.note.treeId,
-    commitment: note.hex.commitment,
-    owner_commitment: note.hex.ownerCommitment,
-    asset_id: fieldToHex(note.assetId),
-    blinding: fieldToHex(note.blinding),
-    value: note.value,
-  });
-  const noteUseTag = hasher.noteUseTagHex(opening.ownerCommitment, opening.innerHash);
   return {
     match,
-    noteUseTag,
-    leg: {
-      input: {
-        tree_id: match.note.treeId,
-        note_commitment: match.note.commitment,
-        note_use_tag: noteUseTag,
-        merkle_root: merkleRoot,
-        value: match.note.value,
-      },
-      // The chain stores no empty notes: a zero fill or a spent-out note has no output.
-      outputs: [received, change].filter((note) => note.value > 0n).map(output),
+    noteUseTag: hasher.noteUseTagHex(opening.ownerCommitment, opening.innerHash),
+    merkleRoot,
+    opening: {
+      ownerCommitment: fieldFromHex(opening.ownerCommitment, 'owner_commitment'),
+      innerHash: fieldFromHex(opening.innerHash, 'note_inner_hash'),
     },
     received,
     receivedMint,
     change,
     changeMint,
+  };
+}
+
+/** What every leg of one auction batch shares in its proof (the settlement batch's binding included). */
+export function proofHeaderOf(
+  market: MarketConfig,
+  leg: PlannedLeg,
+  batch: { readonly batchSeq: bigint; readonly deadlineSlot: bigint },
+): MatchBatchHeader {
+  const { clearingPrice } = leg.match;
+  assert(clearingPrice !== null, 'a planned leg has its clearing price');
+  return {
+    marketId: leg.match.marketId,
+    batchSeq: batch.batchSeq,
+    deadlineSlot: batch.deadlineSlot,
+    baseAssetId: assetIdOfMint(market.baseMint),
+    quoteAssetId: assetIdOfMint(market.quoteMint),
+    priceScale: market.priceScale,
+    clearingPrice,
+  };
+}
+
+/**
+ * The proof's private leg: the input's opening and each fill against a counterparty, with the salt
+ * both legs of that fill share (`saltOf`, keyed by the pair), so their public tags are equal.
+ */
+export function proofLegOf(planned: PlannedLeg, saltOf: (a: bigint, b: bigint) => bigint): MatchLeg {
+  const { match } = planned;
+  assert(match.fills !== null, 'a planned leg has its fills');
+  return {
+    side: match.side,
+    input: { ...planned.opening, value: match.note.value },
+    fills: match.fills.map((fill) => ({
+      baseAmount: fill.baseQuantity,
+      quoteAmount: fill.quoteAmount,
+      salt: saltOf(match.matchId, fill.counterpartyMatchId),
+    })),
+  };
+}
+
+/**
+ * The chain leg of a proved match: commitments, tags and the proof, nothing of an amount or an
+ * owner. The proof's outputs must be the notes the pipeline derived (the memos describe those).
+ */
+export function chainLegOf(planned: PlannedLeg, proof: MatchProof): ChainSettlementLeg {
+  const { match } = planned;
+  const { statement } = proof;
+  const output = (name: 'received' | 'change', note: DerivedNote, proved: bigint) => {
+    assert(
+      proved === (note.value === 0n ? 0n : note.commitment),
+      `the proof of match ${match.matchId} creates other notes than the pipeline derived`,
+    );
+    // A note of value 0 is not created: the proof's commitment is 0 and the leg names no output.
+    return note.value === 0n ? {} : { [name]: { tree_id: match.note.treeId, commitment: note.hex.commitment } };
+  };
+  assert(match.fills !== null && match.clearingPrice !== null, 'a proved leg has its fills');
+  return {
+    input: {
+      tree_id: match.note.treeId,
+      note_commitment: match.note.commitment,
+      note_use_tag: planned.noteUseTag,
+      merkle_root: planned.merkleRoot,
+    },
+    side: match.side,
+    clearing_price: match.clearingPrice,
+    ...output('received', planned.received, statement.receivedCommitment),
+    ...output('change', planned.change, statement.changeCommitment),
+    fill_tags: statement.fillTags.slice(0, match.fills.length).map(fieldToHex),
+    proof: proof.proof,
   };
 }
 

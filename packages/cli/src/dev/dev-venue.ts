@@ -22,7 +22,7 @@ import {
   venueChainPortsOf,
 } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
-import { createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
+import { createMatchProver, createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   ACCOUNT_OPEN_ORDERS_MAX,
   type CreateAccountResponse,
@@ -176,7 +176,8 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     enclave,
     roots: chain,
     chain: {
-      ...venueChainPortsOf(chain, enclave.settlementSigner),
+      // Settlement proves every leg with the real VALID_MATCH circuit, one worker per core.
+      ...venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver()),
       start: () => chain.start(),
       stop: async () => chain.stop(),
     },

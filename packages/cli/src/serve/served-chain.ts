@@ -1,4 +1,5 @@
 import type { ChainPorts, ChainReads, RemoteSettlementChain } from '@venue/adapters';
+import type { MatchProver } from '@venue/notes';
 import type { ChainLink } from './chain-link.ts';
 import type { ServeConfig } from './serve-config.ts';
 
@@ -10,7 +11,7 @@ import type { ServeConfig } from './serve-config.ts';
 export function servedChainPorts(
   config: ServeConfig,
   link: ChainLink,
-  remote: RemoteSettlementChain | null,
+  remote: { readonly chain: RemoteSettlementChain; readonly prover: MatchProver } | null,
   log: (line: string) => void,
 ): ChainPorts {
   const listeners = new Set<() => void>();
@@ -22,7 +23,9 @@ export function servedChainPorts(
         listeners.delete(listener);
       };
     },
-    ...(remote === null ? {} : { settlement: { chain: remote, governance: remote } }),
+    ...(remote === null
+      ? {}
+      : { settlement: { chain: remote.chain, governance: remote.chain, prover: remote.prover } }),
     trees: {
       updates: link.rpc,
       pollMs: config.chain.pollMs,
@@ -33,12 +36,12 @@ export function servedChainPorts(
       link.start(() => {
         for (const listener of listeners) listener();
       });
-      remote?.start(config.chain.pollMs);
+      remote?.chain.start(config.chain.pollMs);
     },
     async stop() {
-      remote?.stop();
+      remote?.chain.stop();
       link.stop();
-      await remote?.idle();
+      await remote?.chain.idle();
     },
   };
 }

@@ -11,7 +11,7 @@ import {
   type VenueOptions,
   type VenueServer,
 } from '@venue/adapters';
-import { createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
+import { createMatchProver, createProofVerifier, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { CreateAccountResponse } from '@venue/protocol';
 import { connectChain } from './chain-link.ts';
 import { pollOracleFeeds } from './oracle-feeds.ts';
@@ -97,7 +97,13 @@ export async function startServedVenue(
     nowMs: Date.now(),
     sealedSettlementSigner: true,
   });
-  const remote = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
+  const remoteChain = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
+  // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
+  const remote = remoteChain === null ? null : { chain: remoteChain, prover: createMatchProver() };
+  const closeStarted = async () => {
+    await remote?.prover.close();
+    await verifier.close();
+  };
   const venue = await assembleVenue(
     {
       clock: chain.clock,
@@ -111,7 +117,7 @@ export async function startServedVenue(
       front: { identity, evidences: code, log: { level: config.logLevel } },
     },
     servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
-  ).catch(closing(verifier));
+  ).catch(closing({ close: closeStarted }));
   const server = venue.server;
   const closeAll = async () => {
     await venue.stop();

@@ -15,7 +15,7 @@ import {
 } from '@venue/adapters';
 import { type ChainSimulator, venueChainPortsOf } from '@venue/chain-sim';
 import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
-import type { NoteHasher } from '@venue/notes';
+import type { MatchProver, NoteHasher } from '@venue/notes';
 import type { TradingKey } from '@venue/protocol';
 import { testListing } from '../venue-fixture.ts';
 import type { SimClient } from './sim-client.ts';
@@ -49,6 +49,8 @@ export interface SimVenueOptions {
   readonly chain: ChainSimulator;
   readonly signer: TradingKey;
   readonly hasher: NoteHasher;
+  /** Proves settlement legs: the stand-in (notes match-stand-in.ts) unless a seed runs the circuit. */
+  readonly prover: MatchProver;
   readonly disk: SimDisk;
   readonly sealingKey: Uint8Array;
   readonly sessionId: string;
@@ -102,7 +104,7 @@ export class SimVenue {
         hasher: options.hasher,
         auth: simAuth(tokens, options.clients),
         roots: chain,
-        chain: venueChainPortsOf(chain, options.signer),
+        chain: venueChainPortsOf(chain, options.signer, options.prover),
         log: options.onStateRefused,
         headless: {
           sessionId: options.sessionId,

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import type { VenueClock } from '@venue/adapters';
 import { ChainSimulator } from '@venue/chain-sim';
 import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
-import { assetIdOfMint, createNote, deriveChangeNote, fieldToHex, type NoteHasher } from '@venue/notes';
+import {
+  assetIdOfMint,
+  createNote,
+  createStandInMatchProver,
+  deriveChangeNote,
+  fieldToHex,
+  type NoteHasher,
+} from '@venue/notes';
 import {
   errorNameOf,
   SETTLEMENT_FAILURE_REASONS,
@@ -252,6 +259,7 @@ export class Simulator {
       chain: this.#chain,
       signer: this.#signer,
       hasher: this.#hasher,
+      prover: createStandInMatchProver(this.#hasher),
       disk: this.#disk,
       sealingKey: this.#sealingKey,
       sessionId: createHash('sha256').update(`sim-session-${this.seed}-${boot}`).digest('hex'),
