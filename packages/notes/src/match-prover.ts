@@ -33,6 +33,11 @@ export interface MatchProver {
   ready(): Promise<void>;
   /** Proves one leg of the batch `header`. */
   prove(header: MatchBatchHeader, leg: MatchLeg): Promise<MatchProof>;
+  /**
+   * Present on a prover that answers at once (the stand-in): proves synchronously, so a settlement
+   * pipeline seals, signs and submits a batch within one beat, and a simulated run stays in step.
+   */
+  proveNow?(header: MatchBatchHeader, leg: MatchLeg): MatchProof;
   /** Proves every leg of one batch (one proof per leg, same order); all are queued or none. */
   proveBatch(header: MatchBatchHeader, legs: readonly MatchLeg[]): Promise<MatchProof[]>;
   load(): { queued: number; inFlight: number; queueMax: number };

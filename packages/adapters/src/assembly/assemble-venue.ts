@@ -162,6 +162,7 @@ function openSettlement(
     engine: server.engine,
     chain: port.chain,
     prover: port.prover,
+    ...(port.fillSaltKey === undefined ? {} : { fillSaltKey: port.fillSaltKey }),
     roots: ports.roots,
     ...(ports.log === undefined ? {} : { log: ports.log }),
     hasher: ports.hasher,

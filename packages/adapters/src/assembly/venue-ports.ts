@@ -60,6 +60,8 @@ export interface ChainPorts {
     readonly chain: SettlementChain;
     readonly governance: GovernanceSource;
     readonly prover: MatchProver;
+    /** The key fill salts are derived from (settlement-pipeline.ts); default: fresh per boot. */
+    readonly fillSaltKey?: Uint8Array;
   };
   /** The stream's tree channel. */
   readonly trees?: TreeChannel;

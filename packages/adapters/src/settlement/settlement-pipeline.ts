@@ -1,11 +1,12 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { CoreEvent, MarketConfig } from '@venue/core';
 import {
+  fieldFromDigest,
   MATCH_FILLS_MAX,
   type MatchProof,
   type MatchProver,
   MatchProverBusyError,
   type NoteHasher,
-  randomFieldElement,
   sealFillMemo,
 } from '@venue/notes';
 import {
@@ -58,6 +59,12 @@ export interface SettlementPipelineOptions {
   readonly prover: MatchProver;
   /** The chain's recent-root windows: an order's root is checked against them at lock (spec 2.1). */
   readonly roots?: RootSource;
+  /**
+   * The enclave-held key the fills' salts are derived from (HMAC-SHA256): the salt hides a fill's
+   * amounts in its public tag, so the chain must never learn it. Default: fresh random bytes per
+   * boot (a restarted venue proves its batches again). The simulator passes a seeded key.
+   */
+  readonly fillSaltKey?: Uint8Array;
   /** Operating lines: a batch whose proofs could not be made is a bug, said out loud here. */
   readonly log?: (line: string) => void;
   /** One of the engine's state companions: it learns change notes from the journaled outcomes. */
@@ -159,10 +166,12 @@ export class SettlementPipeline {
   readonly #fills = new Map<string, { accountId: string; frame: FillFrame }>();
   #stopped = false;
   readonly #detach: () => void;
+  readonly #saltKey: Uint8Array;
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
+    this.#saltKey = options.fillSaltKey ?? randomBytes(32);
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
     assert(
       options.engine.follows(options.openings),
@@ -444,38 +453,67 @@ export class SettlementPipeline {
       failure: null,
     };
     lane.proving = proving;
-    this.#prove(marketId, proving, planned).then(
-      (legs) => {
-        proving.legs = legs;
-      },
-      (error: unknown) => {
+    if (prover.proveNow !== undefined) {
+      // A prover that answers at once (the stand-in): sealed, signed and submitted in this beat.
+      try {
+        proving.legs = this.#proveNow(marketId, proving, planned, prover.proveNow.bind(prover));
+      } catch (error) {
         proving.failure = error instanceof Error ? error : new Error(String(error));
-      },
-    ).finally(() => {
-      // At once rather than at the next slot: a proof takes seconds and the lock window is finite.
-      if (!this.#stopped && lane.proving === proving) this.step();
+      }
+      this.#proved(marketId, lane, proving);
+      return;
+    }
+    this.#prove(marketId, proving, planned)
+      .then(
+        (legs) => {
+          proving.legs = legs;
+        },
+        (error: unknown) => {
+          proving.failure = error instanceof Error ? error : new Error(String(error));
+        },
+      )
+      .finally(() => {
+        // At once rather than at the next slot: a proof takes seconds and the lock window is finite.
+        if (!this.#stopped && lane.proving === proving) this.step();
+      });
+  }
+
+  /** Proves every leg of a sealed batch on the prover's workers. */
+  async #prove(
+    marketId: string,
+    proving: Proving,
+    planned: readonly PlannedLeg[],
+  ): Promise<ChainSettlementLeg[]> {
+    const requests = this.#proofRequests(marketId, proving, planned);
+    const proofs = await Promise.all(requests.map(({ header, leg }) => this.#o.prover.prove(header, leg)));
+    return planned.map((p, i) => chainLegOf(p, proofs[i] as MatchProof));
+  }
+
+  #proveNow(
+    marketId: string,
+    proving: Proving,
+    planned: readonly PlannedLeg[],
+    proveNow: NonNullable<MatchProver['proveNow']>,
+  ): ChainSettlementLeg[] {
+    const requests = this.#proofRequests(marketId, proving, planned);
+    return planned.map((p, i) => {
+      const request = requests[i] as (typeof requests)[number];
+      return chainLegOf(p, proveNow(request.header, request.leg));
     });
   }
 
-  /** Proves every leg of a sealed batch; both legs of a fill share one fresh salt. */
-  async #prove(marketId: string, proving: Proving, planned: readonly PlannedLeg[]): Promise<ChainSettlementLeg[]> {
+  /** Each leg's proof request; both legs of a fill share one fresh salt, so their tags are equal. */
+  #proofRequests(marketId: string, proving: Proving, planned: readonly PlannedLeg[]) {
     const market = this.#o.engine.core.marketConfig(marketId);
     assert(market !== undefined, `settlement of unknown market ${marketId}`);
-    const salts = new Map<string, bigint>();
+    // Both legs of a fill ask for the pair's salt: the same bytes give the same salt, whichever asks.
     const saltOf = (a: bigint, b: bigint): bigint => {
       const pair = a < b ? `${a}:${b}` : `${b}:${a}`;
-      let salt = salts.get(pair);
-      if (salt === undefined) {
-        salt = randomFieldElement();
-        salts.set(pair, salt);
-      }
-      return salt;
+      const context = `${marketId}|${proving.batchSeq}|${proving.deadline}|${pair}`;
+      return fieldFromDigest(createHmac('sha256', this.#saltKey).update(context).digest());
     };
     const batch = { batchSeq: proving.batchSeq, deadlineSlot: proving.deadline };
-    const proofs: MatchProof[] = await Promise.all(
-      planned.map((p) => this.#o.prover.prove(proofHeaderOf(market, p, batch), proofLegOf(p, saltOf))),
-    );
-    return planned.map((p, i) => chainLegOf(p, proofs[i] as MatchProof));
+    return planned.map((p) => ({ header: proofHeaderOf(market, p, batch), leg: proofLegOf(p, saltOf) }));
   }
 
   /** A batch being proved: signed and sent once proved; failed if proving failed or outlived it. */

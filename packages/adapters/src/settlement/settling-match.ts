@@ -210,7 +210,9 @@ export function chainLegOf(planned: PlannedLeg, proof: MatchProof): ChainSettlem
       `the proof of match ${match.matchId} creates other notes than the pipeline derived`,
     );
     // A note of value 0 is not created: the proof's commitment is 0 and the leg names no output.
-    return note.value === 0n ? {} : { [name]: { tree_id: match.note.treeId, commitment: note.hex.commitment } };
+    return note.value === 0n
+      ? {}
+      : { [name]: { tree_id: match.note.treeId, commitment: note.hex.commitment } };
   };
   assert(match.fills !== null && match.clearingPrice !== null, 'a proved leg has its fills');
   return {

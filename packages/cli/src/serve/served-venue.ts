@@ -97,7 +97,9 @@ export async function startServedVenue(
     nowMs: Date.now(),
     sealedSettlementSigner: true,
   });
-  const remoteChain = settles ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier)) : null;
+  const remoteChain = settles
+    ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier))
+    : null;
   // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
   const remote = remoteChain === null ? null : { chain: remoteChain, prover: createMatchProver() };
   const closeStarted = async () => {

@@ -203,7 +203,9 @@ function applyOutcome(
         matchId,
         lockExpirySlot,
       });
-      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, counterpartFills));
+      events.push(
+        matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, counterpartFills),
+      );
     }
     // ioc and fok take part in their arrival batch only (decisions section 2).
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type AssembledVenue,
   AuthService,
@@ -66,6 +67,12 @@ export interface SimVenueOptions {
   readonly onStateRefused: (line: string) => void;
 }
 
+/** The fills' salts derived from the boot's (seeded) session, so a seed replays the same batches. */
+function seededSalts<P extends { settlement: object }>(ports: P, sessionId: string): P {
+  const fillSaltKey = createHash('sha256').update(`sim-fill-salts-${sessionId}`).digest();
+  return { ...ports, settlement: { ...ports.settlement, fillSaltKey } };
+}
+
 export class SimVenue {
   private constructor(
     private readonly assembled: AssembledVenue<VenueBody>,
@@ -104,7 +111,7 @@ export class SimVenue {
         hasher: options.hasher,
         auth: simAuth(tokens, options.clients),
         roots: chain,
-        chain: venueChainPortsOf(chain, options.signer, options.prover),
+        chain: seededSalts(venueChainPortsOf(chain, options.signer, options.prover), options.sessionId),
         log: options.onStateRefused,
         headless: {
           sessionId: options.sessionId,
