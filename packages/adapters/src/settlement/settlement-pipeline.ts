@@ -5,7 +5,6 @@ import {
   MATCH_FILLS_MAX,
   type MatchProof,
   type MatchProver,
-  MatchProverBusyError,
   type NoteHasher,
   sealFillMemo,
 } from '@venue/notes';
