@@ -241,8 +241,7 @@ export class SettlementPipeline {
       this.#followDoubtful(lane);
       this.#followLanded(lane);
       if (lane.inFlight !== null) this.#follow(lane, lane.inFlight);
-      if (lane.proving !== null) this.#proved(marketId, lane, lane.proving);
-      if (lane.inFlight === null) this.#seal(marketId, lane);
+      this.#sendOrSeal(marketId, lane);
       this.#o.metrics?.setQueueDepth(marketId, this.queueDepth(marketId));
     }
   }
@@ -404,25 +403,45 @@ export class SettlementPipeline {
 
   // ---- Batches out ----
 
+  /** Sends the proved batch when its turn has come, then seals the next one if it may. */
+  #sendOrSeal(marketId: string, lane: Lane): void {
+    if (lane.proving !== null) this.#proved(marketId, lane, lane.proving);
+    this.#seal(marketId, lane);
+  }
+
   /**
-   * Seals the market's waiting groups (whole groups, up to the leg cap) into one batch: its number
-   * and deadline are fixed here and its legs go to the prover; #proved signs and submits it.
+   * True while a new batch may not go to the chain. At most one landed batch of a market is ever
+   * missing from the journal, the one in flight (chain-state-check.ts relies on it): a batch waits
+   * until earlier landings are recorded and those records are durable, and until the matches
+   * recovered at boot are placed.
    */
-  #seal(marketId: string, lane: Lane): void {
-    if (lane.queued.length === 0 || lane.inFlight !== null || lane.proving !== null) return;
-    // At most one landed batch of a market is ever missing from the journal, the one in flight
-    // (chain-state-check.ts relies on it): a new batch waits until earlier landings are recorded
-    // and those records are durable, and until the matches recovered at boot are placed.
-    if (
+  #mustWait(lane: Lane): boolean {
+    return (
+      lane.inFlight !== null ||
       lane.landed.length > 0 ||
       lane.doubtful.length > 0 ||
       lane.recording ||
       lane.admitting.some((a) => a.recovered)
-    )
-      return;
-    // The batch number comes from the market account: a view that does not hold it yet waits.
-    if (!this.#sees({ markets: [marketId] })) return;
+    );
+  }
+
+  /**
+   * Seals the market's waiting groups (whole groups, up to the leg cap) into one batch: its number
+   * and deadline are fixed here and its legs go to the prover; #proved signs and submits it. With a
+   * prover on workers the next batch is proved while the one before is in flight or being recorded,
+   * under the number that follows it: proving, seconds a leg, overlaps the wait for finality. Should
+   * the batch in flight fail instead, that number is still free and the proofs are made again.
+   */
+  #seal(marketId: string, lane: Lane): void {
+    if (lane.queued.length === 0 || lane.proving !== null) return;
     const { chain, prover } = this.#o;
+    const ahead = prover.proveNow === undefined && lane.inFlight !== null;
+    if (ahead) {
+      if (lane.landed.length > 0 || lane.doubtful.length > 0 || lane.admitting.some((a) => a.recovered))
+        return;
+    } else if (this.#mustWait(lane)) return;
+    // The batch number comes from the market account: a view that does not hold it yet waits.
+    if (!ahead && !this.#sees({ markets: [marketId] })) return;
     const load = prover.load();
     const groups: Group[] = [];
     let legs = 0;
@@ -446,7 +465,8 @@ export class SettlementPipeline {
     );
     const proving: Proving = {
       groups,
-      batchSeq: chain.nextBatchSeq(marketId),
+      batchSeq:
+        ahead && lane.inFlight !== null ? lane.inFlight.batch.batch_seq + 1n : chain.nextBatchSeq(marketId),
       deadline,
       legs: null,
       failure: null,
@@ -528,20 +548,22 @@ export class SettlementPipeline {
       this.#landedOrFailed(lane, proving.groups, 'proof_invalid');
       return;
     }
-    if (proving.legs === null) {
-      if (chain.slot <= proving.deadline) return;
-      // The locks expired while the proofs were being made: the batch could only fail on chain.
+    if (chain.slot > proving.deadline) {
+      // The locks expired while the proofs were being made or waited their turn: the batch could
+      // only fail on chain.
       lane.proving = null;
       metrics?.batchFailed(marketId);
       this.#landedOrFailed(lane, proving.groups, 'confirmation_timeout');
       return;
     }
+    if (proving.legs === null || this.#mustWait(lane)) return;
     if (!this.#sees({ markets: [marketId] })) return;
     lane.proving = null;
     if (chain.nextBatchSeq(marketId) !== proving.batchSeq) {
-      // The market's sequence moved while proving (it cannot, with one batch in flight per market,
-      // but a proof bound to a stale number would only fail): prove the groups again.
+      // Proved ahead under the number after a batch that then failed (or any other move of the
+      // sequence): proofs bound to a stale number would only fail, so the groups are proved again.
       lane.queued.unshift(...proving.groups);
+      this.#seal(marketId, lane);
       return;
     }
     const batch = chain.sign({
@@ -759,7 +781,7 @@ export class SettlementPipeline {
     engine.settled().then(
       () => {
         lane.recording = false;
-        if (!this.#stopped && this.#allowed()) this.#seal(marketId, lane);
+        if (!this.#stopped && this.#allowed()) this.#sendOrSeal(marketId, lane);
       },
       // A failed (or closed) journal records nothing more: the lane stays held, as the venue has
       // stopped trading. Anything else is a listener's bug: rethrown, it crashes the process.
