@@ -37,12 +37,14 @@ import {
 import type { CoreConfig, CoreEvent, OrderEvent } from '@venue/core';
 import {
   assetIdOfMint,
+  createMatchProver,
   createNote,
   createStandInMatchProver,
   type DerivedNote,
   fieldToHex,
   generateViewingKey,
   loadNoteHasher,
+  type MatchProver,
   type NoteHasher,
   type ViewingKeyPair,
 } from '@venue/notes';
@@ -68,10 +70,12 @@ export const PRICE = 1500n;
 export async function settlingChain(
   signer: TradingKey,
   finalityDepth: number,
+  matchProofs: 'groth16' | 'stand-in' = 'stand-in',
 ): Promise<{ chain: ChainSimulator; clock: VenueClock }> {
   const chain = await createChainSimulator({
     shards: TEST_CORE_CONFIG.treeCount,
     finalityDepth,
+    matchProofs,
     governance: {
       authority: generateTradingKey().publicKey,
       measurement: 'ab'.repeat(32),
@@ -109,6 +113,14 @@ export interface WorldOptions {
   readonly state?: StateDirectory;
   /** Settle over the chain's JSON-RPC (a real server on a loopback port, behind a proxy). */
   readonly rpc?: boolean;
+  /**
+   * How legs are proved: the stand-in (default, milliseconds) or the real VALID_MATCH circuit on
+   * worker threads, verified for real by the chain. With 'groth16' proofs come back seconds later:
+   * drive the world with `settleAll`, which gives the provers wall time between slots.
+   */
+  readonly proofs?: 'groth16' | 'stand-in';
+  /** Prover worker threads with proofs: 'groth16' (default: one per core). */
+  readonly proverWorkers?: number;
 }
 
 /** A world's chain over RPC: the server, the proxy that fails requests on demand, the port. */
@@ -135,6 +147,8 @@ export class SettlementWorld {
   recovery: Recovery | null = null;
   #mirror: RootMirror;
   #nextId = 0;
+  /** One prover for the world's life: a restarted pipeline proves on the same workers. */
+  readonly #prover: MatchProver;
   /** Set with `rpc: true`. */
   remote: RemoteLink | null;
 
@@ -156,6 +170,10 @@ export class SettlementWorld {
       if (event.kind !== 'settlement') this.#mirror.refresh();
     });
     this.remote = remote === null ? null : { ...remote, port: null };
+    this.#prover =
+      options.proofs === 'groth16'
+        ? createMatchProver(options.proverWorkers === undefined ? {} : { workers: options.proverWorkers })
+        : createStandInMatchProver(hasher);
     this.settlement = this.newPipeline();
   }
 
@@ -193,7 +211,7 @@ export class SettlementWorld {
   static async create(options: WorldOptions = {}): Promise<SettlementWorld> {
     const hasher = await loadNoteHasher();
     const signer = generateTradingKey();
-    const { chain, clock } = await settlingChain(signer, options.finalityDepth ?? 4);
+    const { chain, clock } = await settlingChain(signer, options.finalityDepth ?? 4, options.proofs);
     const openings = new NoteOpenings();
     const facts = new MatchFacts();
     const { engine, recovery } = await bootWorldEngine(hasher, clock, options, TEST_SESSION, [
@@ -219,7 +237,7 @@ export class SettlementWorld {
       engine: this.engine,
       chain: port ?? settlementChainOf(this.chain, this.signer),
       hasher: this.hasher,
-      prover: createStandInMatchProver(this.hasher),
+      prover: this.#prover,
       roots: this.chain,
       openings: this.openings,
       facts: this.facts,
@@ -267,6 +285,7 @@ export class SettlementWorld {
   /** Stops the pipeline and, in RPC mode, the proxy and the server. */
   async close(): Promise<void> {
     this.settlement.stop();
+    await this.#prover.close();
     if (this.remote !== null) {
       await this.remote.proxy.close();
       await this.remote.server.close();
@@ -345,6 +364,26 @@ export class SettlementWorld {
       this.engine.catchUp(); // the venue's clock beat: a tick even while no pipeline listens
       await this.engine.settled();
     }
+  }
+
+  /** Resolves once the world's prover has loaded its keys (the real one reads them on its workers). */
+  waitForProver(): Promise<void> {
+    return this.#prover.ready();
+  }
+
+  /**
+   * Produces a slot every `slotMs` of wall time until no match is pending, so provers on worker
+   * threads get the time real slots would give them. Returns the slots produced.
+   */
+  async settleAll(slotMs: number, slotsMax = 100_000): Promise<number> {
+    let slots = 0;
+    while (this.engine.core.pendingMatches().length > 0) {
+      if (slots >= slotsMax) throw new Error(`matches still pending after ${slotsMax} slots`);
+      this.chain.advance(1);
+      slots += 1;
+      await new Promise((resolve) => setTimeout(resolve, slotMs));
+    }
+    return slots;
   }
 
   /** Produces slots one at a time (each is a beat of the pipeline). */
