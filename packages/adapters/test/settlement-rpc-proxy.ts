@@ -17,6 +17,8 @@ export interface RpcProxy {
   only: readonly string[] | null;
   /** Methods the chain received (forwarded) while the mode lost their replies. */
   readonly lostReplies: string[];
+  /** Every request body and answer that passed, in order (the leak test reads the wire). */
+  readonly traffic: string[];
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
     mode: 'pass' as ProxyMode,
     only: null as readonly string[] | null,
     lostReplies: [] as string[],
+    traffic: [] as string[],
   };
   const server: Server = createServer((request, response) => {
     void (async () => {
@@ -43,6 +46,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
         body,
       });
       const text = await answer.text();
+      state.traffic.push(body, text);
       if (mode === 'replies-lost') {
         state.lostReplies.push(method);
         response.socket?.destroy();
@@ -56,6 +60,7 @@ export async function startRpcProxy(upstream: string): Promise<RpcProxy> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
+    traffic: state.traffic,
     get mode() {
       return state.mode;
     },
