@@ -46,8 +46,12 @@ export type SettlementOutput = ChainStatic<typeof SettlementOutputSchema>;
 export const SettlementLegSchema = Strict(
   {
     input: SettlementInputSchema,
-    side: OneOf(['bid', 'ask'] as const, { description: 'A bid pays quote and receives base; an ask the reverse.' }),
-    clearing_price: U64({ description: "The auction's uniform price this leg traded at (a post-trade print)." }),
+    side: OneOf(['bid', 'ask'] as const, {
+      description: 'A bid pays quote and receives base; an ask the reverse.',
+    }),
+    clearing_price: U64({
+      description: "The auction's uniform price this leg traded at (a post-trade print).",
+    }),
     // Absent when the note would hold 0 (the proof's commitment is then 0 and nothing is appended).
     received: Type.Optional(SettlementOutputSchema),
     change: Type.Optional(SettlementOutputSchema),
