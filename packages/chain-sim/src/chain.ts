@@ -19,7 +19,7 @@ import { base58, HEX32 } from './bytes.ts';
 import { manualSlots, type SlotDriver, wallSlots } from './clock.ts';
 import { reject } from './errors.ts';
 import { FaultQueue } from './faults.ts';
-import { Ledger, type LedgerSnapshot } from './ledger.ts';
+import { type DisclosedOpening, Ledger, type LedgerSnapshot } from './ledger.ts';
 import {
   ADVANCE_SLOTS_MAX,
   type ChainConfig,
@@ -36,13 +36,20 @@ import {
   SHARDS_DEFAULT,
   SLOT_MS_DEFAULT,
 } from './limits.ts';
+import {
+  loadMatchProofCheck,
+  type MatchProofCheck,
+  type MatchProofMode,
+  STAND_IN_MATCH_PROOFS,
+} from './match-proofs.ts';
 import { digestOf, governanceBytes, lockBytes, settlementTxId } from './messages.ts';
 import { deposit, merge, withdraw } from './note-actions.ts';
-import { isLive } from './note-checks.ts';
+import { fieldOf, isLive } from './note-checks.ts';
 import { applySettlement, checkSettlement } from './settle.ts';
 import { TxLog } from './tx-log.ts';
 import type {
   ChainEvent,
+  ChainInfo,
   ConfirmationLevel,
   ConsumedEntry,
   DepositRequest,
@@ -71,13 +78,25 @@ export interface ChainOptions extends Partial<ChainConfig> {
   readonly clock?: 'manual' | 'wall';
   /** Genesis governance. Without it no settlement signer is accepted until governance sets one. */
   readonly governance?: Partial<GovernanceValues> & { readonly authority?: Hex32 };
+  /**
+   * How settlement proofs are checked (docs/chain-sim.md section 6): 'groth16' (default) with the
+   * pinned VALID_MATCH key, 'stand-in' with notes' stand-in proofs (tests and simulator seeds only).
+   */
+  readonly matchProofs?: MatchProofMode;
 }
 
 const NO_KEY = '00'.repeat(32);
 
-/** Creates a simulator (loads the Poseidon WebAssembly once per thread). */
+/**
+ * Creates a simulator: loads the Poseidon WebAssembly and, for a 'groth16' chain, the pinned
+ * VALID_MATCH verification key (each once per process), so that no batch waits on a load.
+ */
 export async function createChainSimulator(options: ChainOptions = {}): Promise<ChainSimulator> {
-  return new ChainSimulator(await loadNoteHasher(), options);
+  const [hasher, proofs] = await Promise.all([
+    loadNoteHasher(),
+    loadMatchProofCheck(options.matchProofs ?? 'groth16'),
+  ]);
+  return new ChainSimulator(hasher, options, proofs);
 }
 
 /**
@@ -98,11 +117,25 @@ export class ChainSimulator {
   private history: LedgerSnapshot[] = [];
   private currentSlot = 0n;
   private readonly authority: Hex32;
+  /** The mode settlements are checked in; its check is `proofs`, given or built at construction. */
+  readonly matchProofs: MatchProofMode;
+  private readonly proofs: MatchProofCheck | undefined;
 
+  /**
+   * Prefer createChainSimulator. Built directly, a 'groth16' chain needs `proofs` (from
+   * loadMatchProofCheck('groth16')) before it can land a settlement; a 'stand-in' chain has its check.
+   */
   constructor(
     readonly hasher: NoteHasher,
     options: ChainOptions = {},
+    proofs?: MatchProofCheck,
   ) {
+    this.matchProofs = options.matchProofs ?? 'groth16';
+    assert(
+      proofs === undefined || proofs.mode === this.matchProofs,
+      `the proof check given is '${proofs?.mode}', the chain's mode '${this.matchProofs}'`,
+    );
+    this.proofs = proofs ?? (this.matchProofs === 'stand-in' ? STAND_IN_MATCH_PROOFS : undefined);
     checkChainLimitRelations();
     this.config = checkConfig({
       shards: options.shards ?? SHARDS_DEFAULT,
@@ -249,7 +282,7 @@ export class ChainSimulator {
   withdraw(request: WithdrawRequest): WithdrawReceipt {
     const checked = checkChainMessage(WithdrawRequestSchema, request, 'withdraw');
     this.beginWrite();
-    return withdraw(this.ledger, checked, this.currentSlot);
+    return withdraw(this.ledger, this.hasher, checked, this.currentSlot);
   }
 
   merge(request: MergeRequest): NoteReceipt {
@@ -351,6 +384,11 @@ export class ChainSimulator {
   private land(batch: SettlementBatch, record: SettlementRecord): SettlementRecord {
     const slot = this.currentSlot;
     const fault = this.faultQueue.take('fail', batch.market_id);
+    const proofs = this.proofs;
+    assert(
+      proofs !== undefined,
+      "a 'groth16' chain lands settlements only with its verification key: build it with createChainSimulator",
+    );
     const check =
       fault === undefined
         ? checkSettlement(
@@ -359,6 +397,7 @@ export class ChainSimulator {
               hasher: this.hasher,
               slot,
               signer: this.governanceValues().settlement_signer,
+              proofs,
             },
             batch,
           )
@@ -597,20 +636,72 @@ export class ChainSimulator {
   };
 
   /**
-   * Per mint: what the pool's vault holds and what the unconsumed notes add up to. Equal when
-   * value is conserved (the property tests check it after every step).
+   * Per mint: what the pool's vault holds, the value of the unconsumed notes whose opening the chain
+   * knows (disclosed at creation, or revealed here by whoever holds them), and how many notes of the
+   * mint it cannot value. A settlement output is opaque (section 10): only its owner's opening, given
+   * in `revealed`, tells its value and whether it is spent. With every opening revealed `hidden` is
+   * 0, and vault equals notes when value is conserved (the property tests check it after every step).
+   * A revealed opening must hash to its note's commitment.
    */
-  audit(): Map<string, { vault: bigint; notes: bigint }> {
-    const totals = new Map<string, { vault: bigint; notes: bigint }>();
-    for (const [mint, vault] of this.ledger.vaults) totals.set(mint, { vault, notes: 0n });
+  audit(revealed: Iterable<NoteOpeningReveal> = []): Map<string, MintAudit> {
+    const openings = new Map<Hex32, DisclosedOpening>();
+    for (const reveal of revealed) {
+      const owner = fieldOf(reveal.owner_commitment);
+      const inner = fieldOf(reveal.note_inner_hash);
+      if (
+        owner === undefined ||
+        inner === undefined ||
+        fieldToHex(this.hasher.commitment(owner, inner, reveal.value)) !== reveal.commitment
+      ) {
+        reject('bad_request', `audit: the opening given for ${reveal.commitment} does not hash to it`);
+      }
+      const noteUseTag = fieldToHex(this.hasher.noteUseTag(owner, inner));
+      openings.set(reveal.commitment, {
+        ownerCommitment: owner,
+        innerHash: inner,
+        value: reveal.value,
+        noteUseTag,
+      });
+    }
+    const totals = new Map<string, MintAudit>();
+    for (const [mint, vault] of this.ledger.vaults) totals.set(mint, { vault, notes: 0n, hidden: 0 });
     for (const note of this.ledger.notes.values()) {
-      if (this.ledger.consumed.has(note.noteUseTag)) continue;
       const mint = this.ledger.mints.get(fieldToHex(note.assetId)) ?? fieldToHex(note.assetId);
-      const entry = totals.get(mint) ?? { vault: 0n, notes: 0n };
-      totals.set(mint, { ...entry, notes: entry.notes + note.value });
+      const entry = totals.get(mint) ?? { vault: 0n, notes: 0n, hidden: 0 };
+      const opening = note.opening ?? openings.get(note.commitment);
+      if (opening === undefined) totals.set(mint, { ...entry, hidden: entry.hidden + 1 });
+      else if (!this.ledger.consumed.has(opening.noteUseTag))
+        totals.set(mint, { ...entry, notes: entry.notes + opening.value });
     }
     return totals;
   }
+
+  /** What a client needs to know about this chain before trusting its settlements. */
+  info(): ChainInfo {
+    return {
+      match_proofs: this.matchProofs,
+      shards: this.config.shards,
+      root_window: this.config.rootWindow,
+      finality_depth: this.config.finalityDepth,
+      confirmation_depth: this.config.confirmationDepth,
+    };
+  }
+}
+
+/** A note's opening revealed to the audit: the fields a withdraw reveals. */
+export interface NoteOpeningReveal {
+  readonly commitment: Hex32;
+  readonly owner_commitment: Hex32;
+  readonly note_inner_hash: Hex32;
+  readonly value: bigint;
+}
+
+export interface MintAudit {
+  readonly vault: bigint;
+  /** Value of the unconsumed notes whose opening the chain knows or was shown. */
+  readonly notes: bigint;
+  /** Notes of this mint (spent or not) whose opening the chain neither holds nor was shown. */
+  readonly hidden: number;
 }
 
 /** A genesis key or measurement from the options; the all-zero key when absent. */

@@ -8,6 +8,7 @@ export * from './chain.ts';
 export * from './clock.ts';
 export * from './errors.ts';
 export * from './limits.ts';
+export * from './match-proofs.ts';
 export * from './messages.ts';
 export * from './reads.ts';
 export * from './rpc-server.ts';

@@ -14,20 +14,33 @@ import type {
 } from './types.ts';
 
 /**
- * What the chain knows about a leaf. The opening is disclosed by whoever created the note (the
- * depositor, the merger, the settlement batch); a real chain would hold only the commitment and
- * verify proofs instead (docs/chain-sim.md section 10).
+ * A note's opening as the chain was shown it when the note was created: by the depositor, or by the
+ * owner of the notes a merge joined. Its note-use tag follows from it.
+ */
+export interface DisclosedOpening {
+  readonly ownerCommitment: bigint;
+  readonly innerHash: bigint;
+  readonly value: bigint;
+  readonly noteUseTag: Hex32;
+}
+
+/**
+ * What the chain knows about a leaf (docs/chain-sim.md section 10). A settlement output is opaque:
+ * the chain holds its commitment and nothing of its opening, no owner, value or tag. Its asset is
+ * known all the same, and proved: VALID_MATCH fixes it from the leg's public side (what a bid
+ * receives is base, its change quote; an ask the reverse), so a withdraw cannot claim another.
  */
 export interface LeafRecord {
   readonly tree_id: number;
   readonly leaf_index: bigint;
   readonly commitment: Hex32;
-  readonly ownerCommitment: bigint;
-  readonly innerHash: bigint;
   readonly assetId: bigint;
-  readonly value: bigint;
-  readonly noteUseTag: Hex32;
-  /** Ed25519 key allowed to withdraw or merge the note (inherited by notes derived from it). */
+  /** Deposits and merge outputs: the disclosed opening. Settlement outputs: null. */
+  readonly opening: DisclosedOpening | null;
+  /**
+   * Ed25519 key allowed to withdraw or merge the note. Notes derived from a note inherit it: a merge
+   * output from its inputs, a settlement output from its leg's input (the proof shows one owner).
+   */
   readonly spendAuthority: Hex32;
 }
 

@@ -1,6 +1,8 @@
+import { MATCH_FILLS_MAX } from '@venue/notes';
 import {
   assert,
   BATCH_LEGS_MAX,
+  FILL_TAGS_PER_LEG_MAX,
   LEAVES_PAGE_MAX,
   LOCKS_PER_REQUEST_MAX,
   ORDER_LIFETIME_SLOTS_MAX,
@@ -38,10 +40,9 @@ export const FINALITY_DEPTH_MAX = 1024;
 export {
   ADVANCE_SLOTS_MAX,
   BATCH_LEGS_MAX,
-
+  FILL_TAGS_PER_LEG_MAX,
   LOCKS_PER_REQUEST_MAX,
   MERGE_INPUTS_MAX,
-  FILL_TAGS_PER_LEG_MAX,
   RPC_BODY_BYTES_MAX,
   SETTLEMENT_VIEW_KEYS_MAX,
   TREE_ANCHORS_MAX,
@@ -70,6 +71,8 @@ const SHIPPED_CHAIN_LIMITS = {
   FINALITY_DEPTH_MAX,
   CONFIRMATION_DEPTH_DEFAULT,
   BATCH_LEGS_MAX,
+  FILL_TAGS_PER_LEG_MAX,
+  MATCH_FILLS_MAX,
   LOCKS_PER_REQUEST_MAX,
   LOCK_SLOTS_MAX,
   MARKETS_MAX,
@@ -108,6 +111,10 @@ export function brokenChainLimitRelations(limits: ChainLimits): string[] {
     [
       l.CONFIRMATION_DEPTH_DEFAULT <= l.FINALITY_DEPTH_DEFAULT,
       'CONFIRMATION_DEPTH_DEFAULT <= FINALITY_DEPTH_DEFAULT: an effect is confirmed before it is final',
+    ],
+    [
+      l.FILL_TAGS_PER_LEG_MAX === l.MATCH_FILLS_MAX,
+      "FILL_TAGS_PER_LEG_MAX = MATCH_FILLS_MAX: a leg's tags fill the circuit's fill slots (the rest are 0)",
     ],
     [
       l.LOCKS_PER_REQUEST_MAX >= 2 && l.LOCKS_PER_REQUEST_MAX >= l.BATCH_LEGS_MAX,

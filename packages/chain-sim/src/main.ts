@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadNoteHasher } from '@venue/notes';
-import { ChainSimulator } from './chain.ts';
+import { createChainSimulator } from './chain.ts';
+import { MATCH_PROOF_MODES, type MatchProofMode } from './match-proofs.ts';
 import { startRpcServer } from './rpc-server.ts';
 
 /**
@@ -8,6 +8,7 @@ import { startRpcServer } from './rpc-server.ts';
  *   node --import tsx packages/chain-sim/src/main.ts --port 0 [--manual] [--slot-ms 400]
  *     [--finality-depth 32] [--shards 4] [--root-window 64]
  *     [--authority <hex>] [--signer <hex>] [--measurement <hex>]
+ *     [--match-proofs groth16|stand-in]   (or VENUE_CHAIN_MATCH_PROOFS; default groth16)
  * Prints one line `READY <url>` once it listens (a parent process waits for it), then serves
  * JSON-RPC until SIGINT or SIGTERM.
  */
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     authority: { type: 'string' },
     signer: { type: 'string' },
     measurement: { type: 'string' },
+    'match-proofs': { type: 'string' },
   },
   strict: true,
 });
@@ -44,8 +46,17 @@ const options = Object.fromEntries(
   }).filter(([, value]) => value !== undefined),
 );
 
-const chain = new ChainSimulator(await loadNoteHasher(), {
+const matchProofs = values['match-proofs'] ?? process.env['VENUE_CHAIN_MATCH_PROOFS'] ?? 'groth16';
+if (!(MATCH_PROOF_MODES as readonly string[]).includes(matchProofs)) {
+  process.stderr.write(
+    `--match-proofs: expected one of ${MATCH_PROOF_MODES.join(', ')}; received ${matchProofs}\n`,
+  );
+  process.exit(2);
+}
+
+const chain = await createChainSimulator({
   ...options,
+  matchProofs: matchProofs as MatchProofMode,
   clock: values.manual ? 'manual' : 'wall',
   governance,
 });

@@ -1,7 +1,7 @@
 import { assetIdOfMint, fieldToHex, type NoteHasher } from '@venue/notes';
 import { U64_MAX, verifyDigest } from '@venue/protocol';
 import { reject } from './errors.ts';
-import type { LeafRecord, Ledger } from './ledger.ts';
+import type { DisclosedOpening, LeafRecord, Ledger } from './ledger.ts';
 import { digestOf, mergeBytes, withdrawBytes } from './messages.ts';
 import { fieldOf, liveLock } from './note-checks.ts';
 import type {
@@ -16,8 +16,9 @@ import type {
 /**
  * Deposit, withdraw and merge (spec 3.2: spendable -> consumed by merge or withdraw). Trust model
  * (docs/chain-sim.md section 10): a deposit discloses its opening and binds a spend-authority key;
- * withdraw and merge prove ownership by repeating the opening and signing with that key. A real
- * chain would verify a zero-knowledge proof of the spending key instead.
+ * withdraw and merge reveal the opening of the note they spend (the chain checks it hashes to the
+ * leaf's commitment, which also gives the note-use tag) and are signed with that key. A withdraw or
+ * merge proof circuit, revealing only what leaves the pool, is future work.
  */
 
 export function deposit(
@@ -48,50 +49,65 @@ export function deposit(
       {
         tree_id: request.tree_id,
         commitment,
-        ownerCommitment: owner,
-        innerHash,
         assetId,
-        value: request.value,
-        noteUseTag: fieldToHex(hasher.noteUseTag(owner, innerHash)),
+        opening: disclosed(hasher, owner, innerHash, request.value),
         spendAuthority: request.spend_authority,
       },
     ],
     slot,
   );
-  if (leaf === undefined) reject('bad_request', 'nothing appended');
-  return receiptOf(ledger, leaf, slot);
+  if (leaf?.opening == null) reject('bad_request', 'nothing appended');
+  return receiptOf(ledger, leaf, leaf.opening, slot);
 }
 
-export function receiptOf(ledger: Ledger, leaf: LeafRecord, slot: bigint): NoteReceipt {
+function disclosed(hasher: NoteHasher, owner: bigint, innerHash: bigint, value: bigint): DisclosedOpening {
+  const noteUseTag = fieldToHex(hasher.noteUseTag(owner, innerHash));
+  return { ownerCommitment: owner, innerHash, value, noteUseTag };
+}
+
+function receiptOf(ledger: Ledger, leaf: LeafRecord, opening: DisclosedOpening, slot: bigint): NoteReceipt {
   return {
     tree_id: leaf.tree_id,
     leaf_index: leaf.leaf_index,
     commitment: leaf.commitment,
-    note_use_tag: leaf.noteUseTag,
+    note_use_tag: opening.noteUseTag,
     root: fieldToHex(ledger.shard(leaf.tree_id).tree.root()),
     slot,
   };
 }
 
-/** The note a spend names, after checking the caller knows its opening and may spend it now. */
-function spendable(ledger: Ledger, spend: NoteSpend, slot: bigint, name: string): LeafRecord {
-  const note = ledger.notes.get(spend.commitment);
-  if (note === undefined || note.tree_id !== spend.tree_id) {
+/** A note being spent: its leaf and the opening its spender revealed (checked against the leaf). */
+interface Spent {
+  readonly leaf: LeafRecord;
+  readonly opening: DisclosedOpening;
+}
+
+/**
+ * The note a spend names, after checking that the revealed opening hashes to the leaf's commitment
+ * (which holds for any note, opaque or not, and gives its note-use tag) and that it may be spent now.
+ */
+function spendable(ledger: Ledger, hasher: NoteHasher, spend: NoteSpend, slot: bigint, name: string): Spent {
+  const leaf = ledger.notes.get(spend.commitment);
+  if (leaf === undefined || leaf.tree_id !== spend.tree_id) {
     reject('not_found', `${name}: note ${spend.commitment} is not a leaf of shard ${spend.tree_id}`);
   }
+  const owner = fieldOf(spend.owner_commitment);
+  const innerHash = fieldOf(spend.note_inner_hash);
   if (
-    fieldToHex(note.ownerCommitment) !== spend.owner_commitment ||
-    fieldToHex(note.innerHash) !== spend.note_inner_hash ||
-    note.value !== spend.value
+    owner === undefined ||
+    innerHash === undefined ||
+    fieldToHex(hasher.commitment(owner, innerHash, spend.value)) !== leaf.commitment
   ) {
-    reject('unauthorized', `${name}: the opening does not match the note`);
+    reject('unauthorized', `${name}: the opening does not hash to the note's commitment`);
   }
-  if (ledger.consumed.has(note.noteUseTag)) reject('note_consumed', `${name}: the note was already consumed`);
-  const lock = liveLock(ledger, note.noteUseTag, slot);
+  const opening = disclosed(hasher, owner, innerHash, spend.value);
+  if (ledger.consumed.has(opening.noteUseTag))
+    reject('note_consumed', `${name}: the note was already consumed`);
+  const lock = liveLock(ledger, opening.noteUseTag, slot);
   if (lock !== undefined) {
     reject('note_locked', `${name}: the note is locked for settlement through slot ${lock.expiry_slot}`);
   }
-  return note;
+  return { leaf, opening };
 }
 
 function authorised(key: string, bytes: Uint8Array, signature: string): void {
@@ -100,65 +116,72 @@ function authorised(key: string, bytes: Uint8Array, signature: string): void {
   }
 }
 
-export function withdraw(ledger: Ledger, request: WithdrawRequest, slot: bigint): WithdrawReceipt {
-  const note = spendable(ledger, request, slot, 'withdraw');
-  authorised(note.spendAuthority, withdrawBytes(request), request.signature);
-  const mint = ledger.mints.get(fieldToHex(note.assetId));
+export function withdraw(
+  ledger: Ledger,
+  hasher: NoteHasher,
+  request: WithdrawRequest,
+  slot: bigint,
+): WithdrawReceipt {
+  const { leaf, opening } = spendable(ledger, hasher, request, slot, 'withdraw');
+  authorised(leaf.spendAuthority, withdrawBytes(request), request.signature);
+  const mint = ledger.mints.get(fieldToHex(leaf.assetId));
   const vault = mint === undefined ? undefined : ledger.vaults.get(mint);
-  if (mint === undefined || vault === undefined || vault < note.value) {
+  if (mint === undefined || vault === undefined || vault < opening.value) {
     reject('chain_rejected', 'the pool does not hold the tokens of this note'); // an invariant broke
   }
-  ledger.vaults.set(mint, vault - note.value);
-  ledger.consumed.set(note.noteUseTag, { note_use_tag: note.noteUseTag, slot, by: 'withdraw' });
-  return { note_use_tag: note.noteUseTag, mint, value: note.value, recipient: request.recipient, slot };
+  ledger.vaults.set(mint, vault - opening.value);
+  const tag = opening.noteUseTag;
+  ledger.consumed.set(tag, { note_use_tag: tag, slot, by: 'withdraw' });
+  return { note_use_tag: tag, mint, value: opening.value, recipient: request.recipient, slot };
 }
 
 export function merge(ledger: Ledger, hasher: NoteHasher, request: MergeRequest, slot: bigint): NoteReceipt {
-  const notes = request.inputs.map((input, i) => spendable(ledger, input, slot, `inputs[${i}]`));
+  const notes = request.inputs.map((input, i) => spendable(ledger, hasher, input, slot, `inputs[${i}]`));
   const [first] = notes;
   if (first === undefined) reject('bad_request', 'inputs: a merge needs notes');
-  if (new Set(notes.map((note) => note.noteUseTag)).size !== notes.length) {
+  if (new Set(notes.map((note) => note.opening.noteUseTag)).size !== notes.length) {
     reject('bad_request', 'inputs: a note appears twice');
   }
-  for (const note of notes) {
+  const owner = first.opening.ownerCommitment;
+  const { assetId, spendAuthority } = first.leaf;
+  for (const { leaf, opening } of notes) {
     if (
-      note.ownerCommitment !== first.ownerCommitment ||
-      note.assetId !== first.assetId ||
-      note.spendAuthority !== first.spendAuthority
+      opening.ownerCommitment !== owner ||
+      leaf.assetId !== assetId ||
+      leaf.spendAuthority !== spendAuthority
     ) {
       reject('bad_request', 'inputs: merged notes share one owner, one asset and one spend authority');
     }
   }
-  authorised(first.spendAuthority, mergeBytes(request), request.signature);
-  const value = notes.reduce((sum, note) => sum + note.value, 0n);
+  authorised(spendAuthority, mergeBytes(request), request.signature);
+  const value = notes.reduce((sum, note) => sum + note.opening.value, 0n);
   if (value > U64_MAX) reject('bad_request', 'inputs: the merged value exceeds a u64');
   const blinding = fieldOf(request.output.blinding);
   if (blinding === undefined) reject('bad_request', 'output.blinding: not a BN254 field element');
-  const innerHash = hasher.innerHash(first.assetId, blinding);
-  const commitment = fieldToHex(hasher.commitment(first.ownerCommitment, innerHash, value));
+  const innerHash = hasher.innerHash(assetId, blinding);
+  const commitment = fieldToHex(hasher.commitment(owner, innerHash, value));
   if (ledger.notes.has(commitment))
     reject('conflict', 'output: that note is already a leaf; use a fresh blinding');
   const shard = ledger.shard(request.output.tree_id);
   if (shard.leaves.length >= shard.tree.capacity)
     reject('bad_request', `shard ${request.output.tree_id} is full`);
-  for (const note of notes) {
-    ledger.consumed.set(note.noteUseTag, { note_use_tag: note.noteUseTag, slot, by: 'merge' });
+  for (const { opening } of notes) {
+    const tag = opening.noteUseTag;
+    ledger.consumed.set(tag, { note_use_tag: tag, slot, by: 'merge' });
   }
   const [leaf] = ledger.appendLeaves(
     [
       {
         tree_id: request.output.tree_id,
         commitment,
-        ownerCommitment: first.ownerCommitment,
-        innerHash,
-        assetId: first.assetId,
-        value,
-        noteUseTag: fieldToHex(hasher.noteUseTag(first.ownerCommitment, innerHash)),
-        spendAuthority: first.spendAuthority,
+        assetId,
+        // The merged note's opening follows from the revealed ones: the chain computed it itself.
+        opening: disclosed(hasher, owner, innerHash, value),
+        spendAuthority,
       },
     ],
     slot,
   );
-  if (leaf === undefined) reject('bad_request', 'nothing appended');
-  return receiptOf(ledger, leaf, slot);
+  if (leaf?.opening == null) reject('bad_request', 'nothing appended');
+  return receiptOf(ledger, leaf, leaf.opening, slot);
 }

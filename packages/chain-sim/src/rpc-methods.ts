@@ -47,6 +47,7 @@ function settlementView(chain: ChainSimulator, p: SettlementViewRequest): Settle
 }
 
 export const RPC_METHODS: ChainHandlers<ChainSimulator> = {
+  getChainInfo: (chain) => chain.info(),
   // slots and reorgs
   getSlot: (chain) => chain.slotInfo(),
   advance: (chain, p) => {

@@ -1,14 +1,23 @@
-import { fieldToHex, type NoteHasher } from '@venue/notes';
+import {
+  assetIdOfMint,
+  batchBinding,
+  fillPairingFault,
+  MATCH_FILLS_MAX,
+  type MatchStatement,
+  type NoteHasher,
+} from '@venue/notes';
 import { type SettlementFailureReason, verifyDigest } from '@venue/protocol';
 import type { LeafRecord, Ledger } from './ledger.ts';
+import type { MatchProofCheck } from './match-proofs.ts';
 import { digestOf, settlementBytes } from './messages.ts';
 import { fieldOf, isLive } from './note-checks.ts';
-import type { Hex32, MarketAccount, SettlementBatch } from './types.ts';
+import type { Hex32, MarketAccount, SettlementBatch, SettlementLeg, SettlementOutput } from './types.ts';
 
 /**
  * The chain's checks of a settlement batch (docs/chain-sim.md section 6), in a fixed order: the
- * first failing check gives the batch's definitive reason. A batch that passes is applied whole:
- * every input consumed, every lock released, every output appended, the market's sequence moved on.
+ * first failing check gives the batch's definitive reason. The cheap checks of the chain's own
+ * state come first, the proofs last. A batch that passes is applied whole: every input consumed,
+ * every lock released, every output appended (its commitment only), the market's sequence moved on.
  */
 
 export interface SettlementContext {
@@ -17,6 +26,7 @@ export interface SettlementContext {
   readonly slot: bigint;
   /** Settlement signer of the final governance (the all-zero key accepts nothing). */
   readonly signer: Hex32;
+  readonly proofs: MatchProofCheck;
 }
 
 export interface SettlementPlan {
@@ -51,18 +61,21 @@ export function checkSettlement(ctx: SettlementContext, batch: SettlementBatch):
 
 function plan(ctx: SettlementContext, batch: SettlementBatch): SettlementPlan {
   const { ledger, slot } = ctx;
+  // 1
   if (slot > batch.deadline_slot) {
     refuse(
       'confirmation_timeout',
       `the batch reached the chain at slot ${slot}, after its deadline ${batch.deadline_slot}`,
     );
   }
+  // 2
   if (
     batch.signer !== ctx.signer ||
     !verifyDigest(batch.signer, digestOf(settlementBytes(batch)), batch.signature)
   ) {
     refuse('signer_rejected', 'the batch is not signed by the settlement signer of the final governance');
   }
+  // 3
   const market = ledger.markets.get(batch.market_id);
   if (market === undefined) refuse('chain_rejected', `no market account at ${batch.market_id}`);
   if (batch.batch_seq !== market.next_batch_seq) {
@@ -71,52 +84,28 @@ function plan(ctx: SettlementContext, batch: SettlementBatch): SettlementPlan {
       `batch_seq ${batch.batch_seq} breaks the sequence: the market expects ${market.next_batch_seq}`,
     );
   }
-  if (batch.proof !== '')
-    refuse('chain_rejected', 'VALID_MATCH_BATCH proofs are not verified yet; send an empty proof');
-  const assets = marketAssets(ledger, market);
-  const totals = new Map<bigint, bigint>();
-  const tags: Hex32[] = [];
-  const outputs: Omit<LeafRecord, 'leaf_index'>[] = [];
+  // 4 to 9, every input first, then the outputs (10), so the reasons keep the documented order.
   const seen = new Set<Hex32>();
-  // Every input first, then every output, so the reasons keep the documented order.
-  const inputs = batch.legs.map((leg, i) => {
-    const note = checkInput(ctx, batch.market_id, leg.input, `legs[${i}].input`, seen);
-    if (!assets.has(note.assetId))
-      refuse('chain_rejected', `legs[${i}].input holds an asset this market does not trade`);
-    add(totals, note.assetId, note.value);
-    tags.push(note.noteUseTag);
-    return note;
-  });
-  batch.legs.forEach((leg, i) => {
-    const note = inputs[i];
-    if (note === undefined) return;
-    leg.outputs.forEach((output, j) => {
-      const name = `legs[${i}].outputs[${j}]`;
-      const record = checkOutput(ctx, output, note, name, seen);
-      if (!assets.has(record.assetId))
-        refuse('chain_rejected', `${name} holds an asset this market does not trade`);
-      add(totals, record.assetId, -record.value);
-      outputs.push(record);
-    });
-  });
-  for (const [assetId, difference] of totals) {
-    if (difference !== 0n) {
-      const mint = ledger.mints.get(fieldToHex(assetId)) ?? fieldToHex(assetId);
-      refuse('chain_rejected', `value of ${mint} is not conserved: inputs minus outputs is ${difference}`);
-    }
-  }
+  const inputs = batch.legs.map((leg, i) => checkInput(ctx, batch.market_id, leg, `legs[${i}].input`, seen));
+  const outputs = batch.legs.flatMap((leg, i) =>
+    checkOutputs(ctx, market, leg, inputs[i], `legs[${i}]`, seen),
+  );
   checkCapacity(ledger, outputs);
-  return { market, tags, outputs };
+  // 11 and 12
+  checkProofs(ctx, batch, market);
+  return { market, tags: batch.legs.map((leg) => leg.input.note_use_tag), outputs };
 }
 
+/** Checks 4 to 9 for one leg's input; returns its leaf. */
 function checkInput(
   ctx: SettlementContext,
   marketId: string,
-  input: SettlementBatch['legs'][number]['input'],
+  leg: SettlementLeg,
   name: string,
   seen: Set<Hex32>,
 ): LeafRecord {
   const { ledger, slot } = ctx;
+  const { input } = leg;
   const shard = ledger.shards[input.tree_id];
   if (shard === undefined) refuse('chain_rejected', `${name}.tree_id ${input.tree_id} is not a shard`);
   const root = shard.roots.find((entry) => entry.root === input.merkle_root);
@@ -126,8 +115,12 @@ function checkInput(
   if (note === undefined || note.tree_id !== input.tree_id || note.leaf_index >= root.leaf_count) {
     refuse('chain_rejected', `${name}.note_commitment is not a leaf under that root`);
   }
-  if (note.noteUseTag !== input.note_use_tag || note.value !== input.value) {
-    refuse('chain_rejected', `${name}: note_use_tag or value does not match the note`);
+  // A disclosed note's tag is known; an opaque note's tag is bound to its commitment by the proof (11).
+  if (
+    fieldOf(input.note_use_tag) === undefined ||
+    (note.opening !== null && note.opening.noteUseTag !== input.note_use_tag)
+  ) {
+    refuse('chain_rejected', `${name}.note_use_tag is not the note's tag`);
   }
   if (seen.has(input.note_use_tag)) refuse('chain_rejected', `${name} spends a note twice in one batch`);
   seen.add(input.note_use_tag);
@@ -144,54 +137,128 @@ function checkInput(
   return note;
 }
 
-function checkOutput(
+/**
+ * Check 10 for one leg: its fill tags and outputs are well formed and every output is a new leaf.
+ * An output is appended with its commitment only; its asset is the one the circuit gives it (what a
+ * bid receives is base and its change quote, an ask the reverse) and its spend authority is its
+ * input's (the proof shows both belong to the input's owner).
+ */
+function checkOutputs(
   ctx: SettlementContext,
-  output: SettlementBatch['legs'][number]['outputs'][number],
-  input: LeafRecord,
+  market: MarketAccount,
+  leg: SettlementLeg,
+  input: LeafRecord | undefined,
   name: string,
   seen: Set<Hex32>,
-): Omit<LeafRecord, 'leaf_index'> {
-  const { ledger, hasher } = ctx;
-  if (ledger.shards[output.tree_id] === undefined)
-    refuse('chain_rejected', `${name}.tree_id ${output.tree_id} is not a shard`);
-  const owner = fieldOf(output.owner_commitment);
-  const assetId = fieldOf(output.asset_id);
-  const blinding = fieldOf(output.blinding);
-  if (owner === undefined || assetId === undefined || blinding === undefined) {
-    refuse('chain_rejected', `${name}: an opening field is not a BN254 field element`);
-  }
-  // The fill and the change belong to whoever owned the input: the enclave cannot redirect value.
-  if (owner !== input.ownerCommitment)
-    refuse('chain_rejected', `${name} is not owned by the owner of its input`);
-  const innerHash = hasher.innerHash(assetId, blinding);
-  const commitment = fieldToHex(hasher.commitment(owner, innerHash, output.value));
-  if (commitment !== output.commitment)
-    refuse('chain_rejected', `${name}.commitment does not match its opening`);
-  if (ledger.notes.has(commitment) || seen.has(commitment))
-    refuse('chain_rejected', `${name} is already a leaf`);
-  seen.add(commitment);
-  return {
-    tree_id: output.tree_id,
-    commitment,
-    ownerCommitment: owner,
-    innerHash,
-    assetId,
-    value: output.value,
-    noteUseTag: fieldToHex(hasher.noteUseTag(owner, innerHash)),
-    spendAuthority: input.spendAuthority,
-  };
+): Omit<LeafRecord, 'leaf_index'>[] {
+  if (input === undefined) return [];
+  leg.fill_tags.forEach((tag, j) => {
+    const value = fieldOf(tag);
+    if (value === undefined || value === 0n)
+      refuse('chain_rejected', `${name}.fill_tags[${j}] is 0 or not a field element`);
+  });
+  const base = assetIdOfMint(market.base_mint);
+  const quote = assetIdOfMint(market.quote_mint);
+  const bid = leg.side === 'bid';
+  const outputs: [string, SettlementOutput | undefined, bigint][] = [
+    ['received', leg.received, bid ? base : quote],
+    ['change', leg.change, bid ? quote : base],
+  ];
+  return outputs.flatMap(([field, output, assetId]) => {
+    if (output === undefined) return [];
+    const where = `${name}.${field}`;
+    const { ledger } = ctx;
+    if (ledger.shards[output.tree_id] === undefined)
+      refuse('chain_rejected', `${where}.tree_id ${output.tree_id} is not a shard`);
+    const value = fieldOf(output.commitment);
+    // 0 stands for "no note" in the proof's statement: a present output never commits to it.
+    if (value === undefined || value === 0n)
+      refuse('chain_rejected', `${where}.commitment is 0 or not a field element`);
+    if (ledger.notes.has(output.commitment) || seen.has(output.commitment))
+      refuse('chain_rejected', `${where} is already a leaf or repeats in the batch`);
+    seen.add(output.commitment);
+    return [
+      {
+        tree_id: output.tree_id,
+        commitment: output.commitment,
+        assetId,
+        opening: null,
+        spendAuthority: input.spendAuthority,
+      },
+    ];
+  });
 }
 
-function marketAssets(ledger: Ledger, market: MarketAccount): Set<bigint> {
-  const assets = new Set<bigint>();
-  for (const [assetHex, mint] of ledger.mints) {
-    if (mint === market.base_mint || mint === market.quote_mint) assets.add(BigInt(`0x${assetHex}`));
-  }
-  return assets;
+/**
+ * Each leg's VALID_MATCH statement, rebuilt from what the chain knows itself: the batch header it
+ * checked (market, sequence, deadline: the binding), its market account (assets, price scale) and
+ * the leg's public fields. Nothing the venue asserts about the market enters it.
+ */
+function statementsOf(
+  ctx: SettlementContext,
+  batch: SettlementBatch,
+  market: MarketAccount,
+): MatchStatement[] {
+  const binding = batchBinding(ctx.hasher, {
+    marketId: batch.market_id,
+    batchSeq: batch.batch_seq,
+    deadlineSlot: batch.deadline_slot,
+    baseAssetId: assetIdOfMint(market.base_mint),
+    quoteAssetId: assetIdOfMint(market.quote_mint),
+    priceScale: market.price_scale,
+    clearingPrice: 0n, // not part of the binding
+  });
+  const field = (hex: Hex32 | undefined): bigint => (hex === undefined ? 0n : BigInt(`0x${hex}`));
+  return batch.legs.map((leg) => ({
+    batchBinding: binding,
+    baseAssetId: assetIdOfMint(market.base_mint),
+    quoteAssetId: assetIdOfMint(market.quote_mint),
+    priceScale: market.price_scale,
+    clearingPrice: leg.clearing_price,
+    side: leg.side,
+    inputCommitment: field(leg.input.note_commitment),
+    noteUseTag: field(leg.input.note_use_tag),
+    receivedCommitment: field(leg.received?.commitment),
+    changeCommitment: field(leg.change?.commitment),
+    fillTags: [
+      ...leg.fill_tags.map(field),
+      ...new Array<bigint>(MATCH_FILLS_MAX - leg.fill_tags.length).fill(0n),
+    ],
+  }));
 }
 
-function add(totals: Map<bigint, bigint>, assetId: bigint, value: bigint): void {
-  totals.set(assetId, (totals.get(assetId) ?? 0n) + value);
+/** Checks 11 (every proof verifies for its statement) and 12 (each fill is one bid and one ask). */
+function checkProofs(ctx: SettlementContext, batch: SettlementBatch, market: MarketAccount): void {
+  const statements = statementsOf(ctx, batch, market);
+  const valid = ctx.proofs.verify(
+    statements.map((statement, i) => ({ statement, proof: batch.legs[i]?.proof ?? '' })),
+  );
+  const bad = valid.flatMap((ok, i) => (ok ? [] : [i]));
+  if (bad.length > 0) {
+    const legs = bad.map((i) => `legs[${i}]`).join(', ');
+    refuse('proof_invalid', `the VALID_MATCH proofs of ${legs} do not verify (${ctx.proofs.mode})`);
+  }
+  const unpaired = fillPairingFault(statements);
+  if (unpaired !== null) {
+    const legs = unpairedLegs(statements)
+      .map((i) => `legs[${i}]`)
+      .join(', ');
+    refuse('proof_invalid', `the fills of ${legs} do not pair: ${unpaired}`);
+  }
+}
+
+/** The legs showing a tag that is not in exactly one bid and one ask (to name them; the rule is fillPairingFault's). */
+function unpairedLegs(statements: readonly MatchStatement[]): number[] {
+  const count = new Map<bigint, { bid: number; ask: number }>();
+  for (const { side, fillTags } of statements) {
+    for (const tag of fillTags.filter((t) => t !== 0n)) {
+      const c = count.get(tag) ?? { bid: 0, ask: 0 };
+      c[side] += 1;
+      count.set(tag, c);
+    }
+  }
+  const paired = (tag: bigint) => count.get(tag)?.bid === 1 && count.get(tag)?.ask === 1;
+  return statements.flatMap(({ fillTags }, i) => (fillTags.every((t) => t === 0n || paired(t)) ? [] : [i]));
 }
 
 function checkCapacity(ledger: Ledger, outputs: readonly { tree_id: number }[]): void {

@@ -7,6 +7,7 @@ import type { SettlementFailureReason, SettlementRecord } from '@venue/protocol'
  * a check's outcome, the events it emits) is declared below.
  */
 export type {
+  ChainInfo,
   ConsumedEntry,
   DepositRequest,
   GovernanceAction,

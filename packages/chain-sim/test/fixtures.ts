@@ -1,14 +1,21 @@
 /**
  * A small world for the simulator's tests: one chain with a governance authority and settlement
- * signer, a SOL-USDC market with its oracle, and wallets that deposit notes and settle trades.
+ * signer, a SOL-USDC market with its oracle, and wallets that deposit notes and settle trades. A trade
+ * is planned as the venue would (one VALID_MATCH leg per side, settleLeg's statements and output
+ * notes) and proved with stand-in proofs, or with real ones from a MatchProver (`batchOf`).
  */
 import {
   assetIdOfMint,
   type DerivedNote,
-  deriveChangeNote,
-  deriveFillNote,
   deriveNote,
   fieldToHex,
+  type MatchBatchHeader,
+  type MatchLeg,
+  type MatchProof,
+  quoteOfFill,
+  type SettledLeg,
+  settleLeg,
+  standInMatchProof,
 } from '@venue/notes';
 import { type TradingKey, tradingKeyFromSeed } from '@venue/protocol';
 import {
@@ -17,6 +24,7 @@ import {
   type ChainSimulator,
   createChainSimulator,
   type MarketAccount,
+  type NoteOpeningReveal,
   type SettlementBatch,
   type SettlementLeg,
   signLockRequest,
@@ -29,6 +37,8 @@ export const QUOTE_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 export const BASE = assetIdOfMint(BASE_MINT);
 export const QUOTE = assetIdOfMint(QUOTE_MINT);
 export const RECIPIENT = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
+/** The market's price scale: a price P is P / 100 quote units per base unit. */
+export const PRICE_SCALE = 100n;
 
 export interface Wallet {
   readonly spendingKey: bigint;
@@ -42,6 +52,18 @@ export interface HeldNote {
   readonly treeId: number;
 }
 
+/** A trade as the venue plans it before proving: the batch header, one leg per side, their notes. */
+export interface TradePlan {
+  readonly header: MatchBatchHeader;
+  /** The bid's leg, then the ask's. */
+  readonly legs: readonly [MatchLeg, MatchLeg];
+  readonly inputs: readonly [HeldNote, HeldNote];
+  readonly roots: readonly [string, string];
+  /** settleLeg's statement and output notes per leg (what the owners learn from their fill memos). */
+  readonly settled: readonly [SettledLeg, SettledLeg];
+  readonly outputTree: number;
+}
+
 export interface World {
   readonly chain: ChainSimulator;
   readonly signer: TradingKey;
@@ -50,8 +72,12 @@ export interface World {
   wallet(seed: number): Wallet;
   deposit(wallet: Wallet, asset: 'base' | 'quote', value: bigint, treeId?: number): HeldNote;
   lock(notes: readonly HeldNote[], expirySlot: bigint, marketId?: string, key?: TradingKey): void;
-  /** A signed batch: the bid pays `quote` for `base` from the ask (change back to both). */
-  trade(bid: HeldNote, ask: HeldNote, base: bigint, quote: bigint, options?: TradeOptions): SettlementBatch;
+  /** The bid buys `base` from the ask at `price`, paying floor(base x price / PRICE_SCALE) quote. */
+  plan(bid: HeldNote, ask: HeldNote, base: bigint, price: bigint, options?: TradeOptions): TradePlan;
+  /** A signed batch of the plan's two legs with `proofs` (stand-in proofs by default). */
+  batchOf(plan: TradePlan, proofs?: readonly MatchProof[], options?: BatchOptions): SettlementBatch;
+  /** plan + batchOf with stand-in proofs. */
+  trade(bid: HeldNote, ask: HeldNote, base: bigint, price: bigint, options?: TradeOptions): SettlementBatch;
 }
 
 export interface TradeOptions {
@@ -62,6 +88,37 @@ export interface TradeOptions {
   readonly outputTree?: number;
 }
 
+/** What the signed batch says, when a test makes it say something else than its proofs were made for. */
+export interface BatchOptions {
+  readonly batchSeq?: bigint;
+  readonly deadline?: bigint;
+  readonly key?: TradingKey;
+}
+
+/** The stand-in proofs of a plan (what createStandInMatchProver would answer). */
+export function standInProofs(plan: TradePlan): MatchProof[] {
+  return plan.settled.map(({ statement }) => ({ statement, proof: standInMatchProof(statement) }));
+}
+
+/** The openings of a trade's outputs, as their owners reveal them to a withdraw or the audit. */
+export function outputsOf(plan: TradePlan): HeldNote[] {
+  return plan.settled.flatMap((leg) =>
+    [leg.received, leg.change]
+      .filter((note) => note.value > 0n)
+      .map((note) => ({ note, treeId: plan.outputTree })),
+  );
+}
+
+export function revealOf(held: HeldNote): NoteOpeningReveal {
+  return {
+    commitment: held.note.hex.commitment,
+    owner_commitment: held.note.hex.ownerCommitment,
+    note_inner_hash: held.note.hex.innerHash,
+    value: held.note.value,
+  };
+}
+
+/** A world whose chain checks stand-in proofs unless `options.matchProofs` says otherwise. */
 export async function world(options: ChainOptions = {}): Promise<World> {
   const signer = tradingKeyFromSeed(new Uint8Array(32).fill(1));
   const authority = tradingKeyFromSeed(new Uint8Array(32).fill(2));
@@ -71,6 +128,7 @@ export async function world(options: ChainOptions = {}): Promise<World> {
       settlement_signer: signer.publicKey,
       measurement: 'ab'.repeat(32),
     },
+    matchProofs: 'stand-in',
     ...options,
   });
   const oracle = accountAddress('oracle', 'SOL-USDC');
@@ -81,10 +139,11 @@ export async function world(options: ChainOptions = {}): Promise<World> {
     quote_mint: QUOTE_MINT,
     tick_size: 1n,
     min_size: 1n,
-    price_scale: 1n,
+    price_scale: PRICE_SCALE,
     oracle,
   });
   let blinding = 1000n;
+  let salt = 7000n;
   const self: World = {
     chain,
     signer,
@@ -128,59 +187,75 @@ export async function world(options: ChainOptions = {}): Promise<World> {
         ),
       );
     },
-    trade(bid, ask, base, quote, options = {}) {
-      const outputTree = options.outputTree ?? 0;
-      const leg = (
-        held: HeldNote,
-        root: string,
-        paid: bigint,
-        gotAsset: bigint,
-        got: bigint,
-      ): SettlementLeg => {
-        const parent = { ownerCommitment: held.note.hex.ownerCommitment, innerHash: held.note.hex.innerHash };
-        const notes = [deriveFillNote(chain.hasher, parent, gotAsset, got)];
-        if (held.note.value > paid) {
-          notes.push(deriveChangeNote(chain.hasher, parent, held.note.assetId, held.note.value - paid));
-        }
+    plan(bid, ask, base, price, options = {}) {
+      const header: MatchBatchHeader = {
+        marketId: market.market_id,
+        batchSeq: options.batchSeq ?? chain.market(market.market_id).next_batch_seq,
+        deadlineSlot: options.deadline ?? chain.slot + 10n,
+        baseAssetId: BASE,
+        quoteAssetId: QUOTE,
+        priceScale: PRICE_SCALE,
+        clearingPrice: price,
+      };
+      salt += 1n;
+      const fill = { baseAmount: base, quoteAmount: quoteOfFill(base, price, PRICE_SCALE), salt };
+      const opening = (held: HeldNote) => ({
+        ownerCommitment: held.note.ownerCommitment,
+        innerHash: held.note.innerHash,
+        value: held.note.value,
+      });
+      const legs: [MatchLeg, MatchLeg] = [
+        { side: 'bid', input: opening(bid), fills: [fill] },
+        { side: 'ask', input: opening(ask), fills: [fill] },
+      ];
+      return {
+        header,
+        legs,
+        inputs: [bid, ask],
+        roots: options.roots ?? [chain.currentRoot(bid.treeId).root, chain.currentRoot(ask.treeId).root],
+        settled: [settleLeg(chain.hasher, header, legs[0]), settleLeg(chain.hasher, header, legs[1])],
+        outputTree: options.outputTree ?? 0,
+      };
+    },
+    batchOf(plan, proofs = standInProofs(plan), options = {}) {
+      const output = (note: DerivedNote) =>
+        note.value === 0n ? undefined : { tree_id: plan.outputTree, commitment: note.hex.commitment };
+      const legs = plan.settled.map((settled, i): SettlementLeg => {
+        const held = plan.inputs[i] as HeldNote;
+        const received = output(settled.received);
+        const change = output(settled.change);
         return {
           input: {
             tree_id: held.treeId,
             note_commitment: held.note.hex.commitment,
             note_use_tag: held.note.hex.noteUseTag,
-            merkle_root: root,
-            value: held.note.value,
+            merkle_root: plan.roots[i] as string,
           },
-          outputs: notes.map((note) => ({
-            tree_id: outputTree,
-            commitment: note.hex.commitment,
-            owner_commitment: note.hex.ownerCommitment,
-            asset_id: fieldToHex(note.assetId),
-            blinding: fieldToHex(note.blinding),
-            value: note.value,
-          })),
+          side: settled.statement.side,
+          clearing_price: settled.statement.clearingPrice,
+          ...(received === undefined ? {} : { received }),
+          ...(change === undefined ? {} : { change }),
+          fill_tags: settled.statement.fillTags.filter((tag) => tag !== 0n).map(fieldToHex),
+          proof: proofs[i]?.proof ?? '',
         };
-      };
-      const roots = options.roots ?? [chain.currentRoot(bid.treeId).root, chain.currentRoot(ask.treeId).root];
+      });
       const key = options.key ?? signer;
       return signSettlementBatch(
         {
           market_id: market.market_id,
-          batch_seq: options.batchSeq ?? chain.market(market.market_id).next_batch_seq,
-          deadline_slot: options.deadline ?? chain.slot + 10n,
+          batch_seq: options.batchSeq ?? plan.header.batchSeq,
+          deadline_slot: options.deadline ?? plan.header.deadlineSlot,
           match_count: 1,
-          legs: [leg(bid, roots[0], quote, BASE, base), leg(ask, roots[1], base, QUOTE, quote)],
-          proof: '',
+          legs,
           signer: key.publicKey,
         },
         key,
       );
     },
+    trade(bid, ask, base, price, options = {}) {
+      const plan = self.plan(bid, ask, base, price, options);
+      return self.batchOf(plan, standInProofs(plan), options);
+    },
   };
   return self;
-}
-
-/** The change and fill notes a trade gave a note's owner (what the owner can re-derive). */
-export function fillOf(chain: ChainSimulator, held: HeldNote, gotAsset: bigint, got: bigint): HeldNote {
-  const parent = { ownerCommitment: held.note.hex.ownerCommitment, innerHash: held.note.hex.innerHash };
-  return { note: deriveFillNote(chain.hasher, parent, gotAsset, got), treeId: 0 };
 }

@@ -180,13 +180,21 @@ async function combination(
   scalarBytes: number,
 ): Promise<Uint8Array> {
   const { G1 } = key.curve;
-  if (points.length >= MULTI_EXP_MIN) {
-    const bases = new Uint8Array(points.length * 64);
-    points.forEach((p, i) => {
-      bases.set(p, i * 64);
-    });
-    return G1.multiExpAffine(bases, scalarsLE(scalars, scalarBytes));
-  }
+  if (points.length < MULTI_EXP_MIN) return combinationNow(key, points, scalars);
+  const bases = new Uint8Array(points.length * 64);
+  points.forEach((p, i) => {
+    bases.set(p, i * 64);
+  });
+  return G1.multiExpAffine(bases, scalarsLE(scalars, scalarBytes));
+}
+
+/** The same sum by one scalar multiplication per point: synchronous (multiExpAffine is not). */
+function combinationNow(
+  key: PreparedKey,
+  points: readonly Uint8Array[],
+  scalars: readonly bigint[],
+): Uint8Array {
+  const { G1 } = key.curve;
   let sum = G1.zero;
   points.forEach((point, i) => {
     const scalar = scalars[i] ?? 0n;
@@ -254,14 +262,8 @@ interface Weighted {
   readonly loop: Uint8Array;
 }
 
-/**
- * The batch equation for a subset of weighted proofs (see the top of this file). The per-proof
- * Miller loops are reused, so a subset costs three Miller loops, two small multi-exponentiations
- * and one final exponentiation, whatever its size.
- */
-async function subsetHolds(key: PreparedKey, subset: readonly Weighted[]): Promise<boolean> {
-  const { curve } = key;
-  const { G1 } = curve;
+/** R = sum r_i and, per public input j, sum_i r_i x_ij (mod r): the scalars of S_X. */
+function subsetScalars(key: PreparedKey, subset: readonly Weighted[]): bigint[] {
   const r = FIELD_MODULUS;
   let weightSum = 0n;
   const inputSums: bigint[] = new Array<bigint>(key.nPublic).fill(0n);
@@ -271,14 +273,19 @@ async function subsetHolds(key: PreparedKey, subset: readonly Weighted[]): Promi
       inputSums[j] = ((inputSums[j] ?? 0n) + weight * x) % r;
     });
   }
-  weightSum %= r;
-  const sumX = await combination(key, key.icPoints, [weightSum, ...inputSums], 32);
-  const sumC = await combination(
-    key,
-    subset.map(({ item }) => item.proof.c),
-    subset.map((w) => w.weight),
-    WEIGHT_BITS / 8,
-  );
+  return [weightSum % r, ...inputSums];
+}
+
+/** The pairing side of the batch equation, given S_X and S_C (Jacobian). */
+function subsetEquation(
+  key: PreparedKey,
+  subset: readonly Weighted[],
+  weightSum: bigint,
+  sumX: Uint8Array,
+  sumC: Uint8Array,
+): boolean {
+  const { curve } = key;
+  const { G1 } = curve;
   let product = curve.millerLoop(
     curve.prepareG1(G1.neg(G1.timesScalar(key.alpha, weightSum))),
     key.preparedBeta,
@@ -287,6 +294,83 @@ async function subsetHolds(key: PreparedKey, subset: readonly Weighted[]): Promi
   product = curve.Gt.mul(product, curve.millerLoop(curve.prepareG1(G1.neg(sumC)), key.preparedDelta));
   for (const { loop } of subset) product = curve.Gt.mul(product, loop);
   return curve.Gt.eq(curve.finalExponentiation(product), curve.Gt.one);
+}
+
+/**
+ * The batch equation for a subset of weighted proofs (see the top of this file). The per-proof
+ * Miller loops are reused, so a subset costs three Miller loops, two small multi-exponentiations
+ * and one final exponentiation, whatever its size.
+ */
+async function subsetHolds(key: PreparedKey, subset: readonly Weighted[]): Promise<boolean> {
+  const scalars = subsetScalars(key, subset);
+  const sumX = await combination(key, key.icPoints, scalars, 32);
+  const sumC = await combination(
+    key,
+    subset.map(({ item }) => item.proof.c),
+    subset.map((w) => w.weight),
+    WEIGHT_BITS / 8,
+  );
+  return subsetEquation(key, subset, scalars[0] ?? 0n, sumX, sumC);
+}
+
+/** subsetHolds without the multi-exponentiation, so synchronous (verifyEachNow). */
+function subsetHoldsNow(key: PreparedKey, subset: readonly Weighted[]): boolean {
+  const scalars = subsetScalars(key, subset);
+  const sumX = combinationNow(key, key.icPoints, scalars);
+  const sumC = combinationNow(
+    key,
+    subset.map(({ item }) => item.proof.c),
+    subset.map((w) => w.weight),
+  );
+  return subsetEquation(key, subset, scalars[0] ?? 0n, sumX, sumC);
+}
+
+/**
+ * The search for the bad proofs, as a generator: it yields each subset whose equation it needs and
+ * is resumed with the answer, and marks the bad proofs false in `results`. One search serves the
+ * asynchronous verifyEach and the synchronous verifyEachNow.
+ */
+function* bisect(
+  subset: readonly Weighted[],
+  knownBad: boolean,
+  results: boolean[],
+): Generator<readonly Weighted[], void, boolean> {
+  if (subset.length === 0) return;
+  if (!knownBad && (yield subset)) return;
+  const [only] = subset;
+  if (subset.length === 1 && only !== undefined) {
+    results[only.index] = false;
+    return;
+  }
+  if (subset.length <= BISECT_LEAF_MAX) {
+    // Few left: halving would cost more checks than looking at each one.
+    for (const one of subset) if (!(yield [one])) results[one.index] = false;
+    return;
+  }
+  const left = subset.slice(0, subset.length >> 1);
+  const right = subset.slice(subset.length >> 1);
+  if (yield left) {
+    yield* bisect(right, true, results); // the whole failed and the left half holds: the right has a bad proof
+  } else {
+    yield* bisect(left, true, results);
+    yield* bisect(right, false, results);
+  }
+}
+
+/** The proofs whose inputs are field elements, weighed; the others are marked false. */
+function weighValid(
+  key: PreparedKey,
+  items: readonly BatchItem[],
+  weights: readonly bigint[],
+  results: boolean[],
+): Weighted[] {
+  assert(weights.length === items.length, 'one weight per proof');
+  return weigh(
+    key,
+    items.filter((_, i) => results[i]),
+    weights.filter((_, i) => results[i]),
+    items.map((_, i) => i).filter((i) => results[i]),
+  );
 }
 
 /**
@@ -301,37 +385,27 @@ export async function verifyEach(
   items: readonly BatchItem[],
   weights: readonly bigint[] = items.map(randomWeight),
 ): Promise<boolean[]> {
-  assert(weights.length === items.length, 'one weight per proof');
   const results = items.map((item) => inputsAreValid(key, item.inputs));
-  const weighted = weigh(
-    key,
-    items.filter((_, i) => results[i]),
-    weights.filter((_, i) => results[i]),
-    items.map((_, i) => i).filter((i) => results[i]),
-  );
-  const search = async (subset: readonly Weighted[], knownBad: boolean): Promise<void> => {
-    if (subset.length === 0) return;
-    if (!knownBad && (await subsetHolds(key, subset))) return;
-    const [only] = subset;
-    if (subset.length === 1 && only !== undefined) {
-      results[only.index] = false;
-      return;
-    }
-    if (subset.length <= BISECT_LEAF_MAX) {
-      // Few left: halving would cost more checks than looking at each one.
-      for (const one of subset) if (!(await subsetHolds(key, [one]))) results[one.index] = false;
-      return;
-    }
-    const left = subset.slice(0, subset.length >> 1);
-    const right = subset.slice(subset.length >> 1);
-    if (await subsetHolds(key, left)) {
-      await search(right, true); // the whole failed and the left half holds: the right has a bad proof
-    } else {
-      await search(left, true);
-      await search(right, false);
-    }
-  };
-  await search(weighted, false);
+  const search = bisect(weighValid(key, items, weights, results), false, results);
+  let step = search.next();
+  while (!step.done) step = search.next(await subsetHolds(key, step.value));
+  return results;
+}
+
+/**
+ * verifyEach, synchronously: the same equations and search, with one scalar multiplication per
+ * point instead of ffjavascript's (asynchronous) multi-exponentiation. For a caller that must
+ * answer in the same turn, as the chain simulator lands a batch (docs/chain-sim.md section 6).
+ */
+export function verifyEachNow(
+  key: PreparedKey,
+  items: readonly BatchItem[],
+  weights: readonly bigint[] = items.map(randomWeight),
+): boolean[] {
+  const results = items.map((item) => inputsAreValid(key, item.inputs));
+  const search = bisect(weighValid(key, items, weights, results), false, results);
+  let step = search.next();
+  while (!step.done) step = search.next(subsetHoldsNow(key, step.value));
   return results;
 }
 

@@ -1,5 +1,13 @@
 import { loadVerificationKey } from './artifacts.ts';
-import { type BatchItem, loadCurve, prepareKey, proofPoints, verifyEach, verifyOne } from './groth16.ts';
+import {
+  type BatchItem,
+  loadCurve,
+  prepareKey,
+  proofPoints,
+  verifyEach,
+  verifyEachNow,
+  verifyOne,
+} from './groth16.ts';
 import type { MatchProof } from './match-prover.ts';
 import { matchPublicInputs } from './match-public-inputs.ts';
 import { fillPairingFault } from './match-rules.ts';
@@ -25,6 +33,11 @@ export interface MatchVerifier {
   /** One answer per proof, same order: true when the proof verifies for its statement. */
   verifyEach(proofs: readonly MatchProof[]): Promise<boolean[]>;
   /**
+   * verifyEach in the caller's turn (groth16.ts verifyEachNow): for the chain simulator, which lands
+   * a batch synchronously. The same batch equation and bisection, without the multi-exponentiation.
+   */
+  verifyEachNow(proofs: readonly MatchProof[]): boolean[];
+  /**
    * A settlement batch's proofs: every proof valid, and the fills paired (one bid and one ask per
    * fill tag), which together prove that the batch conserves both assets.
    */
@@ -45,18 +58,33 @@ export async function createMatchVerifier(): Promise<MatchVerifier> {
       return null; // a coordinate outside its field: not a proof of anything
     }
   };
+  /** One answer per proof from the answers for its well-formed ones: a malformed proof is false. */
+  const answer = (items: readonly (BatchItem | null)[], answers: readonly boolean[]): boolean[] => {
+    let next = 0;
+    return items.map((item) => item !== null && answers[next++] === true);
+  };
+  const wellFormedOf = (items: readonly (BatchItem | null)[]) =>
+    items.filter((item): item is BatchItem => item !== null);
   const verifyProofs = async (proofs: readonly MatchProof[]): Promise<boolean[]> => {
     const items = proofs.map(itemOf);
-    const wellFormed = items.filter((item): item is BatchItem => item !== null);
+    const wellFormed = wellFormedOf(items);
     const answers =
       wellFormed.length > 1
         ? await verifyEach(key, wellFormed)
         : wellFormed.map((item) => verifyOne(key, item.proof, item.inputs));
-    let next = 0;
-    return items.map((item) => item !== null && answers[next++] === true);
+    return answer(items, answers);
   };
   return {
     verifyEach: verifyProofs,
+    verifyEachNow(proofs) {
+      const items = proofs.map(itemOf);
+      const wellFormed = wellFormedOf(items);
+      const answers =
+        wellFormed.length > 1
+          ? verifyEachNow(key, wellFormed)
+          : wellFormed.map((item) => verifyOne(key, item.proof, item.inputs));
+      return answer(items, answers);
+    },
     async verifyBatch(proofs) {
       const valid = await verifyProofs(proofs);
       const bad = valid.flatMap((ok, i) => (ok ? [] : [i]));

@@ -27,6 +27,22 @@ export const SlotInfoSchema = Strict(
 );
 export type SlotInfo = ChainStatic<typeof SlotInfoSchema>;
 
+/** The chain's fixed configuration, read once by a client (docs/chain-sim.md section 6). */
+export const ChainInfoSchema = Strict(
+  {
+    match_proofs: OneOf(['groth16', 'stand-in'] as const, {
+      description:
+        "How settlement proofs are checked: 'groth16' with the pinned VALID_MATCH key, or 'stand-in' (tests only; proves nothing).",
+    }),
+    shards: Type.Integer({ minimum: 1, maximum: 256 }),
+    root_window: Type.Integer({ minimum: 1 }),
+    finality_depth: Type.Integer({ minimum: 1 }),
+    confirmation_depth: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'ChainInfo' },
+);
+export type ChainInfo = ChainStatic<typeof ChainInfoSchema>;
+
 /** One entry of a shard's recent-root window: the root after a transaction that touched the shard. */
 export const RootEntrySchema = Strict(
   {

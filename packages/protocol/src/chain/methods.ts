@@ -10,6 +10,7 @@ import {
   TreeRootsResponseSchema,
 } from '../schema/tree.ts';
 import {
+  ChainInfoSchema,
   ConsumedEntrySchema,
   GovernanceViewSchema,
   LockAccountSchema,
@@ -60,6 +61,7 @@ const between = (minimum: number, maximum: number) =>
 const Dropped = Strict({ dropped: Type.Array(Hash(), { description: 'Settlement transactions dropped.' }) });
 
 export const CHAIN_METHODS = {
+  getChainInfo: method(NONE, ChainInfoSchema),
   // slots and reorgs
   getSlot: method(NONE, SlotInfoSchema),
   advance: method(Strict({ count: Type.Optional(between(0, ADVANCE_SLOTS_MAX)) }), SlotInfoSchema),
