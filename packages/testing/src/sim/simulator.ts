@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { VenueClock } from '@venue/adapters';
-import { ChainSimulator } from '@venue/chain-sim';
-import type { CoreConfig, CoreEvent, MarketConfig } from '@venue/core';
+import {
+  ChainSimulator,
+  loadMatchProofCheck,
+  type MatchProofCheck,
+  type NoteOpeningReveal,
+} from '@venue/chain-sim';
+import type { CoreConfig, CoreEvent, MarketConfig, MatchEvent } from '@venue/core';
 import {
   assetIdOfMint,
+  createMatchProver,
   createNote,
   createStandInMatchProver,
   deriveChangeNote,
+  deriveFillNote,
   fieldToHex,
   type NoteHasher,
 } from '@venue/notes';
@@ -25,6 +32,7 @@ import { SimRandom } from './random.ts';
 import { SimClient, type SimNote, type SimOrder, seededBytes } from './sim-client.ts';
 import { SimDisk } from './sim-disk.ts';
 import { type SimHasherKind, simHasher } from './sim-hasher.ts';
+import { type SimProver, simProver } from './sim-prover.ts';
 import { type Frame, SimSocket } from './sim-socket.ts';
 import { SimVenue } from './sim-venue.ts';
 
@@ -53,6 +61,8 @@ const ACCOUNTS = 4;
  * Two markets with their own mints, oracle, gates and settlement lane: a note's mint names its
  * market and side, so orders, batches and faults interleave across the markets in one journal.
  */
+/** Worker threads of the real prover on the circuit seed. */
+const PROVER_WORKERS = 2;
 const MARKETS: readonly MarketConfig[] = [testMarket('SOL-USDC'), testMarket('ETH-USDC')];
 /** A market's price moves inside this band (the oracle band of the core stays around it). */
 const PRICE_START = 1000n;
@@ -84,6 +94,12 @@ export interface SimOptions {
   readonly steps: number;
   /** Note hash: the cheap sha256 stand-in (default) or the real Poseidon. */
   readonly hasher?: SimHasherKind;
+  /**
+   * Settlement proofs: the stand-in (default; notes match-stand-in.ts) or the real VALID_MATCH
+   * circuit, which the chain then verifies with the pinned key. The circuit needs the Poseidon hash,
+   * and waits for every proof before each slot so the seed's batches keep their order.
+   */
+  readonly proofs?: 'stand-in' | 'groth16';
 }
 
 export interface SimReport {
@@ -167,6 +183,10 @@ export class Simulator {
   #boots = 0;
   #warpMs = 0;
   #nextOrder = 1;
+  /** Openings of the notes settlement may create, by commitment (#foreseeOutputs). */
+  readonly #foreseen = new Map<string, NoteOpeningReveal>();
+  /** The real prover on the circuit seed; null with stand-in proofs. */
+  readonly #prover: SimProver | null;
   /** Per market id: the oracle's price, and the slot until which its feed is stale. */
   readonly #prices = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, PRICE_START]));
   readonly #staleUntil = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, -1n]));
@@ -182,6 +202,8 @@ export class Simulator {
     readonly seed: number,
     hasherKind: SimHasherKind,
     hasher: NoteHasher,
+    proofs: MatchProofCheck,
+    prover: SimProver | null,
   ) {
     this.#random = new SimRandom(seed);
     this.#rates = drawFaultRates(this.#random);
@@ -190,17 +212,23 @@ export class Simulator {
     this.#config = { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment };
     this.#sealingKey = seededBytes(`sim-sealing-key-${seed}`);
     this.#signer = tradingKeyFromSeed(seededBytes(`sim-settlement-signer-${seed}`));
-    this.#chain = new ChainSimulator(hasher, {
-      shards: TREES,
-      rootWindow: TEST_CORE_CONFIG.rootWindowMax,
-      finalityDepth: FINALITY_DEPTH,
-      confirmationDepth: 1,
-      governance: {
-        authority: tradingKeyFromSeed(seededBytes(`sim-authority-${seed}`)).publicKey,
-        measurement: 'ab'.repeat(32),
-        settlement_signer: this.#signer.publicKey,
+    this.#prover = prover;
+    this.#chain = new ChainSimulator(
+      hasher,
+      {
+        matchProofs: proofs.mode,
+        shards: TREES,
+        rootWindow: TEST_CORE_CONFIG.rootWindowMax,
+        finalityDepth: FINALITY_DEPTH,
+        confirmationDepth: 1,
+        governance: {
+          authority: tradingKeyFromSeed(seededBytes(`sim-authority-${seed}`)).publicKey,
+          measurement: 'ab'.repeat(32),
+          settlement_signer: this.#signer.publicKey,
+        },
       },
-    });
+      proofs,
+    );
     const chain = this.#chain;
     this.#clock = {
       nowMs: () => WALL_START_MS + Number(chain.slot) * SLOT_MS + this.#warpMs,
@@ -213,21 +241,36 @@ export class Simulator {
 
   static async run(options: SimOptions): Promise<SimReport> {
     const kind = options.hasher ?? 'sha256';
-    const sim = new Simulator(options.seed, kind, await simHasher(kind));
+    const proofs = options.proofs ?? 'stand-in';
+    if (proofs === 'groth16' && kind !== 'poseidon') {
+      throw new Error('the real match circuit proves Poseidon notes: run it with the poseidon hasher');
+    }
+    const hasher = await simHasher(kind);
+    const prover = proofs === 'groth16' ? simProver(createMatchProver({ workers: PROVER_WORKERS })) : null;
+    const sim = new Simulator(options.seed, kind, hasher, await loadMatchProofCheck(proofs), prover);
+    try {
+      return await sim.#run(options);
+    } finally {
+      await prover?.close();
+    }
+  }
+
+  async #run(options: SimOptions): Promise<SimReport> {
+    const kind = this.#hasherKind;
     let step = 0;
     try {
-      await sim.#open();
+      await this.#open();
       for (step = 1; step <= options.steps; step++) {
-        await sim.#step();
-        await sim.#check(step % REPLAY_CHECK_STEPS === 0 && step !== options.steps);
+        await this.#step();
+        await this.#check(step % REPLAY_CHECK_STEPS === 0 && step !== options.steps);
       }
-      await sim.#check(true);
-      await sim.#venue.kill();
+      await this.#check(true);
+      await this.#venue.kill();
     } catch (error) {
-      await sim.#venue?.kill().catch(() => undefined);
+      await this.#venue?.kill().catch(() => undefined);
       throw new SimFailure(options.seed, step, error, options.steps, kind);
     }
-    return sim.#report(options.steps);
+    return this.#report(options.steps);
   }
 
   // ---- The world ----
@@ -259,7 +302,7 @@ export class Simulator {
       chain: this.#chain,
       signer: this.#signer,
       hasher: this.#hasher,
-      prover: createStandInMatchProver(this.#hasher),
+      prover: this.#prover?.lent ?? createStandInMatchProver(this.#hasher),
       disk: this.#disk,
       sealingKey: this.#sealingKey,
       sessionId: createHash('sha256').update(`sim-session-${this.seed}-${boot}`).digest('hex'),
@@ -308,7 +351,11 @@ export class Simulator {
     if (roll < 42) await this.#place();
     else if (roll < 54) await this.#cancel();
     else if (roll < 62) await this.#modify();
-    else this.#tick();
+    else {
+      // Real proofs take wall time: the slot waits for them, so the seed's order of events holds.
+      await this.#prover?.idle();
+      this.#tick();
+    }
     this.#maybeFaults();
     await settle();
     if (!this.#random.chance(this.#rates.diskLag)) {
@@ -641,9 +688,43 @@ export class Simulator {
         );
       }
       this.#ledger.observe([event]);
+      if (event.type === 'match') this.#foreseeOutputs(event);
       if (event.type === 'order' && event.kind === 'partially_filled' && event.newNoteAmount !== undefined) {
         this.#followChange(event.accountId, event.orderId, event.newNoteAmount);
       }
+    }
+  }
+
+  /**
+   * The chain holds settlement outputs as bare commitments, so its value audit needs their openings.
+   * Each owner can derive the two notes a match would create from its own note and the match (as
+   * the SDK does from the memo); the simulator keeps them, and hands them to the audit. An output
+   * the owners could not derive stays hidden there, and the audit fails on it.
+   */
+  #foreseeOutputs(event: MatchEvent): void {
+    const order = this.#clients.find((c) => c.accountId === event.accountId)?.orders.get(event.orderId);
+    const market = MARKETS.find((m) => m.marketId === event.marketId);
+    if (order === undefined || market === undefined || order.note.commitment !== event.noteCommitment) return;
+    const parent = { ownerCommitment: order.note.ownerCommitment, innerHash: order.note.innerHash };
+    const bid = event.side === 'bid';
+    const paid = bid ? event.quoteAmount : event.baseQuantity;
+    const notes = [
+      deriveFillNote(
+        this.#hasher,
+        parent,
+        assetIdOfMint(bid ? market.baseMint : market.quoteMint),
+        bid ? event.baseQuantity : event.quoteAmount,
+      ),
+      deriveChangeNote(this.#hasher, parent, assetIdOfMint(order.note.mint), event.noteValue - paid),
+    ];
+    for (const note of notes) {
+      if (note.value === 0n) continue;
+      this.#foreseen.set(note.hex.commitment, {
+        commitment: note.hex.commitment,
+        owner_commitment: note.hex.ownerCommitment,
+        note_inner_hash: note.hex.innerHash,
+        value: note.value,
+      });
     }
   }
 
@@ -892,6 +973,7 @@ export class Simulator {
     const all = records.flatMap((record) => record.events);
     const unheard = all.slice(heard.length, all.length - heardSinceBoot);
     for (const event of unheard) {
+      if (event.type === 'match') this.#foreseeOutputs(event);
       if (event.type === 'order' && event.kind === 'partially_filled' && event.newNoteAmount !== undefined) {
         this.#followChange(event.accountId, event.orderId, event.newNoteAmount);
       }
@@ -907,7 +989,10 @@ export class Simulator {
     // Value moves on chain only in a slot, a reorg or a deposit: audit after those (it reads every note).
     if (this.#chainTouched) {
       this.#chainTouched = false;
-      for (const [mint, totals] of this.#chain.audit()) {
+      for (const [mint, totals] of this.#chain.audit(this.#foreseen.values())) {
+        if (totals.hidden > 0) {
+          throw new SimInvariantError(`${totals.hidden} notes of ${mint} on chain that no owner can open`);
+        }
         if (totals.vault !== totals.notes) {
           throw new SimInvariantError(
             `value not conserved on chain for ${mint}: vault ${totals.vault}, notes ${totals.notes}`,
