@@ -2,7 +2,7 @@ import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
 import type { Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
-import type { BatchEvent, CoreEvent, MatchEvent } from '../events.ts';
+import type { BatchEvent, CoreEvent, MatchEvent, MatchFill } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import {
@@ -170,13 +170,20 @@ function applyOutcome(
       let quote = first.quoteAmount;
       // A pair fills at most once in a batch, so counterparties never repeat.
       const counterpartyMatchIds: bigint[] = new Array(to - from);
+      const ownFills: MatchFill[] = new Array(to - from);
       for (let at = from; at < to; at += 1) {
         const fill = fills[fillAt[at] as number] as Fill;
         if (at > from) {
           base += fill.quantity;
           quote += fill.quoteAmount;
         }
-        counterpartyMatchIds[at - from] = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+        const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+        counterpartyMatchIds[at - from] = counterpartyMatchId;
+        ownFills[at - from] = {
+          counterpartyMatchId,
+          baseQuantity: fill.quantity,
+          quoteAmount: fill.quoteAmount,
+        };
       }
       const matchId = matchIds[ref] as bigint;
       const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
@@ -196,7 +203,7 @@ function applyOutcome(
         matchId,
         lockExpirySlot,
       });
-      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds));
+      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
     }
     // ioc and fok take part in their arrival batch only (decisions section 2).
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
@@ -258,6 +265,7 @@ function matchEvent(
   clearingPrice: bigint,
   pending: PendingMatch,
   counterpartyMatchIds: bigint[],
+  fills: MatchFill[],
 ): MatchEvent {
   return {
     type: 'match',
@@ -277,5 +285,6 @@ function matchEvent(
     viewingPubkey: row.viewingPubkey,
     lockExpirySlot: pending.lockExpirySlot,
     counterpartyMatchIds,
+    fills,
   };
 }
