@@ -283,10 +283,10 @@ export const NOTE_OPENINGS_MAX = 1_000_000;
 export const CONSUMED_WATCH_NOTES_PER_BEAT_MAX = 4_096;
 
 /**
- * Note commitments per `notes_consumed` record: 64 hex characters each, so 512 of them stay far
- * inside one journal record.
+ * Note commitments per `notes_consumed` record: 64 hex characters each, so 128 of them (about
+ * 9 KiB) stay far inside one journal record; more consumed at once go in several records.
  */
-export const CONSUMED_NOTES_PER_RECORD_MAX = 512;
+export const CONSUMED_NOTES_PER_RECORD_MAX = 128;
 
 /** Note-use tags remembered by note commitment, so a resting order's tag is derived once. */
 export const NOTE_USE_TAGS_REMEMBERED_MAX = 1_000_000;
