@@ -282,13 +282,20 @@ export class ChainSimulator {
   withdraw(request: WithdrawRequest): WithdrawReceipt {
     const checked = checkChainMessage(WithdrawRequestSchema, request, 'withdraw');
     this.beginWrite();
-    return withdraw(this.ledger, this.hasher, checked, this.currentSlot);
+    const receipt = withdraw(this.ledger, this.hasher, checked, this.currentSlot);
+    this.emit({ kind: 'consumed', note_use_tags: [receipt.note_use_tag], slot: this.currentSlot });
+    return receipt;
   }
 
   merge(request: MergeRequest): NoteReceipt {
     const checked = checkChainMessage(MergeRequestSchema, request, 'merge');
     this.beginWrite();
-    return merge(this.ledger, this.hasher, checked, this.currentSlot);
+    const receipt = merge(this.ledger, this.hasher, checked, this.currentSlot);
+    const tags = checked.inputs.map((input) =>
+      this.hasher.noteUseTagHex(input.owner_commitment, input.note_inner_hash),
+    );
+    this.emit({ kind: 'consumed', note_use_tags: tags, slot: this.currentSlot });
+    return receipt;
   }
 
   consumedEntry(noteUseTag: Hex32): ConsumedEntry | undefined {

@@ -50,4 +50,6 @@ export type SettlementOutcome =
 export type ChainEvent =
   | { readonly kind: 'slot'; readonly slot: bigint }
   | { readonly kind: 'settlement'; readonly record: SettlementRecord }
-  | { readonly kind: 'reorg'; readonly to_slot: bigint; readonly dropped: readonly Hex32[] };
+  | { readonly kind: 'reorg'; readonly to_slot: bigint; readonly dropped: readonly Hex32[] }
+  /** Notes a withdraw or merge consumed, as it lands (a settlement's are in its record). */
+  | { readonly kind: 'consumed'; readonly note_use_tags: readonly Hex32[]; readonly slot: bigint };

@@ -51,5 +51,11 @@ export function settlementChainOf(chain: ChainSimulator, signer: TradingKey) {
         if (event.kind === 'slot' || event.kind === 'reorg') listener();
       });
     },
+    /** Notes a withdraw or merge consumed, told as it lands (the venue's consumed-note watch). */
+    onConsumed(listener: (noteUseTags: readonly string[]) => void) {
+      return chain.onEvent((event) => {
+        if (event.kind === 'consumed') listener(event.note_use_tags);
+      });
+    },
   };
 }

@@ -20,7 +20,8 @@ export type Command =
   | VenueGateCommand
   | RootsCommand
   | MatchSettledCommand
-  | MatchFailedCommand;
+  | MatchFailedCommand
+  | NotesConsumedCommand;
 
 /** A new boot: every body signed for an earlier session id is stale from now on (spec 2.1). */
 export interface BootCommand {
@@ -131,5 +132,16 @@ export interface MatchFailedCommand {
   readonly marketId: string;
   readonly matchId: bigint;
   readonly reason: SettlementFailureReason;
+  readonly slot: bigint;
+}
+
+/**
+ * The chain holds a consume record for each of these notes (spec 3.2: withdrawn, merged or settled),
+ * so an order resting on one could never settle: each such order is cancelled (note_consumed).
+ * Orders pending settlement are left to their settlement, which resolves them.
+ */
+export interface NotesConsumedCommand {
+  readonly type: 'notes_consumed';
+  readonly noteCommitments: readonly string[];
   readonly slot: bigint;
 }

@@ -69,15 +69,20 @@ export interface MatchEvent {
   readonly lockExpirySlot: bigint;
   /** The counterparties' match ids in this batch (for the settlement batch's pairing). */
   readonly counterpartyMatchIds: readonly bigint[];
-  /** The fill against each counterparty, in the same order: the settlement proof pairs them. */
+  /**
+   * The order's fills in this batch, one per counterparty, in the order of `counterpartyMatchIds`:
+   * a settlement proof binds each pair's amounts. They sum to `baseQuantity` and `quoteAmount`, and
+   * the counterparty's event holds the same fill the other way round.
+   */
   readonly fills: readonly MatchFill[];
 }
 
-/** One fill of an order against one counterparty; the counterparty's event holds the same amounts. */
+/** One pair's fill in a batch, as one of its two orders sees it. */
 export interface MatchFill {
   readonly counterpartyMatchId: bigint;
+  /** Base units that change hands between the two orders. */
   readonly baseQuantity: bigint;
-  /** floor(baseQuantity x clearingPrice / priceScale), per fill (decisions section 2). */
+  /** floor(baseQuantity x clearing price / price scale): fixed per pair, not per order. */
   readonly quoteAmount: bigint;
 }
 

@@ -6,6 +6,7 @@ export * from './commands.ts';
 export * from './config.ts';
 export * from './events.ts';
 export * from './intake/note-value.ts';
+export { NOTES_CONSUMED_PER_COMMAND_MAX } from './lifecycle/notes-consumed.ts';
 export * from './market.ts';
 export * from './u64.ts';
 export * from './venue-core.ts';

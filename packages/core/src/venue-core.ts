@@ -7,6 +7,7 @@ import { applyCancel } from './intake/cancel.ts';
 import { applyDisconnect } from './intake/disconnect.ts';
 import { applyModify } from './intake/modify.ts';
 import { applyPlace } from './intake/place.ts';
+import { applyNotesConsumed } from './lifecycle/notes-consumed.ts';
 import { applyMatchFailed, applyMatchSettled, isPendingMatch } from './lifecycle/settlement.ts';
 import { applyTick } from './lifecycle/tick.ts';
 import { assertMarketConfig, type MarketConfig } from './market.ts';
@@ -74,6 +75,8 @@ export class VenueCore {
         return applyMatchSettled(state, config, command);
       case 'match_failed':
         return applyMatchFailed(state, config, command);
+      case 'notes_consumed':
+        return applyNotesConsumed(state, config, command);
     }
   }
 
@@ -172,6 +175,20 @@ export class VenueCore {
       }
     }
     return views;
+  }
+
+  /**
+   * The note commitment of every resting order (pending settlement excluded), by market in listing
+   * order and intake order within one: what the chain watch checks for consume records (spec 3.2).
+   */
+  restingNoteCommitments(): string[] {
+    const commitments: string[] = [];
+    for (const market of this.#state.markets.values()) {
+      for (let row = market.live.head; row !== null; row = row.liveNext) {
+        if (row.state === 'resting') commitments.push(row.note.commitment);
+      }
+    }
+    return commitments;
   }
 
   /** The configuration a market was listed with, or undefined when it is not listed. */

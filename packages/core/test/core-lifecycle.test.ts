@@ -401,6 +401,77 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
   });
 });
 
+describe('notes consumed on chain (spec 3.2)', () => {
+  const noteOf = (spec: OrderSpec) => orderBody(spec).note_commitment;
+
+  test('a resting order on a consumed note is cancelled; a pending one keeps its match', () => {
+    const core = venue();
+    const bid = { id: 1, side: 'bid' as const, amount: 100n, price: 1000n, key: 'k1' };
+    place(core, bid);
+    place(core, { id: 2, side: 'ask', amount: 40n, price: 1000n, key: 'k2' });
+    tick(core);
+    place(core, { id: 3, side: 'bid', amount: 10n, price: 900n, key: 'k3' });
+    const events = core.apply({
+      type: 'notes_consumed',
+      noteCommitments: [
+        noteOf(bid),
+        noteOf({ id: 3, side: 'bid', amount: 10n, price: 900n, key: 'k3' }),
+        hex32('x'),
+      ],
+      slot: core.slot,
+    });
+    assert.deepEqual(
+      orderEvents(events).map((e) => [e.orderId, e.kind, e.cancelReason]),
+      [[idOf(3), 'cancelled', 'note_consumed']],
+    );
+    assert.equal(core.orderRecord(idOf(3), 'acct-a').cancel_reason, 'note_consumed');
+    assert.equal(core.orderRecord(idOf(1), 'acct-a').state, 'pending_settlement', 'its settlement decides');
+    core.validateInternalState();
+  });
+
+  test('after a partial fill only the change note backs the order: the settled note is not it', () => {
+    const core = venue();
+    const bid = { id: 1, side: 'bid' as const, amount: 100n, price: 1000n, key: 'k1' };
+    place(core, bid);
+    place(core, { id: 2, side: 'ask', amount: 40n, price: 1000n, key: 'k2' });
+    const match = tick(core).find((e) => e.type === 'match' && e.orderId === idOf(1));
+    assert.ok(match?.type === 'match');
+    const change = { commitment: hex32('change-1'), value: match.noteValue - match.quoteAmount, treeId: 0 };
+    core.apply({
+      type: 'match_settled',
+      marketId: MARKET.marketId,
+      matchId: match.matchId,
+      changeNote: change,
+      slot: core.slot,
+    });
+    // The settlement consumed the original note; the remainder rests on the change note.
+    const settled = core.apply({ type: 'notes_consumed', noteCommitments: [noteOf(bid)], slot: core.slot });
+    assert.deepEqual(settled, []);
+    assert.equal(core.orderRecord(idOf(1), 'acct-a').state, 'partially_filled');
+    const withdrawn = core.apply({
+      type: 'notes_consumed',
+      noteCommitments: [change.commitment],
+      slot: core.slot,
+    });
+    assert.deepEqual(
+      orderEvents(withdrawn).map((e) => [e.orderId, e.kind, e.cancelReason]),
+      [[idOf(1), 'cancelled', 'note_consumed']],
+    );
+    assert.deepEqual(core.restingNoteCommitments(), []);
+    core.validateInternalState();
+  });
+
+  test('restingNoteCommitments lists the notes of resting orders only', () => {
+    const core = venue();
+    place(core, { id: 1, side: 'bid', amount: 10n, price: 1000n, key: 'k1' });
+    place(core, { id: 2, side: 'ask', amount: 10n, price: 1000n, key: 'k2' });
+    tick(core);
+    const resting = { id: 3, side: 'bid' as const, amount: 10n, price: 900n, key: 'k3' };
+    place(core, resting);
+    assert.deepEqual(core.restingNoteCommitments(), [noteOf(resting)]);
+  });
+});
+
 test('a core restored from a snapshot replays the same commands to the same state and events', () => {
   const core = venue();
   place(core, { id: 1, side: 'bid', amount: 50n, price: 1000n, key: 'k1' });

@@ -2,14 +2,16 @@
  * The core against a naive reference model (exchange-core style: a plain, obviously-correct book
  * kept beside the fast one). Random command sequences over two markets, three accounts and a small
  * pool of keys, notes and order ids, so that duplicates, stale nonces, notes in use, self-trades,
- * partial fills, failures, expiries, ioc/fok and disconnects all happen. After every command:
+ * partial fills, failures, expiries, ioc/fok, disconnects and notes consumed on chain all happen. After every command:
  * - the core and the model agree on the outcome (accepted, or the same refusal code);
  * - they agree on every order's state, filled quantity and backing note;
  * - the core's own invariants hold (validateInternalState);
  * - no note backs two open orders, and filled + remaining = amount;
  * - each order's events follow spec 3.1, with nothing after its terminal event;
  * - a second core, restored from a snapshot of the first every few commands, answers every command
- *   with the same events and holds a byte-identical snapshot (snapshot.ts rebuilds the indexes).
+ *   with the same events and holds a byte-identical snapshot (snapshot.ts rebuilds the indexes);
+ * - in every batch, the per-counterparty fills of the match events pair up (A's fill against B is
+ *   B's fill against A, same amounts) and sum to each event's totals.
  * The model uses the real clearBatch for prices and fills: the auction has its own reference-model
  * test; this one checks the bookkeeping around it.
  */
@@ -19,6 +21,7 @@ import {
   type AuctionOrder,
   type Command,
   type CoreEvent,
+  type MatchEvent,
   type OrderEvent,
   priceBand,
   VenueCore,
@@ -306,6 +309,12 @@ class Model {
   /** Connection ids are never reused: a reconnect gets a new epoch. */
   epochs = [0, 0];
 
+  /** spec 3.2: resting orders on a consumed note are cancelled; pending ones keep their match. */
+  consume(notes: readonly string[]): void {
+    for (const o of this.orders)
+      if (o.state === 'resting' && notes.includes(o.note)) this.end(o, 'cancelled');
+  }
+
   disconnect(conn: string): void {
     for (const o of this.orders) {
       if (o.conn !== conn) continue;
@@ -349,6 +358,7 @@ type Action =
   | { kind: 'tick' }
   | { kind: 'settle'; pick: number; fail: boolean }
   | { kind: 'disconnect'; conn: number }
+  | { kind: 'consume'; pick: number; stray: number }
   | { kind: 'pause'; market: number; on: boolean };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -409,6 +419,14 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('disconnect' as const), conn: fc.integer({ min: 0, max: 1 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('consume' as const),
+      pick: fc.nat(),
+      stray: fc.integer({ min: 1, max: 30 }),
+    }),
   },
   {
     weight: 1,
@@ -578,6 +596,20 @@ function runScenario(actions: Action[]): void {
           },
         };
       }
+      case 'consume': {
+        // The note of any order (resting, pending or ended) and a note that may back nothing.
+        const target = model.orders[a.pick % Math.max(1, model.orders.length)];
+        const stray = orderBody({
+          id: a.stray,
+          note: String(a.stray),
+          collateral: 1_000_000n,
+        }).note_commitment;
+        const noteCommitments = target === undefined ? [stray] : [target.note, stray];
+        return {
+          command: { type: 'notes_consumed', noteCommitments, slot },
+          modelApply: accepted(() => model.consume(noteCommitments)),
+        };
+      }
       case 'pause': {
         const marketId = MARKETS[a.market]?.marketId ?? '';
         const reason = a.on ? 'circuit_breaker' : null;
@@ -610,6 +642,7 @@ function runScenario(actions: Action[]): void {
     for (const e of events) count(e.type === 'order' ? `event:${e.kind}` : `event:${e.type}`);
     assert.equal(coreCode, modelCode, `outcome of ${command.type} differs`);
     core.validateInternalState();
+    checkFillsPairUp(events);
     for (const event of events.filter((e): e is OrderEvent => e.type === 'order')) {
       const previous = lastKind.get(event.orderId) ?? 'resting';
       assert.ok(
@@ -631,6 +664,50 @@ function runScenario(actions: Action[]): void {
         notes.add(o.note);
       }
     }
+  }
+}
+
+/**
+ * Settlement proofs bind each pair's fill, so the match events of one command (its batches) must
+ * agree pair by pair: A's fill against B is B's fill against A with the same amounts, the fills
+ * follow `counterpartyMatchIds`, and they sum to the event's totals.
+ */
+function checkFillsPairUp(events: readonly CoreEvent[]): void {
+  const matches = events.filter((e): e is MatchEvent => e.type === 'match');
+  const byId = new Map(matches.map((m) => [`${m.marketId}/${m.matchId}`, m]));
+  for (const m of matches) {
+    assert.deepEqual(
+      m.fills.map((f) => f.counterpartyMatchId),
+      [...m.counterpartyMatchIds],
+      `match ${m.matchId}: fills follow counterpartyMatchIds`,
+    );
+    assert.equal(
+      m.fills.reduce((sum, f) => sum + f.baseQuantity, 0n),
+      m.baseQuantity,
+      `match ${m.matchId}: fills sum to the base total`,
+    );
+    assert.equal(
+      m.fills.reduce((sum, f) => sum + f.quoteAmount, 0n),
+      m.quoteAmount,
+      `match ${m.matchId}: fills sum to the quote total`,
+    );
+    for (const fill of m.fills) {
+      const other = byId.get(`${m.marketId}/${fill.counterpartyMatchId}`);
+      assert.ok(
+        other !== undefined,
+        `match ${m.matchId}: counterparty ${fill.counterpartyMatchId} has an event`,
+      );
+      assert.notEqual(other.side, m.side, 'a fill pairs a bid with an ask');
+      assert.equal(other.batch, m.batch, 'a fill pairs two orders of one batch');
+      const mirror = other.fills.filter((f) => f.counterpartyMatchId === m.matchId);
+      assert.deepEqual(
+        mirror,
+        [{ counterpartyMatchId: m.matchId, baseQuantity: fill.baseQuantity, quoteAmount: fill.quoteAmount }],
+        `match ${m.matchId}: ${other.matchId} holds the same fill once`,
+      );
+    }
+    count('fills:checked');
+    if (m.fills.length > 1) count('fills:several');
   }
 }
 
@@ -683,4 +760,44 @@ test('the core agrees with the reference model on every step of random command s
         .map(([k, v]) => `${k} ${v}`)
         .join('\n'),
     );
+});
+
+test('in a batch of many crossing orders, every match event’s fills pair up and sum to its totals', () => {
+  // Crossing prices around the oracle and one trading key per order (no self-trade skips), so one
+  // order often fills against several counterparties.
+  const spec = fc.record({
+    side: fc.constantFrom('bid' as const, 'ask' as const),
+    amount: fc.bigInt({ min: 5n, max: 80n }),
+    tick: fc.integer({ min: 98, max: 102 }),
+    minFill: fc.constantFrom(0n, 0n, 0n, 5n),
+  });
+  let several = 0;
+  fc.assert(
+    fc.property(fc.array(spec, { minLength: 2, maxLength: 24, size: 'max' }), (specs) => {
+      const core = new VenueCore(CONFIG);
+      core.apply({ type: 'boot', sessionId: TEST_SESSION, slot: 0n });
+      const market = MARKETS[0];
+      assert.ok(market !== undefined);
+      core.apply({ type: 'add_market', market });
+      core.apply({ type: 'oracle_price', marketId: market.marketId, price: 1000n, slot: 0n });
+      core.apply({ type: 'roots', treeId: 0, roots: [TEST_ROOT], slot: 0n });
+      specs.forEach((s, i) => {
+        const body = orderBody({
+          id: i + 1,
+          side: s.side,
+          amount: s.amount,
+          price: BigInt(s.tick) * 10n,
+          minFill: s.minFill,
+          key: `many-${i}`,
+          expiry: 100n,
+        });
+        core.apply(placeCommand(body, 0n, `acct-many-${i}`));
+      });
+      const events = core.apply({ type: 'tick', slot: 1n });
+      checkFillsPairUp(events);
+      for (const e of events) if (e.type === 'match' && e.fills.length > 1) several += 1;
+    }),
+    { numRuns: 200, includeErrorInReport: true, ...seedFromEnv() },
+  );
+  assert.ok(several > 0, 'some order filled against several counterparties');
 });

@@ -17,7 +17,9 @@ import { type Command, type CoreConfig, type CoreEvent, type MarketConfig, Venue
 import { type PlaceOrder, VenueError } from '@venue/protocol';
 
 const PINNED_STATE_HASH = '41993e2d276e18414232e6621c22c6c815adefc1ea06f864c91d2b27045cbbc3';
-const PINNED_TRANSCRIPT_DIGEST = 'c6a30f0efa2191a7657d07322f38d28350553799aef4a901ab9d00e9bf155f33';
+// Re-pinned when match events gained `fills` (issue 19): without that field the answers give the
+// previous digest, c6a30f0e...; the state hash did not move.
+const PINNED_TRANSCRIPT_DIGEST = '4eb28ea001b99299d214ae0f36e0cd4932387538fe9df35b3a6a74cfe1e7258a';
 
 const COMMANDS = 5_000;
 const SESSION = 'ab'.repeat(32);

@@ -3,7 +3,7 @@ import { assert } from '@venue/protocol';
 import { OracleMonitor } from '../oracle/oracle-monitor.ts';
 import type { CheckStatus } from '../settlement/chain-state-check.ts';
 import { NO_SETTLEMENT } from '../venue/ports.ts';
-import { watchChain } from './chain-watch.ts';
+import { watchChain, watchConsumedNotes } from './chain-watch.ts';
 import {
   coreWithMemo,
   createCompanions,
@@ -61,7 +61,7 @@ export async function assembleVenue(
   const { settles } = options;
   assert(!settles || ports.chain?.settlement !== undefined, 'a settling venue needs a settlement chain port');
   assert(!settles || ports.hasher !== undefined, 'a settling venue needs the note hasher of its chain');
-  const companions = createCompanions();
+  const companions = createCompanions(settles ? ports.hasher : undefined);
   const server = await openVenueServer(serverParts(ports, options, companions), edgeOf(ports));
   if (ports.onEvents !== undefined) server.engine.onEvents(ports.onEvents);
   const detachChain = watchChain(server, ports, options.core.treeCount, settles);
@@ -71,8 +71,14 @@ export async function assembleVenue(
       : new OracleMonitor(server.engine, options.markets, ports.oracle.publisherKeys);
   const oracleFeed = monitor === null ? null : (ports.oracle?.start(monitor) ?? null);
   const settlement = settles ? openSettlement(server, ports, options, companions) : null;
+  const settlementChain = ports.chain?.settlement?.chain;
+  const detachConsumed =
+    settles && settlementChain !== undefined && companions.tags !== null
+      ? watchConsumedNotes(server, settlementChain, companions.openings, companions.tags)
+      : () => {};
   const detach = () => {
     settlement?.stop();
+    detachConsumed();
     detachChain();
     oracleFeed?.stop();
   };
@@ -134,7 +140,13 @@ function serverParts(
     },
     core: coreWithMemo(options.core, ports.proofs, companions),
     markets: options.markets,
-    proofs: intakeProofs(ports.proofs, companions, options.markets, options.settles),
+    proofs: intakeProofs(
+      ports.proofs,
+      companions,
+      options.markets,
+      options.settles,
+      ports.chain?.settlement?.chain,
+    ),
     ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
     ...(ports.auth === undefined ? {} : { auth: ports.auth }),
     chain: ports.chain?.reads ?? null,

@@ -1,5 +1,9 @@
 import { RootMirror } from '../chain/root-mirror.ts';
 import { GovernanceWatch } from '../enclave/governance-watch.ts';
+import { ConsumedNoteWatch } from '../settlement/consumed-note-watch.ts';
+import type { NoteUseTags } from '../settlement/consumed-notes.ts';
+import type { NoteOpenings } from '../settlement/note-openings.ts';
+import type { SettlementChain } from '../settlement/settlement-chain.ts';
 import type { VenuePorts } from './venue-ports.ts';
 import type { VenueBody } from './venue-server.ts';
 
@@ -32,5 +36,25 @@ export function watchChain(
   return () => {
     detachMirror();
     detachGovernance();
+  };
+}
+
+/**
+ * On a settling venue: orders resting on notes the chain consumed are cancelled (spec 3.2), on each
+ * withdraw or merge an in-process chain tells, and on the settlement chain's beat for any chain
+ * (consumed-note-watch.ts). Returns the unsubscribe function.
+ */
+export function watchConsumedNotes(
+  server: VenueBody,
+  chain: SettlementChain,
+  openings: NoteOpenings,
+  tags: NoteUseTags,
+): () => void {
+  const watch = new ConsumedNoteWatch(server.engine, chain, openings, tags);
+  const detachBeat = chain.onBeat(() => watch.check());
+  const detachConsumed = chain.onConsumed?.((noteUseTags) => watch.consumed(noteUseTags)) ?? (() => {});
+  return () => {
+    detachBeat();
+    detachConsumed();
   };
 }

@@ -1,7 +1,9 @@
 import type { CoreConfig } from '@venue/core';
+import { NoteUseTags, refusingConsumedNotes } from '../settlement/consumed-notes.ts';
 import { LandedBatches } from '../settlement/landed-batches.ts';
 import { MatchFacts } from '../settlement/match-facts.ts';
 import { NoteOpenings, rememberingProofChecks } from '../settlement/note-openings.ts';
+import type { SettlementChain } from '../settlement/settlement-chain.ts';
 import { SettlementMetrics } from '../settlement/settlement-metrics.ts';
 import { CommitmentMemo } from '../venue/commitment-memo.ts';
 import type { ProofChecks } from '../venue/intake-checks.ts';
@@ -25,15 +27,18 @@ export interface VenueCompanions {
   readonly commitments: CommitmentMemo;
   /** Written by the pipeline, read by GET /admin/metrics/settlement. */
   readonly metrics: SettlementMetrics;
+  /** Note-use tags by commitment, on a settling venue: intake and the consumed-note watch. */
+  readonly tags: NoteUseTags | null;
 }
 
-export function createCompanions(): VenueCompanions {
+export function createCompanions(hasher?: VenuePorts['hasher']): VenueCompanions {
   return {
     openings: new NoteOpenings(),
     facts: new MatchFacts(),
     landed: new LandedBatches(),
     commitments: new CommitmentMemo(),
     metrics: new SettlementMetrics(),
+    tags: hasher === undefined ? null : new NoteUseTags(hasher),
   };
 }
 
@@ -44,14 +49,15 @@ export function durableCompanions(companions: VenueCompanions): readonly StateCo
 
 /**
  * The proof checks at intake. A verifier derives each order's note commitment on its worker and
- * leaves it in the memo; a settling venue also remembers each order's note opening, which the core
- * does not keep and the pipeline needs.
+ * leaves it in the memo; a settling venue also refuses a note the chain consumed (NOTE_CONSUMED)
+ * and remembers each order's note opening, which the core does not keep and the pipeline needs.
  */
 export function intakeProofs(
   proofs: VenuePorts['proofs'],
   companions: VenueCompanions,
   markets: readonly MarketListing[],
   settles: boolean,
+  chain?: SettlementChain,
 ): ProofChecks {
   const checks =
     'checks' in proofs
@@ -60,7 +66,12 @@ export function intakeProofs(
           memo: companions.commitments,
           priceScaleOf: (symbol) => markets.find((m) => m.config.symbol === symbol)?.config.priceScale,
         });
-  return settles ? rememberingProofChecks(checks, companions.openings) : checks;
+  if (!settles) return checks;
+  const unconsumed =
+    chain === undefined || companions.tags === null
+      ? checks
+      : refusingConsumedNotes(checks, chain, companions.tags);
+  return rememberingProofChecks(unconsumed, companions.openings);
 }
 
 /** The core reads a verifier's derivations before it derives a commitment inline (commitment-memo.ts). */

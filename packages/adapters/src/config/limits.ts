@@ -1,8 +1,10 @@
+import { NOTES_CONSUMED_PER_COMMAND_MAX } from '@venue/core';
 import {
   assert,
   BYTES,
   JSON_TEXT_BYTES_MAX,
   ORDER_LIFETIME_SLOTS_MAX,
+  SETTLEMENT_VIEW_KEYS_MAX,
   STREAM_FRAME_BYTES_MAX,
   TOKEN_LIFETIME_SECONDS_MAX,
 } from '@venue/protocol';
@@ -274,6 +276,21 @@ export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
 /** Note openings remembered for settlement (one per live order's note and per change note). */
 export const NOTE_OPENINGS_MAX = 1_000_000;
 
+/**
+ * Resting orders' notes the consumed-note watch looks up per chain beat (spec 3.2); a larger book is
+ * checked in turns. One remote view read holds them (SETTLEMENT_VIEW_KEYS_MAX keys).
+ */
+export const CONSUMED_WATCH_NOTES_PER_BEAT_MAX = 4_096;
+
+/**
+ * Note commitments per `notes_consumed` record: 64 hex characters each, so 128 of them (about
+ * 9 KiB) stay far inside one journal record; more consumed at once go in several records.
+ */
+export const CONSUMED_NOTES_PER_RECORD_MAX = 128;
+
+/** Note-use tags remembered by note commitment, so a resting order's tag is derived once. */
+export const NOTE_USE_TAGS_REMEMBERED_MAX = 1_000_000;
+
 /** Fill messages held until the core's matching fill event is out (one per settled match). */
 export const FILLS_AWAITING_EVENT_MAX = 100_000;
 
@@ -357,6 +374,10 @@ const SHIPPED_LIMITS = {
   REPLICA_BOOT_CHUNK_BYTES,
   BATCH_LEGS_MAX,
   QUEUED_MATCHES_PER_MARKET_MAX,
+  CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
+  CONSUMED_NOTES_PER_RECORD_MAX,
+  NOTES_CONSUMED_PER_COMMAND_MAX,
+  SETTLEMENT_VIEW_KEYS_MAX,
 };
 
 /** Literal types widened, so a test can hand in an edited copy. */
@@ -470,6 +491,15 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.REPLICA_BOOT_CHUNK_BYTES < l.REPLICA_BACKLOG_BYTES_MAX,
       'REPLICA_BOOT_CHUNK_BYTES < REPLICA_BACKLOG_BYTES_MAX: a boot chunk must not drop the replica it seeds',
+    ],
+    [
+      l.CONSUMED_NOTES_PER_RECORD_MAX <= l.NOTES_CONSUMED_PER_COMMAND_MAX &&
+        l.CONSUMED_NOTES_PER_RECORD_MAX * 80 < l.JOURNAL_COMMAND_BYTES_MAX,
+      'CONSUMED_NOTES_PER_RECORD_MAX: a notes_consumed record is one the core takes and the journal holds',
+    ],
+    [
+      l.CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= l.SETTLEMENT_VIEW_KEYS_MAX,
+      'CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= SETTLEMENT_VIEW_KEYS_MAX: one beat of the watch fits one view read',
     ],
     [
       l.QUEUED_MATCHES_PER_MARKET_MAX * 2 >= l.BATCH_LEGS_MAX,

@@ -146,6 +146,7 @@ export const COMMAND_SHAPES: { readonly [C in Command as C['type']]: ShapeOf<C> 
   match_failed: {
     fields: { type: 'string', marketId: 'string', matchId: 'bigint', reason: 'string', slot: 'bigint' },
   },
+  notes_consumed: { fields: { type: 'string', noteCommitments: { list: 'string' }, slot: 'bigint' } },
 };
 
 const CHANGE_OPENING: ShapeOf<ChangeOpening> = {

@@ -3,6 +3,8 @@
  * fill memos, the tree channel and settlement telemetry.
  */
 export * from './chain-state-check.ts';
+export * from './consumed-note-watch.ts';
+export * from './consumed-notes.ts';
 export * from './landed-batches.ts';
 export * from './match-facts.ts';
 export * from './note-openings.ts';

@@ -1,31 +1,35 @@
-import type { CoreEvent } from '@venue/core';
+import type { CoreEvent, MatchFill } from '@venue/core';
 import { assert } from '@venue/protocol';
 import type { JournalRecord } from '../journal/journal-record.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
 
 /**
  * What a match event says that the core's pending-match view does not keep: the batch's clearing
- * price and the counterparties' match ids. The pipeline needs the price for the owner's fill memo
- * and the counterparts to pair legs. Live, it reads both from the match event. After a restart, the
+ * price, the counterparties' match ids and the fill against each. The pipeline needs the price for
+ * the owner's fill memo, the counterparts to pair legs and the fills for the settlement proofs. Live, it reads both from the match event. After a restart, the
  * matches still pending come back from the core alone, so without these facts their owners would get
  * no memo. This companion keeps the facts of every pending match until its outcome is applied.
  */
 export interface MatchFact {
   readonly clearingPrice: bigint;
   readonly counterpartyMatchIds: readonly bigint[];
-  /** The fill against each counterparty; absent in a snapshot older than them. */
-  readonly fills?: readonly MatchFillFact[];
+  /**
+   * One fill per counterparty, in the order of `counterpartyMatchIds`. Undefined for a fact loaded
+   * from a snapshot written before match events carried fills.
+   */
+  readonly fills?: readonly MatchFill[];
 }
 
-/** One fill of the match against one counterparty (core MatchFill). */
-export interface MatchFillFact {
-  readonly counterpartyMatchId: bigint;
-  readonly baseQuantity: bigint;
-  readonly quoteAmount: bigint;
-}
+/** A fill in a snapshot: [counterparty match id, base quantity, quote amount], decimal strings. */
+type StoredFill = readonly [string, string, string];
 
-/** Stored in a snapshot as [market id, match id, price, counterparts], decimal strings for bigints. */
-type StoredFact = readonly [string, string, string, readonly string[]];
+/**
+ * Stored in a snapshot as [market id, match id, price, counterparts, fills], decimal strings for
+ * bigints. Snapshots written before fills were kept end after the counterparts.
+ */
+type StoredFact =
+  | readonly [string, string, string, readonly string[]]
+  | readonly [string, string, string, readonly string[], readonly StoredFill[]];
 
 const keyOf = (marketId: string, matchId: bigint) => `${marketId}/${matchId}`;
 
@@ -59,23 +63,47 @@ export class MatchFacts implements StateCompanion {
   }
 
   save(): StoredFact[] {
-    return [...this.#facts.values()].map((f) => [
-      f.marketId,
-      f.matchId.toString(),
-      f.clearingPrice.toString(),
-      f.counterpartyMatchIds.map(String),
-    ]);
+    return [...this.#facts.values()].map((f): StoredFact => {
+      const head = [
+        f.marketId,
+        f.matchId.toString(),
+        f.clearingPrice.toString(),
+        f.counterpartyMatchIds.map(String),
+      ] as const;
+      if (f.fills === undefined) return head;
+      return [
+        ...head,
+        f.fills.map((fill) => [
+          fill.counterpartyMatchId.toString(),
+          fill.baseQuantity.toString(),
+          fill.quoteAmount.toString(),
+        ]),
+      ];
+    });
   }
 
   load(part: unknown): void {
     assert(Array.isArray(part), 'the match-facts part of a snapshot is a list');
-    for (const [marketId, matchId, price, counterparts] of part as StoredFact[]) {
-      this.#facts.set(keyOf(marketId, BigInt(matchId)), {
+    for (const [marketId, matchId, price, counterparts, fills] of part as StoredFact[]) {
+      const fact = {
         marketId,
         matchId: BigInt(matchId),
         clearingPrice: BigInt(price),
         counterpartyMatchIds: counterparts.map(BigInt),
-      });
+      };
+      this.#facts.set(
+        keyOf(marketId, fact.matchId),
+        fills === undefined
+          ? fact
+          : {
+              ...fact,
+              fills: fills.map(([counterpartyMatchId, baseQuantity, quoteAmount]) => ({
+                counterpartyMatchId: BigInt(counterpartyMatchId),
+                baseQuantity: BigInt(baseQuantity),
+                quoteAmount: BigInt(quoteAmount),
+              })),
+            },
+      );
     }
   }
 }

@@ -85,4 +85,9 @@ export interface SettlementChain {
   leafIndex(commitment: string): bigint | undefined;
   /** Slot ticks and reorgs: the pipeline's beat. Returns an unsubscribe function. */
   onBeat(listener: () => void): () => void;
+  /**
+   * Notes a withdraw or merge consumed, told as each lands. Only an in-process chain can; a remote
+   * one is read on its beat instead (consumed-note-watch.ts).
+   */
+  onConsumed?(listener: (noteUseTags: readonly string[]) => void): () => void;
 }

@@ -1,4 +1,4 @@
-import type { MarketConfig, MatchEvent, PendingMatchView } from '@venue/core';
+import type { MarketConfig, MatchEvent, MatchFill, PendingMatchView } from '@venue/core';
 import {
   assetIdOfMint,
   type DerivedNote,
@@ -12,7 +12,7 @@ import {
   type NoteHasher,
 } from '@venue/notes';
 import { assert, type FillMemoPlaintext, type MemoNote } from '@venue/protocol';
-import type { MatchFact, MatchFillFact } from './match-facts.ts';
+import type { MatchFact } from './match-facts.ts';
 import type { NoteOpening } from './note-openings.ts';
 import type { ChainSettlementLeg } from './settlement-chain.ts';
 
@@ -44,7 +44,7 @@ export interface SettlingMatch {
    * The order's fills against each counterparty (their amounts pair with the counterparty's own),
    * which the VALID_MATCH proof needs; null for a match recovered without them (match-facts.ts).
    */
-  readonly fills: readonly MatchFillFact[] | null;
+  readonly fills: readonly MatchFill[] | null;
   /** Slot at which the pipeline first saw the match (latency telemetry). */
   readonly seenSlot: bigint;
 }

@@ -170,7 +170,7 @@ function applyOutcome(
       let quote = first.quoteAmount;
       // A pair fills at most once in a batch, so counterparties never repeat.
       const counterpartyMatchIds: bigint[] = new Array(to - from);
-      const counterpartFills: MatchFill[] = new Array(to - from);
+      const ownFills: MatchFill[] = new Array(to - from);
       for (let at = from; at < to; at += 1) {
         const fill = fills[fillAt[at] as number] as Fill;
         if (at > from) {
@@ -179,7 +179,7 @@ function applyOutcome(
         }
         const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
         counterpartyMatchIds[at - from] = counterpartyMatchId;
-        counterpartFills[at - from] = {
+        ownFills[at - from] = {
           counterpartyMatchId,
           baseQuantity: fill.quantity,
           quoteAmount: fill.quoteAmount,
@@ -203,9 +203,7 @@ function applyOutcome(
         matchId,
         lockExpirySlot,
       });
-      events.push(
-        matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, counterpartFills),
-      );
+      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
     }
     // ioc and fok take part in their arrival batch only (decisions section 2).
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;

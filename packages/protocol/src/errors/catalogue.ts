@@ -276,6 +276,12 @@ export const ERRORS = {
     http: 409,
     meaning: 'The account already has as many open orders as it may (1,000); cancel some first.',
   },
+  NOTE_CONSUMED: {
+    code: 1210,
+    http: 409,
+    meaning:
+      'The chain has consumed note_commitment (withdrawn, merged or settled), so it can back no order; use another note.',
+  },
 
   // 1300-1399: the thing named does not exist.
   ORDER_NOT_FOUND: {
