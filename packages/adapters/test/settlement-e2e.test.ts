@@ -4,7 +4,7 @@
 // that only they can decrypt; the tree holds the notes the memos name; value is conserved per mint.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { spendAuthorityOf } from '@venue/chain-sim';
+import { type NoteOpeningReveal, spendAuthorityOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
   createNote,
@@ -144,7 +144,9 @@ test('two traders settle a crossing pair end to end', async () => {
   assert.equal((await venue.place(bob.trader, ask)).status, 200);
   const vaultsBefore = chain.audit();
 
-  venue.advanceSlots(1 + FINALITY); // clear, lock, land, finalize
+  // Clear, lock, prove (the real VALID_MATCH circuit), land, finalize.
+  await venue.settleAll({ slotsMin: 1 + FINALITY });
+  const outputs: NoteOpeningReveal[] = [];
   for (const [who, order, received, change] of [
     [alice, bid, { amount: 10n, mint: MARKET.baseMint }, 85n],
     [bob, ask, { amount: 15n, mint: MARKET.quoteMint }, undefined],
@@ -182,9 +184,20 @@ test('two traders settle a crossing pair end to end', async () => {
       hasher.noteCommitment(who.note.hex.ownerCommitment, memo.received.inner_hash, memo.received.amount),
       memo.received.commitment,
     );
+    for (const note of [memo.received, memo.change]) {
+      if (note === undefined) continue;
+      outputs.push({
+        commitment: note.commitment,
+        owner_commitment: who.note.hex.ownerCommitment,
+        note_inner_hash: note.inner_hash,
+        value: note.amount,
+      });
+    }
   }
-  // Per mint, what the vault holds is what the unconsumed notes hold, and no value appeared.
-  for (const [mint, entry] of chain.audit()) {
+  // Per mint, what the vault holds is what the unconsumed notes hold, and no value appeared. The
+  // chain holds the settled notes as bare commitments: the owners show their openings to the audit.
+  for (const [mint, entry] of chain.audit(outputs)) {
+    assert.equal(entry.hidden, 0, mint);
     assert.equal(entry.vault, entry.notes, mint);
     assert.equal(entry.vault, vaultsBefore.get(mint)?.vault, mint);
   }

@@ -28,19 +28,22 @@ import {
 import {
   type ChainSimulator,
   createChainSimulator,
+  type NoteOpeningReveal,
   type RpcServer,
   settlementChainOf,
   spendAuthorityOf,
   startRpcServer,
   treeReads,
 } from '@venue/chain-sim';
-import type { CoreConfig, CoreEvent, OrderEvent } from '@venue/core';
+import type { CoreConfig, CoreEvent, MatchEvent, OrderEvent } from '@venue/core';
 import {
   assetIdOfMint,
   createMatchProver,
   createNote,
   createStandInMatchProver,
   type DerivedNote,
+  deriveChangeNote,
+  deriveFillNote,
   fieldToHex,
   generateViewingKey,
   loadNoteHasher,
@@ -147,6 +150,9 @@ export class SettlementWorld {
   recovery: Recovery | null = null;
   #mirror: RootMirror;
   #nextId = 0;
+  /** Openings of every note the world's owners hold or may receive, by commitment (#foresee). */
+  readonly #notes = new Map<string, { ownerCommitment: string; innerHash: string; assetId: bigint }>();
+  readonly #foreseen = new Map<string, NoteOpeningReveal>();
   /** One prover for the world's life: a restarted pipeline proves on the same workers. */
   readonly #prover: MatchProver;
   /** Set with `rpc: true`. */
@@ -179,7 +185,10 @@ export class SettlementWorld {
 
   #listen(): void {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
-      for (const event of events) if (event.type === 'order') this.orderEvents.push(event);
+      for (const event of events) {
+        if (event.type === 'order') this.orderEvents.push(event);
+        if (event.type === 'match') this.#foresee(event);
+      }
     });
   }
 
@@ -318,6 +327,11 @@ export class SettlementWorld {
       blinding: fieldToHex(note.blinding),
       spend_authority: spendAuthorityOf(wallet.spendingKey).publicKey,
     });
+    this.#notes.set(note.hex.commitment, {
+      ownerCommitment: note.hex.ownerCommitment,
+      innerHash: note.hex.innerHash,
+      assetId: note.assetId,
+    });
     return note;
   }
 
@@ -410,8 +424,45 @@ export class SettlementWorld {
   }
 
   /** Per mint, what the vault holds equals what the unconsumed notes hold. */
+  /**
+   * Value is conserved on chain: every unconsumed note, deposits and settlement outputs alike, adds
+   * up to the vaults. The chain holds settlement outputs as bare commitments, so the owners' openings
+   * are shown to its audit, as each owner derives them (#foresee); a note no owner can open fails.
+   */
   conserved(): boolean {
-    return [...this.chain.audit().values()].every((entry) => entry.vault === entry.notes);
+    return [...this.chain.audit(this.#foreseen.values()).values()].every(
+      (entry) => entry.hidden === 0 && entry.vault === entry.notes,
+    );
+  }
+
+  /** The two notes a match would create, derived from the owner's note as the owner would. */
+  #foresee(event: MatchEvent): void {
+    const parent = this.#notes.get(event.noteCommitment);
+    if (parent === undefined) return;
+    const bid = event.side === 'bid';
+    const paid = bid ? event.quoteAmount : event.baseQuantity;
+    const spent = { ownerCommitment: parent.ownerCommitment, innerHash: parent.innerHash };
+    const received = deriveFillNote(
+      this.hasher,
+      spent,
+      assetIdOfMint(bid ? MARKET.baseMint : MARKET.quoteMint),
+      bid ? event.baseQuantity : event.quoteAmount,
+    );
+    const change = deriveChangeNote(this.hasher, spent, parent.assetId, event.noteValue - paid);
+    for (const note of [received, change]) {
+      if (note.value === 0n) continue;
+      this.#notes.set(note.hex.commitment, {
+        ownerCommitment: note.hex.ownerCommitment,
+        innerHash: note.hex.innerHash,
+        assetId: note.assetId,
+      });
+      this.#foreseen.set(note.hex.commitment, {
+        commitment: note.hex.commitment,
+        owner_commitment: note.hex.ownerCommitment,
+        note_inner_hash: note.hex.innerHash,
+        value: note.value,
+      });
+    }
   }
 }
 

@@ -112,7 +112,7 @@ async function until(what: string, done: () => boolean): Promise<void> {
 
 /** Clear, lock, land and finalize; then wait until each order reached its state and memos arrived. */
 async function settle(expect: Array<[Desk, LocalOrder, string]>): Promise<void> {
-  venue.advanceSlots(1 + FINALITY);
+  await venue.settleAll({ slotsMin: 1 + FINALITY });
   await until('the settlement events', () =>
     expect.every(([desk, order, state]) => desk.trader.orders.get(order.order_id)?.state === state),
   );
@@ -189,7 +189,7 @@ test('two SDK wallets follow a partial then a full fill with real proofs and spe
     }
     const bobBid = await bob.place('bid', 4n);
     assert.equal(bob.wallet.note(bobBid.note_commitment)?.value, 6n, 'the smallest quote note that pays 6');
-    venue.advanceSlots(1 + FINALITY);
+    await venue.settleAll({ slotsMin: 1 + FINALITY });
     await until(
       'one ask and the bid to fill',
       () =>

@@ -32,6 +32,9 @@ export async function startProvingVenue(options: {
     core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
     proofMode: 'groth16',
     proofs: proofChecksOf(verifier),
+    // Settlement proves with the real VALID_MATCH circuit and the chain verifies it: drive slots
+    // with settleAll, which gives the provers wall time.
+    settlementProofs: 'groth16',
   });
   venue.server.engine.record({
     type: 'oracle_price',

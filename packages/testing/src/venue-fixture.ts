@@ -292,6 +292,23 @@ export class TestVenue {
     }
   }
 
+  /**
+   * Moves the clock and the chain a slot every `slotMs` of wall time until no match is pending (and
+   * at least `slotsMin` slots), so a prover on worker threads gets the time real slots give it.
+   * Returns the slots produced.
+   */
+  async settleAll(options: { slotsMin?: number; slotMs?: number; slotsMax?: number } = {}): Promise<number> {
+    const { slotsMin = 1, slotMs = 50, slotsMax = 4_000 } = options;
+    let slots = 0;
+    while (slots < slotsMin || this.server.engine.core.pendingMatches().length > 0) {
+      if (slots >= slotsMax) throw new Error(`matches still pending after ${slotsMax} slots`);
+      this.advanceSlots(1);
+      slots += 1;
+      await new Promise((resolve) => setTimeout(resolve, slotMs));
+    }
+    return slots;
+  }
+
   stop(): Promise<void> {
     return this.#assembled.stop();
   }
