@@ -1,5 +1,5 @@
 import type { MatchProver } from '@venue/notes';
-import type { TradingKey } from '@venue/protocol';
+import { assert, type TradingKey } from '@venue/protocol';
 import type { ChainSimulator } from './chain.ts';
 import { chainReadsOf, treeReads } from './reads.ts';
 import { settlementChainOf } from './venue-port.ts';
@@ -12,6 +12,11 @@ import { settlementChainOf } from './venue-port.ts';
  * build their chain this way; the chain's own clock (wall or manual) stays with its owner.
  */
 export function venueChainPortsOf(chain: ChainSimulator, signer: TradingKey, prover: MatchProver) {
+  // A stand-in proof fails on a verifying chain and a real one is wasted on a stand-in chain.
+  assert(
+    chain.info().match_proofs === prover.kind,
+    `the chain verifies ${chain.info().match_proofs} proofs; the prover makes ${prover.kind} ones`,
+  );
   return {
     reads: chainReadsOf(chain),
     onBeat(listener: () => void) {

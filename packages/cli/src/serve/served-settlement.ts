@@ -23,6 +23,7 @@ export async function openRemoteSettlement(
     config.chain.rpcUrl,
     Math.max(SETTLEMENT_RPC_TIMEOUT_MS_MIN, config.chain.pollMs * 5),
   );
+  await checkProofMode(config, rpc);
   await checkMarketAccounts(config, rpc);
   const remote = new RemoteSettlementChain(rpc, enclave.settlementSigner, { onProblem: log });
   // The first view holds the markets' batch numbers, so the state check decides at boot, before
@@ -39,6 +40,19 @@ export async function openRemoteSettlement(
     );
   }
   return remote;
+}
+
+/**
+ * A served venue proves every settlement leg with the real VALID_MATCH circuit: a chain that takes
+ * stand-in proofs (a test chain) would accept a batch it cannot check, so serve refuses to settle on it.
+ */
+async function checkProofMode(config: ServeConfig, rpc: ChainRpcClient): Promise<void> {
+  const info = await rpc.request('getChainInfo', {});
+  if (info.match_proofs !== 'groth16') {
+    throw new Error(
+      `chain.rpc_url ${config.chain.rpcUrl} verifies settlement proofs in ${info.match_proofs} mode; venue serve settles only on a chain that verifies Groth16 proofs (start the chain without --match-proofs stand-in, or set chain.settle to false)`,
+    );
+  }
 }
 
 /**
