@@ -222,6 +222,7 @@ test('every method answers a result that decodes, on the venue client and the SD
   await call('getRootWindow', { tree_id: 0 });
   await call('getTreeUpdates', { trees: [{ tree_id: 0, anchors: [] }], page_leaves: 2 });
   await call('getSlot', {});
+  assert.equal((await call('getChainInfo', {})).match_proofs, w.chain.info().match_proofs);
   await call('getStateHash', {});
   await call('listMarkets', {});
   await call('getMarket', { market_id: w.market.market_id });

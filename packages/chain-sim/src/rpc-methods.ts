@@ -86,7 +86,12 @@ export const RPC_METHODS: ChainHandlers<ChainSimulator> = {
   getGovernance: (chain) => chain.governance(),
   proposeGovernance: (chain, p) => chain.proposeGovernance(p),
   audit: (chain) => ({
-    mints: [...chain.audit()].map(([mint, totals]) => ({ mint, vault: totals.vault, notes: totals.notes })),
+    mints: [...chain.audit()].map(([mint, totals]) => ({
+      mint,
+      vault: totals.vault,
+      notes: totals.notes,
+      hidden: totals.hidden,
+    })),
   }),
 
   // faults

@@ -416,10 +416,20 @@ describe('venue serve', () => {
     }
     const market = await rpc.request('getMarket', { market_id: marketId });
     assert.equal(market.next_batch_seq, 1n, 'exactly one batch applied');
+    // The chain holds what settlement created as bare commitments (their values are the owners'
+    // secret; the batch's Groth16 proofs showed it conserves value). What it can see adds up: each
+    // vault covers the deposits still unspent, and exactly the batch's outputs are hidden.
+    const status = await rpc.request('getSettlementStatus', { market_id: marketId, batch_seq: 0n });
+    const landed = await rpc.request('getSettlement', { tx_id: status.tx_id });
     const audit = await rpc.request('audit');
     assert.ok(
-      audit.mints.every((m) => m.vault === m.notes),
-      'value conserved on chain',
+      audit.mints.every((m) => m.vault >= m.notes),
+      'every vault covers the notes it can value',
+    );
+    assert.equal(
+      audit.mints.reduce((sum, m) => sum + m.hidden, 0),
+      landed?.appended?.length,
+      "the batch's outputs, and only they, are hidden",
     );
     second.child.kill('SIGTERM');
     assert.equal(await exited(second.child), 0);

@@ -111,7 +111,20 @@ export const CHAIN_METHODS = {
   proposeGovernance: method(GovernanceRequestSchema, GovernanceViewSchema),
   audit: method(
     NONE,
-    Strict({ mints: Type.Array(Strict({ mint: MintOrAsset(), vault: U64(), notes: U64() })) }),
+    Strict({
+      mints: Type.Array(
+        Strict({
+          mint: MintOrAsset(),
+          vault: U64(),
+          notes: U64({ description: 'Value of the unconsumed notes whose opening the chain holds.' }),
+          hidden: Type.Integer({
+            minimum: 0,
+            description:
+              'Unconsumed notes held as bare commitments (settlement outputs): value unknown here.',
+          }),
+        }),
+      ),
+    }),
   ),
 
   // faults (docs/chain-sim.md section 7)

@@ -51,10 +51,29 @@ export function sumByMint(holdings: readonly Map<string, bigint>[]): Map<string,
   return total;
 }
 
-/** The chain's unconsumed note value per mint, checked equal to its vaults (value is conserved). */
-export function chainNoteValue(chain: ChainSimulator): Map<string, bigint> {
+/**
+ * The chain's unconsumed note value per mint, checked equal to its vaults (value is conserved). The
+ * chain holds settlement outputs as bare commitments, so the wallets show it their openings (what a
+ * withdraw would reveal); a note none of them can open is counted as hidden and fails the check.
+ */
+export function chainNoteValue(
+  chain: ChainSimulator,
+  wallets: readonly { readonly wallet: NoteWallet; readonly ownerCommitment: string }[],
+): Map<string, bigint> {
+  const revealed = wallets.flatMap(({ wallet, ownerCommitment }) =>
+    wallet
+      // Spent notes too: the chain tells a consumed note by its tag, which it derives from the opening.
+      .notes()
+      .map((note) => ({
+        commitment: note.commitment,
+        owner_commitment: ownerCommitment,
+        note_inner_hash: note.inner_hash,
+        value: note.value,
+      })),
+  );
   const notes = new Map<string, bigint>();
-  for (const [mint, { vault, notes: value }] of chain.audit()) {
+  for (const [mint, { vault, notes: value, hidden }] of chain.audit(revealed)) {
+    assert.equal(hidden, 0, `mint ${mint}: ${hidden} unconsumed notes no wallet can open`);
     assert.equal(value, vault, `mint ${mint}: unconsumed notes ${value}, vault ${vault}`);
     if (value > 0n) notes.set(mint, value);
   }

@@ -57,12 +57,12 @@ import { SimVenue } from './sim-venue.ts';
 
 export const REPLAY_CHECK_STEPS = 250;
 const ACCOUNTS = 4;
+/** Worker threads of the real prover on the circuit seed. */
+const PROVER_WORKERS = 2;
 /**
  * Two markets with their own mints, oracle, gates and settlement lane: a note's mint names its
  * market and side, so orders, batches and faults interleave across the markets in one journal.
  */
-/** Worker threads of the real prover on the circuit seed. */
-const PROVER_WORKERS = 2;
 const MARKETS: readonly MarketConfig[] = [testMarket('SOL-USDC'), testMarket('ETH-USDC')];
 /** A market's price moves inside this band (the oracle band of the core stays around it). */
 const PRICE_START = 1000n;
@@ -74,10 +74,12 @@ const WALL_START_MS = 1_800_000_000_000;
 const SLOT_MS = 400;
 /**
  * What a cross-market modify may be refused with: the market rule itself, or what the venue checks
- * before it (the old order already ended, a journal that is down).
+ * before it (the old order already ended, a journal that is down, a replacement note the chain has
+ * already consumed: intake checks the note with its proof, before the core sees the modify).
  */
 const CROSS_MARKET_REFUSALS: ReadonlySet<string> = new Set([
   'CROSS_MARKET_MODIFY',
+  'NOTE_CONSUMED',
   'ORDER_NOT_FOUND',
   'JOURNAL_UNAVAILABLE',
 ]);
