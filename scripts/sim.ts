@@ -5,6 +5,7 @@
  *   npm run sim -- --seed 42 --steps 2000  one seed, e.g. to reproduce a failure
  *   npm run sim -- --seeds 100 --from 5000 seeds 5000..5099
  *   npm run sim -- --seeds 20 --poseidon   with the real Poseidon note hash (slower)
+ *   npm run sim -- --seed 7 --circuit      the real VALID_MATCH circuit (Poseidon; seconds per leg)
  *
  * A failing seed prints itself with the command that reproduces it, and the exit code is 1.
  */
@@ -25,14 +26,16 @@ const single = process.argv.includes('--seed');
 const from = single ? option('seed', 1) : option('from', 1);
 const seeds = single ? 1 : option('seeds', 100);
 const steps = option('steps', 500);
-const hasher = process.argv.includes('--poseidon') ? 'poseidon' : 'sha256';
+const circuit = process.argv.includes('--circuit');
+const hasher = circuit || process.argv.includes('--poseidon') ? 'poseidon' : 'sha256';
+const proofs = circuit ? 'groth16' : 'stand-in';
 
 const totals = new SimTotals();
 const failures: SimFailure[] = [];
 const started = process.hrtime.bigint();
 for (let seed = from; seed < from + seeds; seed++) {
   try {
-    const report = await Simulator.run({ seed, steps, hasher });
+    const report = await Simulator.run({ seed, steps, hasher, proofs });
     totals.add(report);
     if (single) console.error(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? `${v}` : v), 2));
   } catch (error) {

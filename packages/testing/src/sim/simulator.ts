@@ -134,10 +134,12 @@ export class SimFailure extends Error {
     cause: unknown,
     steps: number,
     hasher: SimHasherKind = 'sha256',
+    proofs: 'stand-in' | 'groth16' = 'stand-in',
   ) {
+    const flag = proofs === 'groth16' ? ' --circuit' : hasher === 'poseidon' ? ' --poseidon' : '';
     super(
       `seed ${seed} failed at step ${step}: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}\n` +
-        `  reproduce: npm run sim -- --seed ${seed} --steps ${steps}${hasher === 'poseidon' ? ' --poseidon' : ''}`,
+        `  reproduce: npm run sim -- --seed ${seed} --steps ${steps}${flag}`,
       { cause },
     );
     this.name = 'SimFailure';
@@ -270,7 +272,7 @@ export class Simulator {
       await this.#venue.kill();
     } catch (error) {
       await this.#venue?.kill().catch(() => undefined);
-      throw new SimFailure(options.seed, step, error, options.steps, kind);
+      throw new SimFailure(options.seed, step, error, options.steps, kind, options.proofs);
     }
     return this.#report(options.steps);
   }
