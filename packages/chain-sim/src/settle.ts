@@ -2,9 +2,9 @@ import {
   assetIdOfMint,
   batchBinding,
   fillPairingFault,
-  MATCH_FILLS_MAX,
   type MatchStatement,
   type NoteHasher,
+  padFillTags,
 } from '@venue/notes';
 import { type SettlementFailureReason, verifyDigest } from '@venue/protocol';
 import type { LeafRecord, Ledger } from './ledger.ts';
@@ -220,10 +220,8 @@ function statementsOf(
     noteUseTag: field(leg.input.note_use_tag),
     receivedCommitment: field(leg.received?.commitment),
     changeCommitment: field(leg.change?.commitment),
-    fillTags: [
-      ...leg.fill_tags.map(field),
-      ...new Array<bigint>(MATCH_FILLS_MAX - leg.fill_tags.length).fill(0n),
-    ],
+    // Padded to the narrowest circuit that holds them: the width names the key that checks the proof.
+    fillTags: padFillTags(leg.fill_tags.map(field)),
   }));
 }
 

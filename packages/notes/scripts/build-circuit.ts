@@ -1,7 +1,7 @@
 /**
  * Builds one circuit and runs a DEVELOPMENT trusted setup (docs/notes.md sections 6 and 10.5).
  *
- *   node --import tsx packages/notes/scripts/build-circuit.ts [valid_input | valid_match] [--fresh-ptau]
+ *   node --import tsx packages/notes/scripts/build-circuit.ts [valid_input | valid_match | valid_match_wide] [--fresh-ptau]
  *
  * The circuit defaults to valid_input. Each circuit has its own power of tau (CIRCUITS below); the
  * prepared ptau of each power is cached and shared.
@@ -43,6 +43,8 @@ const CIRCUITS = {
   valid_input: { power: 13, wasm: 'wasm', zkey: 'zkey', vkey: 'vkey' },
   // 4,654 constraints would fit 2^13; 2^14 leaves room for more fill slots without a new phase 1.
   valid_match: { power: 14, wasm: 'matchWasm', zkey: 'matchZkey', vkey: 'matchVkey' },
+  // Sixteen fill slots; measured constraints in docs/notes.md section 10.2, within 2^14 too.
+  valid_match_wide: { power: 14, wasm: 'matchWideWasm', zkey: 'matchWideZkey', vkey: 'matchWideVkey' },
 } as const satisfies Record<string, { power: number; wasm: PinName; zkey: PinName; vkey: PinName }>;
 type CircuitName = keyof typeof CIRCUITS;
 /** Public, fixed beacon value; a real ceremony would take it from a future public event. */
@@ -137,6 +139,9 @@ const PIN_DOCS: Record<PinName, string> = {
   matchWasm: 'artifacts/valid_match.wasm: the VALID_MATCH witness generator.',
   matchZkey: 'artifacts/valid_match.zkey: the VALID_MATCH development proving key.',
   matchVkey: 'artifacts/valid_match.vkey.json: the VALID_MATCH verification key.',
+  matchWideWasm: 'artifacts/valid_match_wide.wasm: the VALID_MATCH_WIDE witness generator.',
+  matchWideZkey: 'artifacts/valid_match_wide.zkey: the VALID_MATCH_WIDE development proving key.',
+  matchWideVkey: 'artifacts/valid_match_wide.vkey.json: the VALID_MATCH_WIDE verification key.',
 };
 
 /** Copies the circuit's runtime artifacts in and rewrites every pin (the other circuit's unchanged). */

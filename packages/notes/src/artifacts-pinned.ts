@@ -17,4 +17,10 @@ export const ARTIFACT_SHA256 = {
   matchZkey: 'cec8de188b856ed176af80bcddd1ba972afa6bc20f7c6a9ce734be575b4d6e4f',
   /** artifacts/valid_match.vkey.json: the VALID_MATCH verification key. */
   matchVkey: '9772ad01e9e7a1d6487e3d8c3f934c0da59099e3afac9fba46dd1f548db92ce2',
+  /** artifacts/valid_match_wide.wasm: the VALID_MATCH_WIDE witness generator. */
+  matchWideWasm: 'cd0dc9843c98c4da7a9a3be4fcfd20d9af6ff81d79e2b3741b809d2dd980d157',
+  /** artifacts/valid_match_wide.zkey: the VALID_MATCH_WIDE development proving key. */
+  matchWideZkey: 'caf5bf4a1a45c377353d54228651f46fd704bd63643e0c48de4a392246007a21',
+  /** artifacts/valid_match_wide.vkey.json: the VALID_MATCH_WIDE verification key. */
+  matchWideVkey: 'ac26dd17e10cf4064f8b3e001475210b4bfcb321b0e49891b81b7d97a80a2d5c',
 } as const;

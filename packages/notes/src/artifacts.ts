@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
+import type { MatchWidth } from './match-public-inputs.ts';
 
 /**
- * The committed circuit artifacts, VALID_INPUT's and VALID_MATCH's (docs/notes.md sections 6 and
- * 10.5). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
+ * The committed circuit artifacts, VALID_INPUT's and the two VALID_MATCH circuits' (docs/notes.md
+ * sections 6 and 10.5). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
  * through `loadArtifact`, which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
  * verification key that drifted from the others is never used.
  */
@@ -19,7 +20,16 @@ const FILES: Record<ArtifactName, string> = {
   matchWasm: 'valid_match.wasm',
   matchZkey: 'valid_match.zkey',
   matchVkey: 'valid_match.vkey.json',
+  matchWideWasm: 'valid_match_wide.wasm',
+  matchWideZkey: 'valid_match_wide.zkey',
+  matchWideVkey: 'valid_match_wide.vkey.json',
 };
+
+/** The artifacts of each VALID_MATCH circuit, by its width (fill slots). */
+export const MATCH_CIRCUIT_ARTIFACTS = {
+  4: { wasm: 'matchWasm', zkey: 'matchZkey', vkey: 'matchVkey' },
+  16: { wasm: 'matchWideWasm', zkey: 'matchWideZkey', vkey: 'matchWideVkey' },
+} as const satisfies Record<MatchWidth, { wasm: ArtifactName; zkey: ArtifactName; vkey: ArtifactName }>;
 
 export { ARTIFACT_SHA256 };
 
@@ -67,7 +77,9 @@ export interface VerificationKeyJson {
   IC: string[][];
 }
 
-/** The verification key of VALID_INPUT (`vkey`, the default) or of VALID_MATCH (`matchVkey`). */
-export async function loadVerificationKey(name: 'vkey' | 'matchVkey' = 'vkey'): Promise<VerificationKeyJson> {
+/** The verification key of VALID_INPUT (`vkey`, the default) or of a VALID_MATCH circuit. */
+export async function loadVerificationKey(
+  name: 'vkey' | 'matchVkey' | 'matchWideVkey' = 'vkey',
+): Promise<VerificationKeyJson> {
   return JSON.parse((await loadArtifact(name)).toString('utf8')) as VerificationKeyJson;
 }

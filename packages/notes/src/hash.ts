@@ -1,5 +1,5 @@
 import { assert, U64_MAX, VenueError } from '@venue/protocol';
-import { buildPoseidon } from 'circomlibjs';
+import type { PoseidonWasm } from 'circomlibjs';
 import { fieldFromHex, fieldToHex, isFieldElement } from './field.ts';
 
 /**
@@ -51,11 +51,30 @@ let loading: Promise<NoteHasher> | undefined;
 
 /** Builds the Poseidon WebAssembly once per thread and returns the hasher (cached). */
 export function loadNoteHasher(): Promise<NoteHasher> {
-  loading ??= buildPoseidon().then(hasherOf);
+  loading ??= importPoseidonBuilder()
+    .then((builder) => builder())
+    .then(hasherOf);
   return loading;
 }
 
-function hasherOf(wasm: Awaited<ReturnType<typeof buildPoseidon>>): NoteHasher {
+/**
+ * circomlibjs's Poseidon module (src/poseidon_wasm.js), imported on its own, never through the
+ * package's entry point. The entry point also loads circomlibjs's EdDSA and Pedersen code, which
+ * requires blake-hash, a native addon that keeps its class constructors in static
+ * Napi::FunctionReferences shared by every thread of the process: each thread that loads it deletes
+ * the previous thread's reference in that thread's environment, and once that thread has exited
+ * (a closed prover or verifier pool) the deletion writes into freed memory. The process then
+ * aborts with a corrupted heap (`free(): invalid pointer`, `corrupted size vs. prev_size`). We use
+ * only Poseidon, which needs no native code (docs/notes.md section 10.6).
+ */
+async function importPoseidonBuilder(): Promise<() => Promise<PoseidonWasm>> {
+  // The package exports only its entry point; its own files sit beside it.
+  const module = new URL('./src/poseidon_wasm.js', import.meta.resolve('circomlibjs'));
+  const { buildPoseidon } = (await import(module.href)) as { buildPoseidon: () => Promise<PoseidonWasm> };
+  return buildPoseidon;
+}
+
+function hasherOf(wasm: PoseidonWasm): NoteHasher {
   return noteHasherOver((inputs) => wasm.F.toObject(wasm(inputs)));
 }
 

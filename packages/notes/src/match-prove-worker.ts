@@ -1,7 +1,8 @@
 /**
- * One proving worker of the match prover pool (match-prover.ts). It loads the pinned VALID_MATCH
- * artifacts, instantiates the witness WebAssembly and a single-threaded BN254 curve once, then proves
- * one leg per request until terminated.
+ * One proving worker of the match prover pool (match-prover.ts). It loads the pinned artifacts of
+ * both VALID_MATCH circuits (4 and 16 fill slots), instantiates each witness WebAssembly and a
+ * single-threaded BN254 curve once, then proves one leg per request, with the circuit of the leg's
+ * width, until closed.
  *
  * Messages in: MatchProveRequest, or 'close' to finish the queue and exit. Out: { type: 'ready' } once, then a 'proved' or 'failed' reply per
  * request; { type: 'fatal', message } if it cannot start.
@@ -11,9 +12,16 @@ import { parentPort } from 'node:worker_threads';
 import { assert } from '@venue/protocol';
 import { buildBn128 } from 'ffjavascript';
 import * as snarkjs from 'snarkjs';
-import { artifactPath, loadArtifact } from './artifacts.ts';
+import { artifactPath, loadArtifact, MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
 import { loadNoteHasher } from './hash.ts';
-import { type MatchBatchHeader, type MatchStatement, matchPublicInputs } from './match-public-inputs.ts';
+import {
+  MATCH_WIDTHS,
+  type MatchBatchHeader,
+  type MatchStatement,
+  type MatchWidth,
+  matchPublicInputs,
+  matchWidthOfStatement,
+} from './match-public-inputs.ts';
 import { type MatchLeg, settleLeg } from './match-rules.ts';
 import { matchCircuitInput } from './match-witness.ts';
 import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
@@ -40,6 +48,12 @@ interface WitnessCalculator {
 }
 type WitnessCalculatorBuilder = (code: Uint8Array) => Promise<WitnessCalculator>;
 
+/** One circuit, warm: its witness instance and its proving key in memory. */
+interface WarmCircuit {
+  readonly witnesses: WitnessCalculator;
+  readonly zkey: Buffer;
+}
+
 const port = parentPort;
 if (port === null) throw new Error('match-prove-worker.ts runs only as a worker thread');
 
@@ -48,26 +62,30 @@ function send(reply: MatchProveReply): void {
 }
 
 try {
-  const [hasher, wasm, zkey] = await Promise.all([
-    loadNoteHasher(),
-    loadArtifact('matchWasm'),
-    loadArtifact('matchZkey'),
-  ]);
+  const hasher = await loadNoteHasher();
   await loadArtifact('witnessCalculator'); // checks the pin before the file is evaluated
   const builder = createRequire(import.meta.url)(
     artifactPath('witnessCalculator'),
   ) as WitnessCalculatorBuilder;
-  const witnesses = await builder(wasm);
+  const warm = async (width: MatchWidth): Promise<WarmCircuit> => {
+    const names = MATCH_CIRCUIT_ARTIFACTS[width];
+    const [wasm, zkey] = await Promise.all([loadArtifact(names.wasm), loadArtifact(names.zkey)]);
+    return { witnesses: await builder(wasm), zkey };
+  };
+  const circuits = new Map<MatchWidth, WarmCircuit>();
+  for (const width of MATCH_WIDTHS) circuits.set(width, await warm(width));
   // snarkjs builds a new curve for every singleThread proof (a WebAssembly instantiation each time)
   // and otherwise reuses the global one; making that global a single-threaded curve keeps one warm
   // curve per worker and starts no helper threads inside it.
   (globalThis as { curve_bn128?: unknown }).curve_bn128 = await buildBn128(true);
   const prove = async (request: MatchProveRequest): Promise<MatchProveReply> => {
     const { statement } = settleLeg(hasher, request.header, request.leg);
+    const circuit = circuits.get(matchWidthOfStatement(statement));
+    assert(circuit !== undefined, 'both widths are loaded');
     const input = matchCircuitInput(request.header, request.leg, statement);
-    const witness = await witnesses.calculateWTNSBin(input, true);
+    const witness = await circuit.witnesses.calculateWTNSBin(input, true);
     const { proof, publicSignals } = await snarkjs.groth16.prove(
-      { type: 'mem', data: zkey },
+      { type: 'mem', data: circuit.zkey },
       { type: 'mem', data: witness },
     );
     const expected = matchPublicInputs(statement);
@@ -80,8 +98,8 @@ try {
   // One request at a time: the witness instance holds one computation.
   let queue: Promise<void> = Promise.resolve();
   port.on('message', (request: MatchProveRequest | 'close') => {
-    // Leaving on our own, once the last proof is out: terminating a thread that holds snarkjs's
-    // WebAssembly memories from outside corrupted the heap when two did so at once.
+    // Leaving on our own, once the last proof is out, so no proof is cut short. (The heap
+    // corruption once blamed on terminate() was blake-hash's addon: hash.ts says why.)
     if (request === 'close') {
       queue = queue.then(() => port.close());
       return;

@@ -8,12 +8,14 @@ import { startTsWorker } from './worker-threads.ts';
 
 /**
  * VALID_MATCH proving inside the venue (docs/notes.md section 10.6): a pool of worker threads, each
- * with the pinned proving key, a warm witness WebAssembly and its own single-threaded curve, so the
- * sequencer never waits on a proof. Legs queue in a bounded queue; each idle worker takes the next
+ * with the pinned proving keys of both circuits (4 and 16 fill slots), their warm witness
+ * WebAssembly and its own single-threaded curve, so the sequencer never waits on a proof. A leg of
+ * up to 4 fills is proved by the narrow circuit, one of 5 to 16 by the wide one. Legs queue in a bounded queue; each idle worker takes the next
  * one. A leg that cannot be proved breaks a rule the venue itself must keep (MatchRuleError in the
  * message): a bug, so its promise rejects with MatchProvingError and the batch must fail loudly.
  */
 export interface MatchProof {
+  /** Its fill tags number 4 or 16: the width of the circuit that proved it (matchWidthOfStatement). */
   readonly statement: MatchStatement;
   /** 256 bytes, hex, in the layout of docs/notes.md section 5. */
   readonly proof: string;

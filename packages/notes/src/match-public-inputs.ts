@@ -27,11 +27,56 @@ export const VALID_MATCH_PUBLIC_INPUTS = [
   'fill_tags',
 ] as const;
 
-/** Fill slots per leg (the circuit's `fills` parameter): a leg of more fills cannot be proved. */
-export const MATCH_FILLS_MAX = 4;
+/**
+ * Fill slots of the two VALID_MATCH circuits (docs/notes.md section 10.2): the same template built
+ * twice. Most legs fill against one to four counterparties and are proved by the narrow circuit; a
+ * leg of five to sixteen fills by the wide one, which costs about 2.5 times as much to prove. A
+ * statement carries as many fill tags as its circuit has slots (zero-padded), so its width says
+ * which verification key checks it.
+ */
+export const MATCH_FILLS_NARROW = 4;
+export const MATCH_FILLS_WIDE = 16;
+/** Most fills one leg may have: a leg of more cannot be proved (MatchRuleError 'fills_max'). */
+export const MATCH_FILLS_MAX = MATCH_FILLS_WIDE;
+/** The circuit widths, narrow first. */
+export const MATCH_WIDTHS = [MATCH_FILLS_NARROW, MATCH_FILLS_WIDE] as const;
+export type MatchWidth = (typeof MATCH_WIDTHS)[number];
 
-/** How many field elements the verification key takes: fill_tags counts MATCH_FILLS_MAX. */
-export const VALID_MATCH_PUBLIC_INPUT_COUNT = VALID_MATCH_PUBLIC_INPUTS.length - 1 + MATCH_FILLS_MAX;
+/** The narrowest circuit that proves a leg of `fills` fills (1 to MATCH_FILLS_MAX). */
+export function matchWidthOf(fills: number): MatchWidth {
+  assert(
+    Number.isInteger(fills) && fills >= 0 && fills <= MATCH_FILLS_MAX,
+    `a leg has 0 to ${MATCH_FILLS_MAX} fills, received ${fills}`,
+  );
+  return fills <= MATCH_FILLS_NARROW ? MATCH_FILLS_NARROW : MATCH_FILLS_WIDE;
+}
+
+/** The width of a statement: how many fill tags it carries (4 or 16; anything else is a bug). */
+export function matchWidthOfStatement(statement: MatchStatement): MatchWidth {
+  const width = statement.fillTags.length;
+  assert(
+    width === MATCH_FILLS_NARROW || width === MATCH_FILLS_WIDE,
+    `a statement carries ${MATCH_FILLS_NARROW} or ${MATCH_FILLS_WIDE} fill tags, received ${width}`,
+  );
+  return width;
+}
+
+/**
+ * A leg's fill tags as its statement carries them: zero-padded to the narrowest width that holds
+ * them. The chain gets a leg's tags without the padding (settlement message v2) and pads them so.
+ */
+export function padFillTags(tags: readonly bigint[]): bigint[] {
+  const width = matchWidthOf(tags.length);
+  return [...tags, ...new Array<bigint>(width - tags.length).fill(0n)];
+}
+
+/** How many field elements the verification key of a width takes. */
+export function matchPublicInputCount(width: MatchWidth): number {
+  return VALID_MATCH_PUBLIC_INPUTS.length - 1 + width;
+}
+
+/** How many field elements the narrow circuit's verification key takes. */
+export const VALID_MATCH_PUBLIC_INPUT_COUNT = matchPublicInputCount(MATCH_FILLS_NARROW);
 
 /** Domain constants of the two hashes this circuit adds to docs/notes.md section 2. */
 export const MATCH_DOMAIN = { batchBinding: 39n, fillTag: 40n } as const;
@@ -65,7 +110,7 @@ export interface MatchStatement {
   readonly receivedCommitment: bigint;
   /** Commitment of the change; 0 when the input is spent out. */
   readonly changeCommitment: bigint;
-  /** MATCH_FILLS_MAX tags; 0 marks an unused slot. */
+  /** MATCH_FILLS_NARROW or MATCH_FILLS_WIDE tags (the circuit's width); 0 marks an unused slot. */
   readonly fillTags: readonly bigint[];
 }
 
@@ -92,9 +137,9 @@ export function batchBinding(hasher: NoteHasher, header: MatchBatchHeader): bigi
   ]);
 }
 
-/** The statement's public inputs in VALID_MATCH_PUBLIC_INPUTS order. */
+/** The statement's public inputs in VALID_MATCH_PUBLIC_INPUTS order, for the key of its width. */
 export function matchPublicInputs(statement: MatchStatement): bigint[] {
-  assert(statement.fillTags.length === MATCH_FILLS_MAX, `a statement carries ${MATCH_FILLS_MAX} fill tags`);
+  const width = matchWidthOfStatement(statement);
   const inputs = [
     statement.batchBinding,
     statement.baseAssetId,
@@ -108,6 +153,6 @@ export function matchPublicInputs(statement: MatchStatement): bigint[] {
     statement.changeCommitment,
     ...statement.fillTags,
   ];
-  assert(inputs.length === VALID_MATCH_PUBLIC_INPUT_COUNT, 'one input per verification-key slot');
+  assert(inputs.length === matchPublicInputCount(width), 'one input per verification-key slot');
   return inputs;
 }

@@ -7,6 +7,7 @@ import {
   MATCH_FILLS_MAX,
   type MatchBatchHeader,
   type MatchStatement,
+  padFillTags,
 } from './match-public-inputs.ts';
 import { type DerivedNote, deriveChangeNote, deriveFillNote } from './note.ts';
 
@@ -43,7 +44,7 @@ export interface MatchLeg {
 
 /** A rule of the leg, named as the tests and errors name it. */
 export type MatchRule =
-  | 'fills_max' // at most MATCH_FILLS_MAX fills per leg
+  | 'fills_max' // at most MATCH_FILLS_MAX (16) fills per leg
   | 'amount_u64' // every amount and the input value are u64
   | 'quote_floor' // quoteAmount = floor(baseAmount x price / scale)
   | 'overspend' // the leg pays at most its input's value
@@ -110,8 +111,9 @@ export interface SettledLeg {
 /**
  * The statement of an honest leg and its output notes, as the circuit computes them: the fill note
  * (blinding Poseidon(37, inner)) holds what the fills bought in the other asset, the change note
- * (blinding Poseidon(36, inner)) what is left of the input in the asset paid. Throws MatchRuleError
- * for a leg that breaks a rule.
+ * (blinding Poseidon(36, inner)) what is left of the input in the asset paid. The fill tags are
+ * padded to the narrowest circuit that holds them (4, or 16 for five fills or more). Throws
+ * MatchRuleError for a leg that breaks a rule.
  */
 export function settleLeg(hasher: NoteHasher, header: MatchBatchHeader, leg: MatchLeg): SettledLeg {
   const broken = brokenMatchRules(header, leg);
@@ -157,7 +159,7 @@ export function deriveLeg(hasher: NoteHasher, header: MatchBatchHeader, leg: Mat
       noteUseTag: hasher.noteUseTag(leg.input.ownerCommitment, leg.input.innerHash),
       receivedCommitment: commitmentOrZero(receivedNote),
       changeCommitment: commitmentOrZero(changeNote),
-      fillTags: [...tags, ...new Array<bigint>(MATCH_FILLS_MAX - tags.length).fill(0n)],
+      fillTags: padFillTags(tags),
     },
     received: receivedNote,
     change: changeNote,

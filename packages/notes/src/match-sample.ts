@@ -5,8 +5,9 @@ import { type MatchLeg, quoteOfFill } from './match-rules.ts';
 import { assetIdOfMint } from './note.ts';
 
 /**
- * A made-up settlement batch of honest legs: `pairs` bids each filled once against its own ask, at
- * one clearing price. The benchmark and the tests prove it; it spends no real notes.
+ * A made-up settlement batch of honest legs: `pairs` bids each filled against `fillsPerBid` asks of
+ * its own (one fill each), at one clearing price. The benchmark and the tests prove it; it spends no
+ * real notes. With more than 4 fills per bid, the bids' legs need the wide circuit.
  */
 export interface MatchBatchSample {
   readonly header: MatchBatchHeader;
@@ -15,7 +16,12 @@ export interface MatchBatchSample {
 
 export const SAMPLE_MARKET_ID = 'So11111111111111111111111111111111111111112';
 
-export function sampleMatchBatch(hasher: NoteHasher, pairs: number, batchSeq = 1n): MatchBatchSample {
+export function sampleMatchBatch(
+  hasher: NoteHasher,
+  pairs: number,
+  batchSeq = 1n,
+  fillsPerBid = 1,
+): MatchBatchSample {
   const header: MatchBatchHeader = {
     marketId: SAMPLE_MARKET_ID,
     batchSeq,
@@ -26,17 +32,20 @@ export function sampleMatchBatch(hasher: NoteHasher, pairs: number, batchSeq = 1
     clearingPrice: 151_250_000n,
   };
   const legs: MatchLeg[] = [];
+  const opening = (value: bigint) => ({
+    ownerCommitment: hasher.ownerCommitment(randomFieldElement()),
+    innerHash: randomFieldElement(),
+    value,
+  });
   for (let i = 0; i < pairs; i += 1) {
-    const baseAmount = 1_000n + BigInt(i) * 37n;
-    const quoteAmount = quoteOfFill(baseAmount, header.clearingPrice, header.priceScale);
-    const fill = { baseAmount, quoteAmount, salt: randomFieldElement() };
-    const opening = (value: bigint) => ({
-      ownerCommitment: hasher.ownerCommitment(randomFieldElement()),
-      innerHash: randomFieldElement(),
-      value,
+    const fills = Array.from({ length: fillsPerBid }, (_, k) => {
+      const baseAmount = 1_000n + BigInt(i) * 37n + BigInt(k) * 11n;
+      const quoteAmount = quoteOfFill(baseAmount, header.clearingPrice, header.priceScale);
+      return { baseAmount, quoteAmount, salt: randomFieldElement() };
     });
-    legs.push({ side: 'bid', input: opening(quoteAmount + 5_000n), fills: [fill] });
-    legs.push({ side: 'ask', input: opening(baseAmount * 2n), fills: [fill] });
+    const paid = fills.reduce((sum, fill) => sum + fill.quoteAmount, 0n);
+    legs.push({ side: 'bid', input: opening(paid + 5_000n), fills });
+    for (const fill of fills) legs.push({ side: 'ask', input: opening(fill.baseAmount * 2n), fills: [fill] });
   }
   return { header, legs };
 }

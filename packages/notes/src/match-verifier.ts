@@ -1,7 +1,8 @@
-import { loadVerificationKey } from './artifacts.ts';
+import { loadVerificationKey, MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
 import {
   type BatchItem,
   loadCurve,
+  type PreparedKey,
   prepareKey,
   proofPoints,
   verifyEach,
@@ -9,7 +10,12 @@ import {
   verifyOne,
 } from './groth16.ts';
 import type { MatchProof } from './match-prover.ts';
-import { matchPublicInputs } from './match-public-inputs.ts';
+import {
+  MATCH_WIDTHS,
+  type MatchWidth,
+  matchPublicInputs,
+  matchWidthOfStatement,
+} from './match-public-inputs.ts';
 import { fillPairingFault } from './match-rules.ts';
 import { decodeProof } from './proof-bytes.ts';
 
@@ -17,7 +23,9 @@ import { decodeProof } from './proof-bytes.ts';
  * The chain's side of VALID_MATCH (docs/notes.md section 10.7). The chain builds each leg's
  * statement from what it knows itself (the batch header it checks, its market account, the leg's
  * public fields) and checks the proofs of one batch together: n proofs cost n + 3 Miller loops and
- * one final exponentiation (groth16.ts), bisected down to the bad ones when the batch fails.
+ * one final exponentiation (groth16.ts), bisected down to the bad ones when the batch fails. Each
+ * statement's width (4 or 16 fill tags) names the circuit, hence the key, that checks its proof; the
+ * legs of each width are checked as one batch (two keys share no pairing terms).
  */
 export type MatchBatchVerdict =
   | { readonly ok: true }
@@ -45,10 +53,15 @@ export interface MatchVerifier {
   close(): Promise<void>;
 }
 
-/** Loads the pinned VALID_MATCH verification key (refusing drift) on a single-threaded curve. */
+/** Loads the pinned VALID_MATCH verification keys (refusing drift) on a single-threaded curve. */
 export async function createMatchVerifier(): Promise<MatchVerifier> {
-  const [curve, vkey] = await Promise.all([loadCurve(), loadVerificationKey('matchVkey')]);
-  const key = prepareKey(curve, vkey);
+  const [curve, ...vkeys] = await Promise.all([
+    loadCurve(),
+    ...MATCH_WIDTHS.map((width) => loadVerificationKey(MATCH_CIRCUIT_ARTIFACTS[width].vkey)),
+  ]);
+  const keys = new Map<MatchWidth, PreparedKey>(
+    MATCH_WIDTHS.map((width, i) => [width, prepareKey(curve, vkeys[i] as (typeof vkeys)[number])]),
+  );
   const itemOf = (proof: MatchProof): BatchItem | null => {
     const inputs = matchPublicInputs(proof.statement); // inputs outside the field verify as false
     try {
@@ -65,8 +78,7 @@ export async function createMatchVerifier(): Promise<MatchVerifier> {
   };
   const wellFormedOf = (items: readonly (BatchItem | null)[]) =>
     items.filter((item): item is BatchItem => item !== null);
-  const verifyProofs = async (proofs: readonly MatchProof[]): Promise<boolean[]> => {
-    const items = proofs.map(itemOf);
+  const verifyWidth = async (key: PreparedKey, items: readonly (BatchItem | null)[]): Promise<boolean[]> => {
     const wellFormed = wellFormedOf(items);
     const answers =
       wellFormed.length > 1
@@ -74,16 +86,45 @@ export async function createMatchVerifier(): Promise<MatchVerifier> {
         : wellFormed.map((item) => verifyOne(key, item.proof, item.inputs));
     return answer(items, answers);
   };
+  const verifyWidthNow = (key: PreparedKey, items: readonly (BatchItem | null)[]): boolean[] => {
+    const wellFormed = wellFormedOf(items);
+    const answers =
+      wellFormed.length > 1
+        ? verifyEachNow(key, wellFormed)
+        : wellFormed.map((item) => verifyOne(key, item.proof, item.inputs));
+    return answer(items, answers);
+  };
+  /** The legs of each width, checked with that width's key; a statement of no known width is false. */
+  const byWidth = (proofs: readonly MatchProof[]) =>
+    [...keys].flatMap(([width, key]) => {
+      const indices = proofs.flatMap((proof, i) =>
+        matchWidthOfStatement(proof.statement) === width ? [i] : [],
+      );
+      return indices.length === 0
+        ? []
+        : [{ key, indices, items: indices.map((i) => itemOf(proofs[i] as MatchProof)) }];
+    });
+  const verifyProofs = async (proofs: readonly MatchProof[]): Promise<boolean[]> => {
+    const valid = new Array<boolean>(proofs.length).fill(false);
+    for (const { key, indices, items } of byWidth(proofs)) {
+      const answers = await verifyWidth(key, items);
+      indices.forEach((proofIndex, i) => {
+        valid[proofIndex] = answers[i] === true;
+      });
+    }
+    return valid;
+  };
   return {
     verifyEach: verifyProofs,
     verifyEachNow(proofs) {
-      const items = proofs.map(itemOf);
-      const wellFormed = wellFormedOf(items);
-      const answers =
-        wellFormed.length > 1
-          ? verifyEachNow(key, wellFormed)
-          : wellFormed.map((item) => verifyOne(key, item.proof, item.inputs));
-      return answer(items, answers);
+      const valid = new Array<boolean>(proofs.length).fill(false);
+      for (const { key, indices, items } of byWidth(proofs)) {
+        const answers = verifyWidthNow(key, items);
+        indices.forEach((proofIndex, i) => {
+          valid[proofIndex] = answers[i] === true;
+        });
+      }
+      return valid;
     },
     async verifyBatch(proofs) {
       const valid = await verifyProofs(proofs);

@@ -1,15 +1,15 @@
 import { assert } from '@venue/protocol';
 import {
-  MATCH_FILLS_MAX,
   type MatchBatchHeader,
   type MatchStatement,
   matchPublicInputs,
+  matchWidthOfStatement,
 } from './match-public-inputs.ts';
 import { fieldOfSigned, type MatchLeg } from './match-rules.ts';
 
 /**
  * The circuit's input signals for one leg (circuits/lib/valid_match.circom): the statement's public
- * inputs and the leg's private values. Nothing is checked here, so a test can hand the circuit a
+ * inputs and the leg's private values, for the circuit of the statement's width. Nothing is checked here, so a test can hand the circuit a
  * broken leg and see the witness refused; the prover checks the leg against the rules first.
  */
 export interface MatchCircuitInput {
@@ -39,10 +39,12 @@ export function matchCircuitInput(
   leg: MatchLeg,
   statement: MatchStatement,
 ): MatchCircuitInput {
-  assert(leg.fills.length <= MATCH_FILLS_MAX, `a leg has at most ${MATCH_FILLS_MAX} fills`);
+  // The statement's width is the circuit's: its fill slots are padded to it.
+  const width = matchWidthOfStatement(statement);
+  assert(leg.fills.length <= width, `a leg of the ${width}-fill circuit has at most ${width} fills`);
   const pad = (values: readonly bigint[]): bigint[] => [
     ...values,
-    ...new Array<bigint>(MATCH_FILLS_MAX - values.length).fill(0n),
+    ...new Array<bigint>(width - values.length).fill(0n),
   ];
   const [binding, base, quote, scale, price, side, anchor, tag, received, change, ...fillTags] =
     matchPublicInputs(statement);

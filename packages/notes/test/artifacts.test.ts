@@ -1,5 +1,5 @@
-// The committed VALID_INPUT and VALID_MATCH artifacts: their bytes are the pinned ones, a drifted file is refused,
-// and the verification key, the circuit source and the public-input list agree.
+// The committed VALID_INPUT and VALID_MATCH (narrow and wide) artifacts: their bytes are the pinned
+// ones, a drifted file is refused, and each verification key, circuit source and public-input list agree.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -11,13 +11,27 @@ import {
   checkPinned,
   loadArtifact,
   loadVerificationKey,
+  MATCH_CIRCUIT_ARTIFACTS,
+  MATCH_WIDTHS,
+  matchPublicInputCount,
   sha256Hex,
   VALID_INPUT_PUBLIC_INPUTS,
   VALID_MATCH_PUBLIC_INPUT_COUNT,
   VALID_MATCH_PUBLIC_INPUTS,
 } from '../src/index.ts';
 
-const NAMES = ['wasm', 'witnessCalculator', 'zkey', 'vkey', 'matchWasm', 'matchZkey', 'matchVkey'] as const;
+const NAMES = [
+  'wasm',
+  'witnessCalculator',
+  'zkey',
+  'vkey',
+  'matchWasm',
+  'matchZkey',
+  'matchVkey',
+  'matchWideWasm',
+  'matchWideZkey',
+  'matchWideVkey',
+] as const;
 
 test('every committed artifact has its pinned sha256', () => {
   assert.deepEqual(Object.keys(ARTIFACT_SHA256).sort(), [...NAMES].sort());
@@ -65,20 +79,22 @@ test('the circuit declares the public inputs in VALID_INPUT_PUBLIC_INPUTS order,
   assert.deepEqual(declared.slice(0, VALID_INPUT_PUBLIC_INPUTS.length), [...VALID_INPUT_PUBLIC_INPUTS]);
 });
 
-test('the VALID_MATCH key takes one input per slot of the layout, which the circuit declares in order', async () => {
-  const vkey = await loadVerificationKey('matchVkey');
-  assert.equal(vkey.nPublic, VALID_MATCH_PUBLIC_INPUT_COUNT);
-  assert.equal(vkey.IC.length, VALID_MATCH_PUBLIC_INPUT_COUNT + 1);
-  const main = readFileSync(
-    fileURLToPath(new URL('../circuits/valid_match.circom', import.meta.url)),
-    'utf8',
-  );
-  const listed = /component main \{public \[([^\]]*)\]\} = ValidMatch\(4, 0\);/.exec(main);
-  assert.ok(listed, 'the circuit has a main component with 4 fill slots and no in-circuit inclusion');
-  assert.deepEqual(
-    listed[1]?.split(',').map((s) => s.trim()),
-    [...VALID_MATCH_PUBLIC_INPUTS],
-  );
+test('each VALID_MATCH key takes one input per slot of the layout, which its circuit declares in order', async () => {
+  assert.equal(VALID_MATCH_PUBLIC_INPUT_COUNT, matchPublicInputCount(4));
+  const files = { 4: 'valid_match.circom', 16: 'valid_match_wide.circom' } as const;
+  for (const width of MATCH_WIDTHS) {
+    const vkey = await loadVerificationKey(MATCH_CIRCUIT_ARTIFACTS[width].vkey);
+    assert.equal(vkey.nPublic, matchPublicInputCount(width));
+    assert.equal(vkey.IC.length, matchPublicInputCount(width) + 1);
+    const main = readFileSync(fileURLToPath(new URL(`../circuits/${files[width]}`, import.meta.url)), 'utf8');
+    const listed = /component main \{public \[([^\]]*)\]\} = ValidMatch\((\d+), 0\);/.exec(main);
+    assert.ok(listed, 'the circuit has a main component with no in-circuit inclusion');
+    assert.equal(listed[2], String(width), `${files[width]} has ${width} fill slots`);
+    assert.deepEqual(
+      listed[1]?.split(',').map((s) => s.trim()),
+      [...VALID_MATCH_PUBLIC_INPUTS],
+    );
+  }
   const library = readFileSync(
     fileURLToPath(new URL('../circuits/lib/valid_match.circom', import.meta.url)),
     'utf8',

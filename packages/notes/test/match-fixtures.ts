@@ -1,7 +1,8 @@
 /**
  * Settlement batches for the VALID_MATCH tests: fast-check arbitraries of honest batches (random
- * fills between bids and asks, at most MATCH_FILLS_MAX per leg), and the committed witness
- * generator, so a test can ask whether the circuit accepts a leg without proving it.
+ * fills between bids and asks, up to the narrow circuit's 4 per leg, or 5 to 16 for one bid when
+ * wide), and the committed witness generators of both circuits, so a test can ask whether a circuit
+ * accepts a leg without proving it.
  */
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
@@ -9,11 +10,14 @@ import {
   artifactPath,
   assetIdOfMint,
   loadArtifact,
-  MATCH_FILLS_MAX,
+  MATCH_CIRCUIT_ARTIFACTS,
+  MATCH_FILLS_NARROW,
+  MATCH_FILLS_WIDE,
   type MatchBatchHeader,
   type MatchCircuitInput,
   type MatchFill,
   type MatchLeg,
+  type MatchWidth,
   type NoteHasher,
   quoteOfFill,
 } from '../src/index.ts';
@@ -24,11 +28,18 @@ export interface HonestBatch {
 }
 
 const U40 = (1n << 40n) - 1n;
-/** Largest base per fill: with prices below 2^24, four fills' quote stays below 2^62 (a u64). */
-const BASE_MAX = (1n << 36n) - 1n;
 
-/** A batch of 1 to MATCH_FILLS_MAX fills between up to three bids and three asks. */
-export function honestBatchArbitrary(hasher: NoteHasher): fc.Arbitrary<HonestBatch> {
+/**
+ * Narrow: a batch of 1 to 4 fills between up to three bids and three asks. Wide: 5 to 16 fills, all
+ * of one bid (its leg needs the wide circuit) against up to three asks.
+ */
+export function honestBatchArbitrary(
+  hasher: NoteHasher,
+  width: MatchWidth = MATCH_FILLS_NARROW,
+): fc.Arbitrary<HonestBatch> {
+  const wide = width === MATCH_FILLS_WIDE;
+  // Largest base per fill: with prices below 2^24, `width` fills' quote stays below 2^62 (a u64).
+  const baseMax = (1n << 38n) / BigInt(width) - 1n;
   return fc
     .record({
       seq: fc.bigInt({ min: 1n, max: 1n << 40n }),
@@ -36,12 +47,12 @@ export function honestBatchArbitrary(hasher: NoteHasher): fc.Arbitrary<HonestBat
       scale: fc.bigInt({ min: 1n, max: 1n << 30n }),
       fills: fc.array(
         fc.record({
-          bid: fc.nat({ max: 2 }),
+          bid: fc.nat({ max: wide ? 0 : 2 }),
           ask: fc.nat({ max: 2 }),
-          base: fc.bigInt({ min: 1n, max: BASE_MAX }),
+          base: fc.bigInt({ min: 1n, max: baseMax }),
           salt: fc.bigInt({ min: 0n, max: (1n << 250n) - 1n }),
         }),
-        { minLength: 1, maxLength: MATCH_FILLS_MAX },
+        { minLength: wide ? MATCH_FILLS_NARROW + 1 : 1, maxLength: width },
       ),
       extras: fc.array(fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: U40 })), {
         minLength: 6,
@@ -94,9 +105,11 @@ interface WitnessCalculator {
   calculateWitness(input: object, sanityCheck: boolean): Promise<bigint[]>;
 }
 
-/** The committed VALID_MATCH witness generator (pinned), instantiated once. */
-export async function loadMatchWitness(): Promise<(input: MatchCircuitInput) => Promise<bigint[]>> {
-  const wasm = await loadArtifact('matchWasm');
+/** The committed witness generator of the VALID_MATCH circuit of `width` (pinned), instantiated once. */
+export async function loadMatchWitness(
+  width: MatchWidth = MATCH_FILLS_NARROW,
+): Promise<(input: MatchCircuitInput) => Promise<bigint[]>> {
+  const wasm = await loadArtifact(MATCH_CIRCUIT_ARTIFACTS[width].wasm);
   await loadArtifact('witnessCalculator');
   const builder = createRequire(import.meta.url)(artifactPath('witnessCalculator')) as (
     code: Uint8Array,

@@ -1,5 +1,6 @@
 // VALID_MATCH end to end: the worker pool proves an honest batch and the batched verifier accepts
-// it; a proof presented for another batch, another leg or a broken leg is refused. Few proofs: the
+// it; a proof presented for another batch, another leg or a broken leg is refused; a leg of 5 to 16
+// fills goes to the wide circuit and its key. Few proofs: the
 // rules themselves are checked against the witness in match-rules.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -12,6 +13,8 @@ import {
   type MatchProver,
   MatchProvingError,
   type MatchVerifier,
+  matchWidthOfStatement,
+  padFillTags,
   sampleMatchBatch,
 } from '../src/index.ts';
 
@@ -73,4 +76,37 @@ test('a leg that breaks a rule is never proved: the prover rejects it loudly', a
   assert.ok(fill);
   const rounded = { ...leg, fills: [{ ...fill, quoteAmount: fill.quoteAmount + 1n }] };
   await assert.rejects(prover.prove(sample.header, rounded), MatchProvingError);
+});
+
+test('a leg of 5 to 16 fills is proved by the wide circuit and checked with its key beside narrow legs', async () => {
+  const wide = sampleMatchBatch(hasher, 1, 9n, 5);
+  const [bid] = wide.legs;
+  assert.ok(bid && bid.fills.length === 5);
+  const proof = await prover.prove(wide.header, bid);
+  assert.equal(matchWidthOfStatement(proof.statement), 16);
+  assert.deepEqual(await verifier.verifyEach([...proofs, proof]), [true, true, true, true, true]);
+  // One tag of the wide statement replaced by a tag of the narrow batch: refused.
+  const [firstTag] = proofs[0]?.statement.fillTags ?? [];
+  assert.ok(firstTag !== undefined);
+  const swappedTag = {
+    ...proof,
+    statement: { ...proof.statement, fillTags: [firstTag, ...proof.statement.fillTags.slice(1)] },
+  };
+  assert.deepEqual(await verifier.verifyEach([swappedTag]), [false]);
+  // A narrow proof presented with its tags padded to 16 is checked by the wide key: refused.
+  const [narrow] = proofs;
+  assert.ok(narrow);
+  const padded = {
+    ...narrow,
+    statement: { ...narrow.statement, fillTags: padFillTags([...narrow.statement.fillTags, 0n]) },
+  };
+  assert.equal(matchWidthOfStatement(padded.statement), 16);
+  assert.deepEqual(await verifier.verifyEach([padded]), [false]);
+});
+
+test('a leg of more than 16 fills is refused before any proving (fills_max)', async () => {
+  const crowded = sampleMatchBatch(hasher, 1, 10n, 17);
+  const [bid] = crowded.legs;
+  assert.ok(bid);
+  await assert.rejects(prover.prove(crowded.header, bid), /fills_max/);
 });

@@ -1,6 +1,7 @@
 // VALID_MATCH against its TypeScript reference: every honest leg of a random batch satisfies the
 // circuit with the reference's statement, and the batch conserves both assets; each broken rule
-// makes the witness unsatisfiable or the batch refused by the pairing rule.
+// makes the witness unsatisfiable or the batch refused by the pairing rule. The wide circuit (16
+// fill slots) is the same template: fewer runs check that it holds the same rules.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -12,17 +13,26 @@ import {
   fillPairingFault,
   legTotals,
   loadNoteHasher,
+  MATCH_FILLS_MAX,
+  MATCH_FILLS_NARROW,
+  MATCH_FILLS_WIDE,
   type MatchLeg,
+  MatchRuleError,
   type MatchStatement,
   matchCircuitInput,
   matchPublicInputs,
+  matchWidthOfStatement,
+  randomFieldElement,
+  sampleMatchBatch,
   settleLeg,
 } from '../src/index.ts';
 import { accepts, type HonestBatch, honestBatchArbitrary, loadMatchWitness } from './match-fixtures.ts';
 
 const hasher = await loadNoteHasher();
 const witness = await loadMatchWitness();
+const wideWitness = await loadMatchWitness(MATCH_FILLS_WIDE);
 const RUNS = 25;
+const WIDE_RUNS = 6;
 
 /** The circuit's verdict on a leg with a given statement. */
 function circuitAccepts(batch: HonestBatch, leg: MatchLeg, statement: MatchStatement): Promise<boolean> {
@@ -192,5 +202,94 @@ test('unpaired fills: a batch missing a leg, or with a leg twice, is refused by 
       assert.notEqual(fillPairingFault(doubled), null);
     }),
     { numRuns: RUNS },
+  );
+});
+
+test('a leg takes the narrow circuit up to 4 fills, the wide one from 5 to 16, and none beyond', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: MATCH_FILLS_MAX + 4 }), (fills) => {
+      const sample = sampleMatchBatch(hasher, 1, 1n, fills);
+      const [bid] = sample.legs;
+      assert.ok(bid);
+      if (fills > MATCH_FILLS_MAX) {
+        assert.deepEqual(brokenMatchRules(sample.header, bid), ['fills_max']);
+        assert.throws(() => settleLeg(hasher, sample.header, bid), MatchRuleError);
+        return;
+      }
+      const { statement } = settleLeg(hasher, sample.header, bid);
+      const width = fills <= MATCH_FILLS_NARROW ? MATCH_FILLS_NARROW : MATCH_FILLS_WIDE;
+      assert.equal(matchWidthOfStatement(statement), width);
+      assert.equal(statement.fillTags.filter((tag) => tag !== 0n).length, fills, 'padding is zeros');
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+/** The circuit of the statement's width, and its verdict. */
+function circuitOfWidthAccepts(
+  batch: HonestBatch,
+  leg: MatchLeg,
+  statement: MatchStatement,
+): Promise<boolean> {
+  const chosen = matchWidthOfStatement(statement) === MATCH_FILLS_WIDE ? wideWitness : witness;
+  return accepts(chosen, matchCircuitInput(batch.header, leg, statement));
+}
+
+test('wide: every honest leg of 5 to 16 fills satisfies the wide circuit, the batch pairs and conserves', async () => {
+  await fc.assert(
+    fc.asyncProperty(honestBatchArbitrary(hasher, MATCH_FILLS_WIDE), async (batch) => {
+      const statements: MatchStatement[] = [];
+      for (const leg of batch.legs) {
+        const { statement } = settleLeg(hasher, batch.header, leg);
+        statements.push(statement);
+        if (matchWidthOfStatement(statement) === MATCH_FILLS_NARROW) continue;
+        const signals = await wideWitness(matchCircuitInput(batch.header, leg, statement));
+        assert.deepEqual(
+          signals.slice(1, 1 + matchPublicInputs(statement).length),
+          matchPublicInputs(statement),
+        );
+      }
+      assert.ok(
+        statements.some((s) => matchWidthOfStatement(s) === MATCH_FILLS_WIDE),
+        'the bid is wide',
+      );
+      assert.equal(fillPairingFault(statements), null);
+    }),
+    { numRuns: WIDE_RUNS },
+  );
+});
+
+test('wide: a quote rounded up, a richer change or another salt in one fill is refused', async () => {
+  const wideBid = honestBatchArbitrary(hasher, MATCH_FILLS_WIDE).map((batch) => {
+    const leg = batch.legs.find((l) => l.side === 'bid');
+    assert.ok(leg);
+    return { batch, leg, statement: settleLeg(hasher, batch.header, leg).statement };
+  });
+  await fc.assert(
+    fc.asyncProperty(wideBid, fc.nat(), async ({ batch, leg, statement }, pick) => {
+      const at = pick % leg.fills.length;
+      const fills = leg.fills.map((fill, i) =>
+        i === at ? { ...fill, quoteAmount: fill.quoteAmount + 1n } : fill,
+      );
+      const rounded: MatchLeg = { ...leg, input: { ...leg.input, value: leg.input.value + 1n }, fills };
+      assert.equal(
+        await circuitOfWidthAccepts(batch, rounded, deriveLeg(hasher, batch.header, rounded).statement),
+        false,
+      );
+      const richer = deriveLeg(hasher, batch.header, {
+        ...leg,
+        input: { ...leg.input, value: leg.input.value + 1n },
+      });
+      assert.equal(
+        await circuitOfWidthAccepts(batch, leg, { ...statement, changeCommitment: richer.change.commitment }),
+        false,
+      );
+      // The statement shows the honest tags; the witness uses another salt for one fill.
+      const resalted = leg.fills.map((fill, i) =>
+        i === at ? { ...fill, salt: randomFieldElement() } : fill,
+      );
+      assert.equal(await circuitOfWidthAccepts(batch, { ...leg, fills: resalted }, statement), false);
+    }),
+    { numRuns: WIDE_RUNS },
   );
 });

@@ -68,6 +68,7 @@ declare module 'circomlibjs' {
     (inputs: readonly bigint[]): Uint8Array;
     readonly F: { toObject(element: Uint8Array): bigint };
   }
+  /** Not called through the entry point: hash.ts imports src/poseidon_wasm.js itself (it says why). */
   export function buildPoseidon(): Promise<PoseidonWasm>;
 }
 

@@ -6,14 +6,20 @@
 
 /** Legs (input notes) one settlement batch may carry. */
 export const BATCH_LEGS_MAX = 1024;
-/** Fill tags per settlement leg: the fill slots of the VALID_MATCH circuit (notes MATCH_FILLS_MAX). */
-export const FILL_TAGS_PER_LEG_MAX = 4;
+/**
+ * Fill tags per settlement leg: the fill slots of the wide VALID_MATCH circuit (notes
+ * MATCH_FILLS_MAX; a leg of up to 4 tags is proved by the narrow one, docs/notes.md section 10.2).
+ */
+export const FILL_TAGS_PER_LEG_MAX = 16;
 /** Notes one merge may combine. */
 export const MERGE_INPUTS_MAX = 8;
 /** Notes one lock request may lock (a match locks two; a batch of the venue at most one per leg). */
 export const LOCKS_PER_REQUEST_MAX = BATCH_LEGS_MAX;
-/** JSON-RPC request body: a full batch of BATCH_LEGS_MAX legs fits with room to spare. */
-export const RPC_BODY_BYTES_MAX = 2 * 1024 * 1024;
+/**
+ * JSON-RPC request body: a full batch of BATCH_LEGS_MAX legs fits with room to spare (a leg of
+ * FILL_TAGS_PER_LEG_MAX tags is about 2.1 kB of JSON, so 1024 of them about 2.2 MB).
+ */
+export const RPC_BODY_BYTES_MAX = 4 * 1024 * 1024;
 /** Slots one `advance` call may move (a test that wants more loops). */
 export const ADVANCE_SLOTS_MAX = 100_000;
 /** Ticks one `faultStallSlots` call may stall. */
