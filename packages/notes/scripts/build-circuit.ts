@@ -1,7 +1,7 @@
 /**
  * Builds one circuit and runs a DEVELOPMENT trusted setup (docs/notes.md sections 6 and 10.5).
  *
- *   node --import tsx packages/notes/scripts/build-circuit.ts [valid_input | valid_match | valid_match_wide] [--fresh-ptau]
+ *   node --import tsx packages/notes/scripts/build-circuit.ts [valid_input | valid_match | valid_match_wide | valid_spend] [--fresh-ptau]
  *
  * The circuit defaults to valid_input. Each circuit has its own power of tau (CIRCUITS below); the
  * prepared ptau of each power is cached and shared.
@@ -45,6 +45,8 @@ const CIRCUITS = {
   valid_match: { power: 14, wasm: 'matchWasm', zkey: 'matchZkey', vkey: 'matchVkey' },
   // Sixteen fill slots; measured constraints in docs/notes.md section 10.2, within 2^14 too.
   valid_match_wide: { power: 14, wasm: 'matchWideWasm', zkey: 'matchWideZkey', vkey: 'matchWideVkey' },
+  // Withdraw and merge, 8 input slots: 8,203 constraints, the same power (and cached phase 1) again.
+  valid_spend: { power: 14, wasm: 'spendWasm', zkey: 'spendZkey', vkey: 'spendVkey' },
 } as const satisfies Record<string, { power: number; wasm: PinName; zkey: PinName; vkey: PinName }>;
 type CircuitName = keyof typeof CIRCUITS;
 /** Public, fixed beacon value; a real ceremony would take it from a future public event. */
@@ -142,6 +144,9 @@ const PIN_DOCS: Record<PinName, string> = {
   matchWideWasm: 'artifacts/valid_match_wide.wasm: the VALID_MATCH_WIDE witness generator.',
   matchWideZkey: 'artifacts/valid_match_wide.zkey: the VALID_MATCH_WIDE development proving key.',
   matchWideVkey: 'artifacts/valid_match_wide.vkey.json: the VALID_MATCH_WIDE verification key.',
+  spendWasm: 'artifacts/valid_spend.wasm: the VALID_SPEND witness generator.',
+  spendZkey: 'artifacts/valid_spend.zkey: the VALID_SPEND development proving key.',
+  spendVkey: 'artifacts/valid_spend.vkey.json: the VALID_SPEND verification key.',
 };
 
 /** Copies the circuit's runtime artifacts in and rewrites every pin (the other circuit's unchanged). */

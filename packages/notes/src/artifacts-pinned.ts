@@ -23,4 +23,10 @@ export const ARTIFACT_SHA256 = {
   matchWideZkey: 'caf5bf4a1a45c377353d54228651f46fd704bd63643e0c48de4a392246007a21',
   /** artifacts/valid_match_wide.vkey.json: the VALID_MATCH_WIDE verification key. */
   matchWideVkey: 'ac26dd17e10cf4064f8b3e001475210b4bfcb321b0e49891b81b7d97a80a2d5c',
+  /** artifacts/valid_spend.wasm: the VALID_SPEND witness generator. */
+  spendWasm: '3c73b430050650d8e1d616876f8a63213feacd3db3802272047083e84c3c8b43',
+  /** artifacts/valid_spend.zkey: the VALID_SPEND development proving key. */
+  spendZkey: 'd4b52de87084a1853fcd076b8786e35febd8627c51373381dc7f659ce570e0d1',
+  /** artifacts/valid_spend.vkey.json: the VALID_SPEND verification key. */
+  spendVkey: 'f05d8ada7a37890a6c100ba17e1e30f4e090c5f458e0d53851cd2faf41656531',
 } as const;

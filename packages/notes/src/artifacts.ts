@@ -5,8 +5,8 @@ import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
 import type { MatchWidth } from './match-public-inputs.ts';
 
 /**
- * The committed circuit artifacts, VALID_INPUT's and the two VALID_MATCH circuits' (docs/notes.md
- * sections 6 and 10.5). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
+ * The committed circuit artifacts, VALID_INPUT's, the two VALID_MATCH circuits' and VALID_SPEND's
+ * (docs/notes.md sections 6, 10.5 and 11). They are produced by scripts/build-circuit.ts and never rebuilt at run time; each is read
  * through `loadArtifact`, which refuses a file whose sha256 is not the pinned one, so a proving key, witness generator or
  * verification key that drifted from the others is never used.
  */
@@ -23,6 +23,9 @@ const FILES: Record<ArtifactName, string> = {
   matchWideWasm: 'valid_match_wide.wasm',
   matchWideZkey: 'valid_match_wide.zkey',
   matchWideVkey: 'valid_match_wide.vkey.json',
+  spendWasm: 'valid_spend.wasm',
+  spendZkey: 'valid_spend.zkey',
+  spendVkey: 'valid_spend.vkey.json',
 };
 
 /** The artifacts of each VALID_MATCH circuit, by its width (fill slots). */
@@ -79,7 +82,7 @@ export interface VerificationKeyJson {
 
 /** The verification key of VALID_INPUT (`vkey`, the default) or of a VALID_MATCH circuit. */
 export async function loadVerificationKey(
-  name: 'vkey' | 'matchVkey' | 'matchWideVkey' = 'vkey',
+  name: 'vkey' | 'matchVkey' | 'matchWideVkey' | 'spendVkey' = 'vkey',
 ): Promise<VerificationKeyJson> {
   return JSON.parse((await loadArtifact(name)).toString('utf8')) as VerificationKeyJson;
 }
