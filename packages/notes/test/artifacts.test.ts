@@ -14,10 +14,13 @@ import {
   MATCH_CIRCUIT_ARTIFACTS,
   MATCH_WIDTHS,
   matchPublicInputCount,
+  SPEND_INPUTS_MAX,
   sha256Hex,
   VALID_INPUT_PUBLIC_INPUTS,
   VALID_MATCH_PUBLIC_INPUT_COUNT,
   VALID_MATCH_PUBLIC_INPUTS,
+  VALID_SPEND_PUBLIC_INPUT_COUNT,
+  VALID_SPEND_PUBLIC_INPUTS,
 } from '../src/index.ts';
 
 const NAMES = [
@@ -31,6 +34,9 @@ const NAMES = [
   'matchWideWasm',
   'matchWideZkey',
   'matchWideVkey',
+  'spendWasm',
+  'spendZkey',
+  'spendVkey',
 ] as const;
 
 test('every committed artifact has its pinned sha256', () => {
@@ -102,4 +108,28 @@ test('each VALID_MATCH key takes one input per slot of the layout, which its cir
   const body = library.slice(library.indexOf('template ValidMatch('));
   const declared = [...body.matchAll(/signal input (\w+)(?:\[\w+\])?;/g)].map((m) => m[1]);
   assert.deepEqual(declared.slice(0, VALID_MATCH_PUBLIC_INPUTS.length), [...VALID_MATCH_PUBLIC_INPUTS]);
+});
+
+test('the VALID_SPEND key takes one input per slot of the layout, which its circuit declares in order', async () => {
+  const vkey = await loadVerificationKey('spendVkey');
+  assert.equal(vkey.nPublic, VALID_SPEND_PUBLIC_INPUT_COUNT);
+  assert.equal(vkey.IC.length, VALID_SPEND_PUBLIC_INPUT_COUNT + 1);
+  const main = readFileSync(
+    fileURLToPath(new URL('../circuits/valid_spend.circom', import.meta.url)),
+    'utf8',
+  );
+  const listed = /component main \{public \[([^\]]*)\]\} = ValidSpend\((\d+)\);/.exec(main);
+  assert.ok(listed, 'the circuit has a main component');
+  assert.deepEqual(
+    listed[1]?.split(',').map((s) => s.trim()),
+    [...VALID_SPEND_PUBLIC_INPUTS],
+  );
+  assert.equal(Number(listed[2]), SPEND_INPUTS_MAX);
+  const lib = readFileSync(
+    fileURLToPath(new URL('../circuits/lib/valid_spend.circom', import.meta.url)),
+    'utf8',
+  );
+  const body = lib.slice(lib.indexOf('template ValidSpend('));
+  const declared = [...body.matchAll(/signal input (\w+)(\[\w+\])?;/g)].map((m) => m[1]);
+  assert.deepEqual(declared.slice(0, VALID_SPEND_PUBLIC_INPUTS.length), [...VALID_SPEND_PUBLIC_INPUTS]);
 });
