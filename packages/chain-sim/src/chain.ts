@@ -61,6 +61,7 @@ import type {
   LockRequest,
   MarketAccount,
   MarketParams,
+  MergeReceipt,
   MergeRequest,
   NoteReceipt,
   OracleAccount,
@@ -281,21 +282,31 @@ export class ChainSimulator {
 
   withdraw(request: WithdrawRequest): WithdrawReceipt {
     const checked = checkChainMessage(WithdrawRequestSchema, request, 'withdraw');
-    this.beginWrite();
-    const receipt = withdraw(this.ledger, this.hasher, checked, this.currentSlot);
+    const receipt = withdraw(this.ledger, this.spendProofs(), checked, this.currentSlotForWrite());
     this.emit({ kind: 'consumed', note_use_tags: [receipt.note_use_tag], slot: this.currentSlot });
     return receipt;
   }
 
-  merge(request: MergeRequest): NoteReceipt {
+  merge(request: MergeRequest): MergeReceipt {
     const checked = checkChainMessage(MergeRequestSchema, request, 'merge');
-    this.beginWrite();
-    const receipt = merge(this.ledger, this.hasher, checked, this.currentSlot);
-    const tags = checked.inputs.map((input) =>
-      this.hasher.noteUseTagHex(input.owner_commitment, input.note_inner_hash),
-    );
-    this.emit({ kind: 'consumed', note_use_tags: tags, slot: this.currentSlot });
+    const receipt = merge(this.ledger, this.spendProofs(), checked, this.currentSlotForWrite());
+    this.emit({ kind: 'consumed', note_use_tags: receipt.consumed, slot: this.currentSlot });
     return receipt;
+  }
+
+  /** The proof check of a withdraw or merge: the chain's one proof mode (section 10). */
+  private spendProofs(): MatchProofCheck {
+    assert(
+      this.proofs !== undefined,
+      "a 'groth16' chain checks spends only with its verification keys: build it with createChainSimulator",
+    );
+    return this.proofs;
+  }
+
+  /** Opens the current slot for writing (its snapshot taken) and returns it. */
+  private currentSlotForWrite(): bigint {
+    this.beginWrite();
+    return this.currentSlot;
   }
 
   consumedEntry(noteUseTag: Hex32): ConsumedEntry | undefined {

@@ -13,8 +13,8 @@ import type { WithdrawRequest } from './types.ts';
 /**
  * Canonical bytes of every signed chain message (docs/chain-sim.md section 4). The settlement,
  * lock, governance and merge layouts are the chain contract's (packages/protocol/src/chain); the
- * withdraw layout is what a note's spend authority signs, so it lives in @venue/notes beside
- * spendAuthorityOf (the SDK signs it too). All are re-exported so chain-sim's users keep one import.
+ * withdraw layout lives in @venue/notes beside spendAuthorityOf and the VALID_SPEND prover (the SDK
+ * signs it too). All are re-exported so chain-sim's users keep one import.
  */
 export {
   governanceBytes,

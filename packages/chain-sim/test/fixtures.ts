@@ -6,14 +6,19 @@
  */
 import {
   assetIdOfMint,
+  createStandInSpendProver,
   type DerivedNote,
   deriveNote,
   fieldToHex,
   type MatchBatchHeader,
   type MatchLeg,
   type MatchProof,
+  proveMerge,
+  proveWithdraw,
   quoteOfFill,
   type SettledLeg,
+  type SpendProved,
+  type SpendProver,
   settleLeg,
   standInMatchProof,
 } from '@venue/notes';
@@ -24,12 +29,14 @@ import {
   type ChainSimulator,
   createChainSimulator,
   type MarketAccount,
+  type MergeRequest,
   type NoteOpeningReveal,
   type SettlementBatch,
   type SettlementLeg,
   signLockRequest,
   signSettlementBatch,
   spendAuthorityOf,
+  type WithdrawRequest,
 } from '../src/index.ts';
 
 export const BASE_MINT = 'So11111111111111111111111111111111111111112';
@@ -78,6 +85,28 @@ export interface World {
   batchOf(plan: TradePlan, proofs?: readonly MatchProof[], options?: BatchOptions): SettlementBatch;
   /** plan + batchOf with stand-in proofs. */
   trade(bid: HeldNote, ask: HeldNote, base: bigint, price: bigint, options?: TradeOptions): SettlementBatch;
+  /**
+   * A withdraw of `held` by `wallet`, proved by `spender` (stand-in by default) and signed by the
+   * wallet's spend authority: all of it to RECIPIENT unless `options` says otherwise.
+   */
+  withdrawal(wallet: Wallet, held: HeldNote, options?: WithdrawOptions): Promise<Spend<WithdrawRequest>>;
+  /** A merge of `notes` by `wallet` into one note in shard `outputTree` (default 0). */
+  merging(wallet: Wallet, notes: readonly HeldNote[], outputTree?: number): Promise<Spend<MergeRequest>>;
+  /** The prover of withdrawal and merging: stand-in, or whatever the test sets. */
+  spender: SpendProver;
+}
+
+export interface WithdrawOptions {
+  readonly value?: bigint;
+  readonly recipient?: string;
+  readonly changeTree?: number;
+}
+
+/** A proved, signed spend request, and the output (with its opening) the owner now holds. */
+export interface Spend<R> {
+  readonly request: R;
+  readonly proved: SpendProved;
+  readonly output: HeldNote | null;
 }
 
 export interface TradeOptions {
@@ -93,6 +122,11 @@ export interface BatchOptions {
   readonly batchSeq?: bigint;
   readonly deadline?: bigint;
   readonly key?: TradingKey;
+}
+
+/** The mint of a note the world made (every note holds base or quote). */
+export function mintOf(held: HeldNote): string {
+  return held.note.assetId === BASE ? BASE_MINT : QUOTE_MINT;
 }
 
 /** The stand-in proofs of a plan (what createStandInMatchProver would answer). */
@@ -255,6 +289,33 @@ export async function world(options: ChainOptions = {}): Promise<World> {
     trade(bid, ask, base, price, options = {}) {
       const plan = self.plan(bid, ask, base, price, options);
       return self.batchOf(plan, standInProofs(plan), options);
+    },
+    spender: createStandInSpendProver(chain.hasher),
+    async withdrawal(wallet, held, options = {}) {
+      const changeTree = options.changeTree ?? held.treeId;
+      const { request, proved } = await proveWithdraw(self.spender, {
+        spendingKey: wallet.spendingKey,
+        mint: mintOf(held),
+        note: { tree_id: held.treeId, blinding: held.note.blinding, value: held.note.value },
+        value: options.value ?? held.note.value,
+        recipient: options.recipient ?? RECIPIENT,
+        change: { tree_id: changeTree },
+      });
+      return { request, proved, output: proved.output && { note: proved.output, treeId: changeTree } };
+    },
+    async merging(wallet, notes, outputTree = 0) {
+      const [first] = notes;
+      const { request, proved } = await proveMerge(self.spender, {
+        spendingKey: wallet.spendingKey,
+        mint: first === undefined ? BASE_MINT : mintOf(first),
+        notes: notes.map((held) => ({
+          tree_id: held.treeId,
+          blinding: held.note.blinding,
+          value: held.note.value,
+        })),
+        output: { tree_id: outputTree },
+      });
+      return { request, proved, output: proved.output && { note: proved.output, treeId: outputTree } };
     },
   };
   return self;

@@ -1,26 +1,18 @@
-// Properties over random runs of deposits, trades, withdrawals, slots and reorgs: per mint, the
-// pool's vault always equals the value of the unconsumed notes (settlement outputs valued by the
-// openings their owners reveal to the audit: the chain holds only their commitments), and a
-// consumed note can never be spent again.
+// Properties over random runs of deposits, trades, withdrawals (whole or with change), merges, slots
+// and reorgs: per mint, the pool's vault always equals the value of the unconsumed notes (settlement,
+// change and merge outputs valued by the openings their owners reveal to the audit: the chain holds
+// only their commitments), and a consumed note can never be spent again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ChainError, signWithdraw } from '../src/index.ts';
-import {
-  BASE,
-  type HeldNote,
-  PRICE_SCALE,
-  QUOTE,
-  RECIPIENT,
-  revealOf,
-  type Wallet,
-  world,
-} from './fixtures.ts';
+import { ChainError } from '../src/index.ts';
+import { BASE, type HeldNote, PRICE_SCALE, QUOTE, revealOf, type Wallet, world } from './fixtures.ts';
 
 type Op =
   | { kind: 'deposit'; wallet: number; asset: 'base' | 'quote'; value: bigint }
   | { kind: 'trade'; bid: number; ask: number; base: bigint; price: bigint }
-  | { kind: 'withdraw'; note: number }
+  | { kind: 'withdraw'; note: number; quarters: number }
+  | { kind: 'merge'; note: number; count: number }
   | { kind: 'advance'; slots: number }
   | { kind: 'reorg'; depth: number };
 
@@ -38,7 +30,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     base: fc.bigInt(1n, 1000n),
     price: fc.bigInt(1n, 1000n),
   }),
-  fc.record({ kind: fc.constant('withdraw' as const), note: fc.nat() }),
+  fc.record({
+    kind: fc.constant('withdraw' as const),
+    note: fc.nat(),
+    quarters: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({ kind: fc.constant('merge' as const), note: fc.nat(), count: fc.integer({ min: 2, max: 3 }) }),
   fc.record({ kind: fc.constant('advance' as const), slots: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant('reorg' as const), depth: fc.integer({ min: 0, max: 3 }) }),
 );
@@ -87,17 +84,9 @@ test('value is conserved per mint and no note is spent twice, whatever the seque
           if (entry === undefined || chain.locate(entry.held.note.hex.commitment) === undefined) continue;
           const { held, wallet } = entry;
           const spentBefore = chain.consumedEntry(held.note.hex.noteUseTag) !== undefined;
-          const request = signWithdraw(
-            {
-              tree_id: held.treeId,
-              commitment: held.note.hex.commitment,
-              owner_commitment: held.note.hex.ownerCommitment,
-              note_inner_hash: held.note.hex.innerHash,
-              value: held.note.value,
-              recipient: RECIPIENT,
-            },
-            wallet.authority,
-          );
+          // A quarter to all of the note leaves; the rest stays as change.
+          const value = (held.note.value * BigInt(step.quarters) + 3n) / 4n;
+          const { request, output } = await w.withdrawal(wallet, held, { value });
           if (spentBefore) {
             assert.throws(
               () => chain.withdraw(request),
@@ -105,7 +94,21 @@ test('value is conserved per mint and no note is spent twice, whatever the seque
             );
           } else if (!chain.isLocked(held.note.hex.noteUseTag)) {
             chain.withdraw(request);
+            if (output !== null) known.push({ held: output, wallet });
           }
+        } else if (step.kind === 'merge') {
+          const entry = known[step.note % Math.max(known.length, 1)];
+          if (entry === undefined) continue;
+          const { wallet } = entry;
+          const notes = live(entry.held.note.assetId)
+            .filter((other) => other.wallet === wallet)
+            .slice(0, step.count)
+            .map((other) => other.held);
+          if (notes.length < 2) continue;
+          const { request, output } = await w.merging(wallet, notes);
+          chain.merge(request);
+          assert.ok(output);
+          known.push({ held: output, wallet });
         } else if (step.kind === 'advance') {
           chain.advance(step.slots);
         } else {

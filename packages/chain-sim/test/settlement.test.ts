@@ -23,7 +23,6 @@ import {
   type HeldNote,
   outputsOf,
   QUOTE_MINT,
-  RECIPIENT,
   revealOf,
   standInProofs,
   type World,
@@ -296,7 +295,7 @@ test('proof_invalid: legs proved for one batch do not settle under another batch
   assert.equal(w.chain.submitSettlement(w.batchOf(w.plan(w.bid, w.ask, 2n, 300n))).state, 'landed');
 });
 
-test('a settlement output is spent by its owner: settled again, or withdrawn with its opening', async () => {
+test('a settlement output is spent by its owner: settled again, or withdrawn with a proof', async () => {
   const w = await matched();
   const alice = w.wallet(1);
   const plan = w.plan(w.bid, w.ask, 2n, 300n);
@@ -313,20 +312,13 @@ test('a settlement output is spent by its owner: settled again, or withdrawn wit
   const wrongTag = { ...aliceLeg, input: { ...aliceLeg.input, note_use_tag: stranger.note.hex.noteUseTag } };
   failsWith(w, withLegs(w, resale, [carolLeg, wrongTag]), 'proof_invalid');
   assert.equal(w.chain.submitSettlement(resale).state, 'landed');
-  // The change is withdrawn: the opening must hash to the leaf, the asset is the one the proof fixed.
-  const spend = {
-    tree_id: aliceChange.treeId,
-    commitment: aliceChange.note.hex.commitment,
-    owner_commitment: aliceChange.note.hex.ownerCommitment,
-    note_inner_hash: aliceChange.note.hex.innerHash,
-    value: aliceChange.note.value,
-    recipient: RECIPIENT,
-  };
+  // The change is withdrawn with a VALID_SPEND proof: the asset is the one the match proof fixed.
+  const { request } = await w.withdrawal(alice, aliceChange);
   assert.throws(
-    () => w.chain.withdraw(signWithdraw({ ...spend, value: spend.value + 1n }, alice.authority)),
-    (e: unknown) => e instanceof ChainError && e.reason === 'unauthorized',
+    () => w.chain.withdraw(signWithdraw({ ...request, value: request.value + 1n }, alice.authority)),
+    (e: unknown) => e instanceof ChainError && e.reason === 'proof_invalid',
   );
-  const receipt = w.chain.withdraw(signWithdraw(spend, alice.authority));
+  const receipt = w.chain.withdraw(request);
   assert.deepEqual([receipt.mint, receipt.value], [QUOTE_MINT, 494n]);
   assert.equal(w.chain.consumedEntry(aliceChange.note.hex.noteUseTag)?.by, 'withdraw');
 });

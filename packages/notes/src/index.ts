@@ -18,6 +18,7 @@ export * from './public-inputs.ts';
 export * from './spend-authority.ts';
 export * from './spend-prover.ts';
 export * from './spend-public-inputs.ts';
+export * from './spend-requests.ts';
 export * from './spend-rules.ts';
 export * from './spend-stand-in.ts';
 export * from './spend-verifier.ts';

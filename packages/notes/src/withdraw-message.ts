@@ -1,61 +1,45 @@
-import { assert, sha256, signDigest, type TradingKey, U64_MAX } from '@venue/protocol';
+import {
+  ByteWriter,
+  PROOF_BYTES,
+  sha256,
+  signDigest,
+  type TradingKey,
+  type WithdrawRequest,
+} from '@venue/protocol';
 
 /**
  * The canonical bytes of a chain withdraw (docs/chain-sim.md section 4), the message a note's
- * spend authority signs to take its tokens out of the pool. It lives here, beside
- * spendAuthorityOf, so the chain that checks the signature and the SDK that makes it read one
+ * spend authority signs to take tokens out of the pool. It lives here, beside spendAuthorityOf and
+ * the VALID_SPEND prover, so the chain that checks the signature and the SDK that makes it read one
  * layout: a second copy could drift by a byte and every withdraw would be refused.
  *
- * Layout: "venue-chain-withdraw-v1" NUL, tree_id u8, commitment, owner_commitment and
- * note_inner_hash as 32 raw bytes each, value u64 big-endian, recipient as u8 length + ASCII.
- * The NUL-terminated domain keeps a withdraw signature from passing as any other chain message.
+ * Layout v2 (no opening; the proof shows ownership): "venue-chain-withdraw-v2" NUL, tree_id u8,
+ * commitment and note_use_tag as 32 raw bytes each, mint as u8 length + ASCII, value u64
+ * big-endian, recipient as u8 length + ASCII, change presence u8 then its tree_id u8 and commitment,
+ * the 256-byte proof. The NUL-terminated domain keeps a withdraw signature from passing as any other
+ * chain message.
  */
 
-export const WITHDRAW_DOMAIN = 'venue-chain-withdraw-v1';
+export const WITHDRAW_DOMAIN = 'venue-chain-withdraw-v2';
 
-/** Everything a withdraw signature covers: the note's opening (minus its asset) and the recipient. */
-export interface WithdrawMessage {
-  readonly tree_id: number;
-  readonly commitment: string;
-  readonly owner_commitment: string;
-  readonly note_inner_hash: string;
-  readonly value: bigint;
-  /** The public account (base58 address) that receives the tokens. */
-  readonly recipient: string;
-}
+/** Everything a withdraw signature covers: the whole request but the signature. */
+export type WithdrawMessage = Omit<WithdrawRequest, 'signature'>;
 
 /** Longest recipient the u8 length prefix can carry, in ASCII characters. */
 export const WITHDRAW_RECIPIENT_CHARS_MAX = 0xff;
 
-const HEX32 = /^[0-9a-f]{64}$/;
-
-function hex32(value: string, name: string): Buffer {
-  assert(HEX32.test(value), `${name}: expected 32 bytes of lowercase hex`);
-  return Buffer.from(value, 'hex');
-}
-
 export function withdrawBytes(message: WithdrawMessage): Uint8Array {
-  const { tree_id: treeId, value, recipient } = message;
-  assert(Number.isInteger(treeId) && treeId >= 0 && treeId <= 0xff, `tree_id: u8 out of range: ${treeId}`);
-  assert(value >= 0n && value <= U64_MAX, `value: u64 out of range: ${value}`);
-  assert(
-    /^[\x20-\x7e]*$/.test(recipient) && recipient.length <= WITHDRAW_RECIPIENT_CHARS_MAX,
-    'recipient: expected printable ASCII of at most 255 characters',
-  );
-  const amount = Buffer.alloc(8);
-  amount.writeBigUInt64BE(value);
-  return new Uint8Array(
-    Buffer.concat([
-      Buffer.from(`${WITHDRAW_DOMAIN}\u0000`, 'ascii'),
-      Buffer.from([treeId]),
-      hex32(message.commitment, 'commitment'),
-      hex32(message.owner_commitment, 'owner_commitment'),
-      hex32(message.note_inner_hash, 'note_inner_hash'),
-      amount,
-      Buffer.from([recipient.length]),
-      Buffer.from(recipient, 'ascii'),
-    ]),
-  );
+  const w = new ByteWriter(WITHDRAW_DOMAIN)
+    .u8(message.tree_id)
+    .hex(message.commitment, 32)
+    .hex(message.note_use_tag, 32)
+    .ascii(message.mint)
+    .u64(message.value)
+    .ascii(message.recipient);
+  // presence byte, then the change: an absent note and a note cannot encode alike
+  if (message.change === undefined) w.u8(0);
+  else w.u8(1).u8(message.change.tree_id).hex(message.change.commitment, 32);
+  return w.hex(message.proof, PROOF_BYTES).bytes();
 }
 
 /** The spend authority's Ed25519 signature (hex) over sha256 of the withdraw bytes. */

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { BYTES } from '../limits.ts';
 import { Base58Address, Hex, OneOf, Strict, U8, U64 } from '../schema/primitives.ts';
 import type { ChainStatic } from './frozen.ts';
+import { MERGE_INPUTS_MAX } from './limits.ts';
 import { ChainSymbol, PositiveU64 } from './primitives.ts';
 
 /**
@@ -150,7 +151,7 @@ export const ConsumedEntrySchema = Strict(
 );
 export type ConsumedEntry = ChainStatic<typeof ConsumedEntrySchema>;
 
-/** Where a new note's commitment became a leaf (deposit and merge). */
+/** Where a deposited note's commitment became a leaf, and its tag (the deposit disclosed its opening). */
 export const NoteReceiptSchema = Strict(
   {
     tree_id: U8(),
@@ -164,13 +165,32 @@ export const NoteReceiptSchema = Strict(
 );
 export type NoteReceipt = ChainStatic<typeof NoteReceiptSchema>;
 
-/** What a withdraw did: the consumed note's tag, and what went where. */
+/** Where a withdraw's change or a merge's output became a leaf: an opaque note, so no tag. */
+export const NoteLeafSchema = Strict(
+  { tree_id: U8(), leaf_index: U64(), commitment: Hash(), root: Hash() },
+  { title: 'NoteLeaf' },
+);
+export type NoteLeaf = ChainStatic<typeof NoteLeafSchema>;
+
+/** What a merge did: the notes it consumed (their tags) and where the merged note went. */
+export const MergeReceiptSchema = Strict(
+  {
+    consumed: Type.Array(Hash(), { minItems: 2, maxItems: MERGE_INPUTS_MAX }),
+    output: NoteLeafSchema,
+    slot: U64(),
+  },
+  { title: 'MergeReceipt' },
+);
+export type MergeReceipt = ChainStatic<typeof MergeReceiptSchema>;
+
+/** What a withdraw did: the consumed note's tag, what went where, and the change note if any. */
 export const WithdrawReceiptSchema = Strict(
   {
     note_use_tag: Hash(),
     mint: Base58Address(),
     value: U64(),
     recipient: Base58Address(),
+    change: Type.Optional(NoteLeafSchema),
     slot: U64(),
   },
   { title: 'WithdrawReceipt' },

@@ -16,6 +16,7 @@ import {
   LockAccountSchema,
   MarketAccountSchema,
   MarketParamsSchema,
+  MergeReceiptSchema,
   NoteReceiptSchema,
   OracleAccountSchema,
   OracleUpdateRequestSchema,
@@ -95,7 +96,7 @@ export const CHAIN_METHODS = {
   // notes, locks, settlement
   deposit: method(DepositRequestSchema, NoteReceiptSchema),
   withdraw: method(WithdrawRequestSchema, WithdrawReceiptSchema),
-  merge: method(MergeRequestSchema, NoteReceiptSchema),
+  merge: method(MergeRequestSchema, MergeReceiptSchema),
   getConsumed: method(Strict({ note_use_tag: Hash() }), Nullable(ConsumedEntrySchema)),
   lockNotes: method(LockRequestSchema, Strict({ locks: Type.Array(LockAccountSchema) })),
   getLock: method(Strict({ note_use_tag: Hash() }), Nullable(LockAccountSchema)),

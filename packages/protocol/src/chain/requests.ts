@@ -7,7 +7,7 @@ import { LOCKS_PER_REQUEST_MAX, MERGE_INPUTS_MAX } from './limits.ts';
 /**
  * The chain's note, lock and governance requests (docs/chain-sim.md sections 3 and 4). The signed
  * ones carry an Ed25519 signature over sha256 of their canonical bytes (signing.ts, and notes'
- * withdraw-message.ts for the withdraw).
+ * withdraw-message.ts for the withdraw); withdraw and merge also carry a VALID_SPEND proof.
  */
 
 const Hash = () => Hex(BYTES.hash);
@@ -29,21 +29,34 @@ export const DepositRequestSchema = Strict(
 );
 export type DepositRequest = ChainStatic<typeof DepositRequestSchema>;
 
-/** Proof of ownership of a note: its opening (minus the asset); the spend authority signs the request. */
-const noteSpendFields = {
-  tree_id: U8(),
-  commitment: Hash(),
-  owner_commitment: Hash(),
-  note_inner_hash: Hash(),
-  value: U64(),
-};
-export const NoteSpendSchema = Strict(noteSpendFields, { title: 'NoteSpend' });
+/**
+ * A note a withdraw or merge spends, named without its opening (docs/chain-sim.md section 10): the
+ * chain finds the leaf by its commitment and checks the VALID_SPEND proof, which shows that the
+ * commitment and this note-use tag belong to one note of the prover's (docs/notes.md section 11).
+ */
+export const NoteSpendSchema = Strict(
+  { tree_id: U8(), commitment: Hash(), note_use_tag: Hash() },
+  { title: 'NoteSpend' },
+);
 export type NoteSpend = ChainStatic<typeof NoteSpendSchema>;
+
+/** A note a withdraw or merge creates: where it goes and its commitment, nothing of its opening. */
+export const SpendOutputSchema = Strict({ tree_id: U8(), commitment: Hash() }, { title: 'SpendOutput' });
+export type SpendOutput = ChainStatic<typeof SpendOutputSchema>;
+
+const SpendProof = () =>
+  Hex(BYTES.proof, { description: 'The VALID_SPEND Groth16 proof (256 bytes, docs/notes.md section 11).' });
 
 export const WithdrawRequestSchema = Strict(
   {
-    ...noteSpendFields,
+    tree_id: U8(),
+    commitment: Hash(),
+    note_use_tag: Hash(),
+    mint: Base58Address({ description: "The note's token: the chain checks it is the leaf's asset." }),
+    value: U64({ description: 'Base units leaving the pool: all of the note, or part with `change`.' }),
     recipient: Base58Address({ description: 'Public account that receives the tokens.' }),
+    change: Type.Optional(SpendOutputSchema),
+    proof: SpendProof(),
     signature: Signature(),
   },
   { title: 'WithdrawRequest' },
@@ -53,10 +66,8 @@ export type WithdrawRequest = ChainStatic<typeof WithdrawRequestSchema>;
 export const MergeRequestSchema = Strict(
   {
     inputs: Type.Array(NoteSpendSchema, { minItems: 2, maxItems: MERGE_INPUTS_MAX }),
-    output: Strict(
-      { tree_id: U8(), blinding: Hash() },
-      { description: 'The merged note: same owner and asset, the summed value, this blinding.' },
-    ),
+    output: SpendOutputSchema,
+    proof: SpendProof(),
     signature: Signature(),
   },
   { title: 'MergeRequest' },

@@ -1,8 +1,9 @@
 import { sha256 } from '../canonical/bodies.ts';
 import { signDigest, type TradingKey } from '../crypto/ed25519.ts';
+import { BYTES } from '../limits.ts';
 import type { GovernanceValues } from './accounts.ts';
 import { ByteWriter } from './byte-writer.ts';
-import type { GovernanceRequest, LockRequest, MergeRequest, NoteSpend } from './requests.ts';
+import type { GovernanceRequest, LockRequest, MergeRequest } from './requests.ts';
 
 /**
  * Canonical bytes of the chain's lock, governance and merge messages (docs/chain-sim.md section
@@ -13,7 +14,7 @@ import type { GovernanceRequest, LockRequest, MergeRequest, NoteSpend } from './
 
 export const LOCK_DOMAIN = 'venue-chain-lock-v1';
 export const GOVERNANCE_DOMAIN = 'venue-chain-governance-v1';
-export const MERGE_DOMAIN = 'venue-chain-merge-v1';
+export const MERGE_DOMAIN = 'venue-chain-merge-v2';
 
 export function lockBytes(request: Omit<LockRequest, 'signature'>): Uint8Array {
   const w = new ByteWriter(LOCK_DOMAIN).ascii(request.market_id).u32(request.locks.length);
@@ -29,19 +30,19 @@ export function governanceBytes(values: GovernanceValues & { readonly sequence: 
     .bytes();
 }
 
-function spend(w: ByteWriter, note: NoteSpend): ByteWriter {
-  return w
-    .u8(note.tree_id)
-    .hex(note.commitment, 32)
-    .hex(note.owner_commitment, 32)
-    .hex(note.note_inner_hash, 32)
-    .u64(note.value);
-}
-
+/**
+ * Merge v2 (no openings): input count u32, each input's tree_id u8, commitment and note_use_tag;
+ * the output's tree_id u8 and commitment; the 256-byte proof.
+ */
 export function mergeBytes(request: Omit<MergeRequest, 'signature'>): Uint8Array {
   const w = new ByteWriter(MERGE_DOMAIN).u32(request.inputs.length);
-  for (const input of request.inputs) spend(w, input);
-  return w.u8(request.output.tree_id).hex(request.output.blinding, 32).bytes();
+  for (const input of request.inputs)
+    w.u8(input.tree_id).hex(input.commitment, 32).hex(input.note_use_tag, 32);
+  return w
+    .u8(request.output.tree_id)
+    .hex(request.output.commitment, 32)
+    .hex(request.proof, BYTES.proof)
+    .bytes();
 }
 
 /** Signs canonical bytes: Ed25519 over their sha256. */
