@@ -28,7 +28,10 @@ export const CHAIN_RPC_RESPONSE_BYTES_MAX = 64 * 1024;
 
 /** What the chain answers to a deposit: where the new note's commitment became a leaf. */
 export type DepositReceipt = NoteReceipt;
-/** The chain's `withdraw` request: the note's opening, the recipient and the authority's signature. */
+/**
+ * The chain's `withdraw` request: the note's commitment and tag, mint, amount, recipient, optional
+ * change, the VALID_SPEND proof and the spend authority's signature (no opening).
+ */
 export type ChainWithdrawRequest = WithdrawRequest;
 export type { ConsumedEntry, WithdrawReceipt };
 

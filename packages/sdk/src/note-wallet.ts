@@ -2,16 +2,17 @@ import { join } from 'node:path';
 import {
   assetIdOfMint,
   createNote,
+  createSpendProver,
   fieldFromHex,
   fieldToHex,
   loadNoteHasher,
   type NoteHasher,
   pathFromInclusion,
+  proveWithdraw,
+  type SpendProver,
   STUB_PROOF_HEX,
-  signWithdrawMessage,
   spendAuthorityOf,
   type ValidInputProver,
-  type WithdrawMessage,
 } from '@venue/notes';
 import {
   ERRORS,
@@ -124,6 +125,11 @@ export interface ScanProgress {
 export interface NoteWalletOptions {
   /** How fill memos are opened; default: the protocol scheme with the key file's viewing key. */
   readonly decryptMemo?: FillMemoDecryptor;
+  /**
+   * Proves withdraws (VALID_SPEND, docs/notes.md section 11); default: the real prover, loaded on
+   * the first withdraw. A test against a stand-in chain passes notes' createStandInSpendProver.
+   */
+  readonly spendProver?: SpendProver;
 }
 
 /** An output of a match the wallet knows of but cannot hold yet, and why. */
@@ -166,6 +172,7 @@ export class NoteWallet {
   readonly #log: SealedLog<WalletRecord> | null;
   readonly #book = new NoteBook();
   readonly #decryptMemo: FillMemoDecryptor;
+  #spendProver: Promise<SpendProver> | undefined;
   readonly #candidates = new Map<string, Map<string, bigint>>();
 
   private constructor(
@@ -173,8 +180,10 @@ export class NoteWallet {
     hasher: NoteHasher,
     log: SealedLog<WalletRecord> | null,
     decryptMemo: FillMemoDecryptor,
+    spendProver: SpendProver | undefined,
   ) {
     this.#keyFile = keyFile;
+    this.#spendProver = spendProver === undefined ? undefined : Promise.resolve(spendProver);
     this.#owner = { hasher, ownerCommitment: keyFile.publicParts.owner_commitment };
     this.#log = log;
     this.#decryptMemo = decryptMemo;
@@ -198,6 +207,7 @@ export class NoteWallet {
       await loadNoteHasher(),
       log,
       options.decryptMemo ?? openFillMemoWithKeyFile,
+      options.spendProver,
     );
   }
 
@@ -302,9 +312,10 @@ export class NoteWallet {
   }
 
   /**
-   * Withdraws a spendable note to the public account `recipient` through the chain simulator's
-   * JSON-RPC at `chainRpcUrl`, signed by this key file's spend authority over the notes package's
-   * withdraw bytes. The wallet records the withdraw as sent first (the note then backs no order),
+   * Withdraws a spendable note, all of it, to the public account `recipient` through the chain
+   * simulator's JSON-RPC at `chainRpcUrl`: a VALID_SPEND proof (made here, in this thread, about 2 s)
+   * shows the chain the note is this key's without its opening, and this key file's spend authority
+   * signs the notes package's withdraw bytes. The wallet records the withdraw as sent first (the note then backs no order),
    * and marks the note spent only on the chain's receipt.
    * - A note that is reserved by an order, pending or spent is refused here (NoteStateError),
    *   before anything is sent.
@@ -319,18 +330,28 @@ export class NoteWallet {
     timeoutMs = CHAIN_RPC_TIMEOUT_MS_DEFAULT,
   ): Promise<{ note: WalletNote; receipt: WithdrawReceipt }> {
     const sending = this.#put(withdrawSent(this.#required(request.commitment), request.recipient));
-    const message: WithdrawMessage = {
-      tree_id: sending.tree_id,
-      commitment: sending.commitment,
-      owner_commitment: this.#owner.ownerCommitment,
-      note_inner_hash: sending.inner_hash,
-      value: sending.value,
-      recipient: request.recipient,
-    };
-    const signature = signWithdrawMessage(message, spendAuthorityOf(this.#keyFile.spendingKey()));
+    // The chain sees no opening: the proof shows the note is this key's, holds this mint and value.
+    this.#spendProver ??= createSpendProver();
+    let withdrawal: Awaited<ReturnType<typeof proveWithdraw>>['request'];
+    try {
+      ({ request: withdrawal } = await proveWithdraw(await this.#spendProver, {
+        spendingKey: this.#keyFile.spendingKey(),
+        mint: sending.mint,
+        note: {
+          tree_id: sending.tree_id,
+          blinding: fieldFromHex(sending.blinding, 'blinding'),
+          value: sending.value,
+        },
+        value: sending.value,
+        recipient: request.recipient,
+      }));
+    } catch (error) {
+      this.#put(withdrawCleared(this.#required(sending.commitment))); // nothing was sent
+      throw error;
+    }
     let receipt: WithdrawReceipt;
     try {
-      receipt = await chainWithdraw(chainRpcUrl, { ...message, signature }, timeoutMs);
+      receipt = await chainWithdraw(chainRpcUrl, withdrawal, timeoutMs);
     } catch (error) {
       if (error instanceof ChainRpcError && error.reason !== 'transport') {
         const current = this.#required(sending.commitment);

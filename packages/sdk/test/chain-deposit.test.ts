@@ -1,7 +1,8 @@
 // The SDK's own deposit and withdraw paths against the chain simulator's real JSON-RPC server: the
 // wallet records the opening, sends the deposit bound to the notes package's spend authority, and
-// the chain holds exactly that note under that authority; a withdraw signed over the notes
-// package's bytes consumes it on chain and spends it in the wallet only on the receipt. A refusal
+// the chain holds exactly that note under that authority; a withdraw proved with VALID_SPEND (no
+// opening sent) and signed over the notes package's bytes consumes it on chain and spends it in the
+// wallet only on the receipt. A refusal
 // comes back as a ChainRpcError with the chain's reason, and an answer that is not a JSON-RPC reply
 // to the call is refused.
 import assert from 'node:assert/strict';
@@ -16,11 +17,17 @@ import {
   withdrawBytes as chainSimWithdrawBytes,
   createChainSimulator,
   type RpcServer,
-  signWithdraw,
   startRpcServer,
   treeReads,
 } from '@venue/chain-sim';
-import { loadNoteHasher, spendAuthorityOf, withdrawBytes } from '@venue/notes';
+import {
+  createSpendProver,
+  fieldFromHex,
+  loadNoteHasher,
+  proveWithdraw,
+  type SpendProver,
+  withdrawBytes,
+} from '@venue/notes';
 import { testMarket } from '@venue/testing';
 import {
   ChainRpcError,
@@ -37,14 +44,17 @@ let chain: ChainSimulator;
 let rpc: RpcServer;
 let dir: string;
 let keyFile: KeyFile;
+let prover: SpendProver;
 
 before(async () => {
+  prover = await createSpendProver();
   chain = await createChainSimulator({ shards: 2 });
   rpc = await startRpcServer(chain);
   dir = mkdtempSync(join(tmpdir(), 'chain-deposit-'));
   keyFile = await KeyFile.create(join(dir, 'key.json'));
 });
 after(async () => {
+  await prover.close();
   await rpc.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -58,17 +68,13 @@ test('depositVia records the note, and the chain holds it under the key file’s
     assert.equal(wallet.note(note.commitment)?.status, 'pending', 'spendable once a scan sees the leaf');
     assert.deepEqual(chain.locate(note.commitment), { tree_id: 1, leaf_index: receipt.leaf_index });
     // Bound to the authority the notes package derives: a withdraw it signs is accepted.
-    const withdrawal = signWithdraw(
-      {
-        tree_id: 1,
-        commitment: note.commitment,
-        owner_commitment: keyFile.publicParts.owner_commitment,
-        note_inner_hash: note.inner_hash,
-        value: note.value,
-        recipient: 'Recipient1111111111111111111111111111111111',
-      },
-      spendAuthorityOf(keyFile.spendingKey()),
-    );
+    const { request: withdrawal } = await proveWithdraw(prover, {
+      spendingKey: keyFile.spendingKey(),
+      mint: MINT,
+      note: { tree_id: 1, blinding: fieldFromHex(note.blinding, 'blinding'), value: note.value },
+      value: note.value,
+      recipient: 'Recipient1111111111111111111111111111111111',
+    });
     assert.equal(chain.withdraw(withdrawal).value, 1234n);
   } finally {
     wallet.close();
@@ -163,18 +169,24 @@ test('the withdraw bytes have one implementation, in the notes package, and a fi
   const bytes = withdrawBytes({
     tree_id: 3,
     commitment: '01'.repeat(32),
-    owner_commitment: '02'.repeat(32),
-    note_inner_hash: '03'.repeat(32),
+    note_use_tag: '02'.repeat(32),
+    mint: MINT,
     value: 0x0102030405060708n,
     recipient: RECIPIENT,
+    change: { tree_id: 4, commitment: '03'.repeat(32) },
+    proof: '0f'.repeat(256),
   });
   const expected = Buffer.concat([
-    Buffer.from('venue-chain-withdraw-v1\u0000', 'ascii'),
+    Buffer.from('venue-chain-withdraw-v2\u0000', 'ascii'),
     Buffer.from([3]),
-    Buffer.from('01'.repeat(32) + '02'.repeat(32) + '03'.repeat(32), 'hex'),
+    Buffer.from('01'.repeat(32) + '02'.repeat(32), 'hex'),
+    Buffer.from([MINT.length]),
+    Buffer.from(MINT, 'ascii'),
     Buffer.from('0102030405060708', 'hex'),
     Buffer.from([RECIPIENT.length]),
     Buffer.from(RECIPIENT, 'ascii'),
+    Buffer.from([1, 4]),
+    Buffer.from('03'.repeat(32) + '0f'.repeat(256), 'hex'),
   ]);
   assert.equal(Buffer.from(bytes).toString('hex'), expected.toString('hex'));
 });
