@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ChainRpcClient } from '@venue/adapters';
-import { type RpcServer, signMerge, signWithdraw, startRpcServer } from '@venue/chain-sim';
+import { type RpcServer, startRpcServer } from '@venue/chain-sim';
 import { fieldToHex } from '@venue/notes';
 import {
   CHAIN_METHOD_NAMES,
@@ -24,7 +24,7 @@ import {
 import { ChainRpcError, chainConsumed, chainDeposit, chainRpcCall, chainWithdraw } from '@venue/sdk';
 import fc from 'fast-check';
 import { RPC_METHODS } from '../../chain-sim/src/rpc-methods.ts';
-import { BASE_MINT, RECIPIENT, type World, world } from '../../chain-sim/test/fixtures.ts';
+import { BASE_MINT, type World, world } from '../../chain-sim/test/fixtures.ts';
 
 let w: World;
 let server: RpcServer;
@@ -194,28 +194,12 @@ test('every method answers a result that decodes, on the venue client and the SD
     blinding: fieldToHex(78n),
     spend_authority: alice.authority.publicKey,
   });
-  const spend = (held: (typeof spare)[number]) => ({
-    tree_id: held.treeId,
-    commitment: held.note.hex.commitment,
-    owner_commitment: held.note.hex.ownerCommitment,
-    note_inner_hash: held.note.hex.innerHash,
-    value: held.note.value,
-  });
-  await call(
-    'merge',
-    signMerge(
-      { inputs: spare.map(spend), output: { tree_id: 0, blinding: fieldToHex(79n) } },
-      alice.authority,
-    ),
-  );
+  await call('merge', (await w.merging(alice, spare)).request);
   const withdrawn = w.deposit(alice, 'quote', 6n);
-  await chainWithdraw(
-    server.url,
-    signWithdraw({ ...spend(withdrawn), recipient: RECIPIENT }, alice.authority),
-  );
+  await chainWithdraw(server.url, (await w.withdrawal(alice, withdrawn, { value: 4n })).request);
   assert.equal((await chainConsumed(server.url, withdrawn.note.hex.noteUseTag))?.by, 'withdraw');
   const another = w.deposit(alice, 'quote', 8n);
-  await call('withdraw', signWithdraw({ ...spend(another), recipient: RECIPIENT }, alice.authority));
+  await call('withdraw', (await w.withdrawal(alice, another)).request);
   await call('getInclusion', { tree_id: 0, commitment: receipt.commitment });
   await call('getLeaves', { tree_id: 0, from: 0n, limit: 5 });
   await call('getRoots', {});

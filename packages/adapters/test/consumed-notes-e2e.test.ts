@@ -5,15 +5,18 @@
 // have crossed it stays resting instead of being dragged into a failed settlement.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { signWithdraw, spendAuthorityOf } from '@venue/chain-sim';
+import { spendAuthorityOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
   createNote,
+  createSpendProver,
+  createStandInSpendProver,
   type DerivedNote,
   fieldToHex,
   generateViewingKey,
   loadNoteHasher,
   type NoteHasher,
+  proveWithdraw,
 } from '@venue/notes';
 import { ERRORS, type PlaceOrder, signPlaceOrder } from '@venue/protocol';
 import { TEST_CORE_CONFIG, TestVenue, type Trader, testMarket } from '@venue/testing';
@@ -63,22 +66,27 @@ function deposit(trader: Trader, side: 'bid' | 'ask', value: bigint): DerivedNot
   return note;
 }
 
-/** The owner takes the note's tokens out of the pool: the chain records it consumed. */
-function withdraw(trader: Trader, note: DerivedNote): void {
+/**
+ * The owner takes the note's tokens out of the pool with a VALID_SPEND proof of the chain's proof
+ * mode (no opening sent): the chain records it consumed.
+ */
+async function withdraw(trader: Trader, note: DerivedNote): Promise<void> {
   const chain = venue.chain;
   assert.ok(chain);
-  const request = signWithdraw(
-    {
-      tree_id: 0,
-      commitment: note.hex.commitment,
-      owner_commitment: note.hex.ownerCommitment,
-      note_inner_hash: note.hex.innerHash,
+  const prover =
+    chain.matchProofs === 'stand-in' ? createStandInSpendProver(hasher) : await createSpendProver();
+  try {
+    const { request } = await proveWithdraw(prover, {
+      spendingKey: spendingKeyOf(trader),
+      mint: note.assetId === assetIdOfMint(MARKET.baseMint) ? MARKET.baseMint : MARKET.quoteMint,
+      note: { tree_id: 0, blinding: note.blinding, value: note.value },
       value: note.value,
       recipient: 'Recipient1111111111111111111111111111111111',
-    },
-    spendAuthorityOf(spendingKeyOf(trader)),
-  );
-  chain.withdraw(request);
+    });
+    chain.withdraw(request);
+  } finally {
+    await prover.close();
+  }
 }
 
 /** A signed limit order over `note` (the test venue's proof checks pass any proof). */
@@ -122,7 +130,7 @@ test('a withdrawn note cannot back a new order or a replacement: 409 NOTE_CONSUM
   const spent = deposit(alice, 'ask', 10n);
   const fresh = deposit(alice, 'ask', 10n);
   venue.advanceSlots(1); // the deposits' root reaches the venue
-  withdraw(alice, spent);
+  await withdraw(alice, spent);
 
   const refused = await venue.place(alice, order(alice, spent, 'ask', 10n));
   assert.equal(refused.status, 409, refused.text);
@@ -164,7 +172,7 @@ test('an order whose note is withdrawn is cancelled (note_consumed); its would-b
   assert.equal((await venue.place(alice, ask)).status, 200);
   assert.equal((await venue.place(bob, bid)).status, 200);
 
-  withdraw(alice, askNote);
+  await withdraw(alice, askNote);
   const cancelled = await record(alice, ask.order_id);
   assert.equal(cancelled['state'], 'cancelled');
   assert.equal(cancelled['cancel_reason'], 'note_consumed');
