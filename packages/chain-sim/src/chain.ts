@@ -80,8 +80,10 @@ export interface ChainOptions extends Partial<ChainConfig> {
   /** Genesis governance. Without it no settlement signer is accepted until governance sets one. */
   readonly governance?: Partial<GovernanceValues> & { readonly authority?: Hex32 };
   /**
-   * How settlement proofs are checked (docs/chain-sim.md section 6): 'groth16' (default) with the
-   * pinned VALID_MATCH key, 'stand-in' with notes' stand-in proofs (tests and simulator seeds only).
+   * How every proof is checked, settlement and spend alike (docs/chain-sim.md sections 6 and 10):
+   * 'groth16' (default) with the pinned VALID_MATCH and VALID_SPEND keys, 'stand-in' with notes'
+   * stand-in proofs (tests and simulator seeds only). The name stays from when settlement was the
+   * only proof.
    */
   readonly matchProofs?: MatchProofMode;
 }

@@ -315,8 +315,8 @@ export class NoteWallet {
    * Withdraws a spendable note, all of it, to the public account `recipient` through the chain
    * simulator's JSON-RPC at `chainRpcUrl`: a VALID_SPEND proof (made here, in this thread, about 2 s)
    * shows the chain the note is this key's without its opening, and this key file's spend authority
-   * signs the notes package's withdraw bytes. The wallet records the withdraw as sent first (the note then backs no order),
-   * and marks the note spent only on the chain's receipt.
+   * signs the notes package's withdraw bytes. The wallet records the withdraw as sent first (the
+   * note then backs no order), and marks the note spent only on the chain's receipt.
    * - A note that is reserved by an order, pending or spent is refused here (NoteStateError),
    *   before anything is sent.
    * - A chain refusal (ChainRpcError with the chain's reason) leaves the note spendable, except
