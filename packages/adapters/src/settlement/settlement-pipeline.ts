@@ -301,6 +301,10 @@ export class SettlementPipeline {
       assert(market !== undefined, `settlement of unknown market ${marketId}`);
       const planned = this.#plan(market, matches);
       if (typeof planned === 'string') {
+        // A group the venue cannot settle is its own doing: said to the operator (no amounts, no owners).
+        this.#o.log?.(
+          `settlement: a group of ${marketId} cannot be settled (${planned}); its matches fail as chain_rejected`,
+        );
         this.#failMatches(matches, 'chain_rejected');
         return true;
       }
@@ -398,7 +402,15 @@ export class SettlementPipeline {
       needed.map((p) => ({ note_use_tag: p.noteUseTag, expiry_slot: p.match.lockExpirySlot })),
     );
     if (outcome.ok === 'pending') return 'pending';
-    return outcome.ok ? null : reasonOf(outcome.reason);
+    if (outcome.ok) return null;
+    const reason = reasonOf(outcome.reason);
+    // A refusal that is no settlement reason (a malformed request) is the venue's bug: said out loud.
+    if (reason !== outcome.reason) {
+      this.#o.log?.(
+        `settlement: the chain refused a lock request of ${group.marketId} (${outcome.reason}); its matches fail as chain_rejected`,
+      );
+    }
+    return reason;
   }
 
   // ---- Batches out ----
