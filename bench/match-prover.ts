@@ -338,6 +338,8 @@ export async function run(quick: boolean): Promise<Figure[]> {
   await prover.close();
   figures.push(await verifyFigures(proofs, quick ? 1 : 5));
   process.stderr.write(`match-prover: load average ${load()}\n`);
+  // snarkjs.groth16.verify built its shared curve again, with helper threads: stop them so the run ends.
+  await (await snarkjs.curves.getCurveFromName('bn128')).terminate();
   return figures;
 }
 
