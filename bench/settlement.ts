@@ -89,7 +89,8 @@ interface Production {
 async function production(pairs: number): Promise<Production> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
-    lockDurationSlots: 20_000n,
+    // Long enough for a backlog of proofs: the chain allows locks of up to 9,000 slots.
+    lockDurationSlots: 6_000n,
     proofs: 'groth16',
     proverWorkers: WORKERS,
   });

@@ -228,3 +228,49 @@ async function reusableOnlyAfter(
   const again = world.order(alice, note, 'bid', 10n);
   await world.engine.submit(placeCommand(again, world.chain.slot, alice.accountId));
 }
+
+/** One bid against `asks` asks of one unit each; the bid meets every ask in one auction. */
+async function oneAgainstMany(world: SettlementWorld, asks: number) {
+  const alice = world.wallet('alice');
+  const quoteNote = world.deposit(alice, 'quote', 20_000n);
+  const sellers = Array.from({ length: asks }, (_, i) => {
+    const seller = world.wallet(`seller-${i}`);
+    return { seller, note: world.deposit(seller, 'base', 1n) };
+  });
+  world.advance(1);
+  const bid = world.order(alice, quoteNote, 'bid', BigInt(asks));
+  await world.place(alice, bid);
+  const orders = [];
+  for (const { seller, note } of sellers) {
+    const ask = world.order(seller, note, 'ask', 1n);
+    await world.place(seller, ask);
+    orders.push(ask);
+  }
+  return { bid, asks: orders };
+}
+
+test('an order meeting up to 16 counterparties settles with the wide proof; more fail at admission, said to the operator', async () => {
+  for (const [asks, settles] of [
+    [6, true],
+    [16, true],
+    [17, false],
+  ] as const) {
+    const world = await SettlementWorld.create({ finalityDepth: FINALITY });
+    const { bid, asks: orders } = await oneAgainstMany(world, asks);
+    world.advance(1 + FINALITY);
+    const end = settles ? 'fully_filled' : 'settlement_failed';
+    for (const order of [bid, ...orders]) {
+      assert.deepEqual(world.kindsOf(order.order_id), ['pending_settlement', end], `${asks} asks`);
+    }
+    assert.ok(world.conserved());
+    if (settles) {
+      assert.equal(world.chain.market(MARKET.marketId).next_batch_seq, 1n, 'one batch');
+      assert.deepEqual(world.logs, []);
+    } else {
+      assert.equal(world.metrics.market(MARKET.marketId).batches_submitted, 0, 'nothing sent');
+      assert.equal(world.eventsOf(bid.order_id).at(-1)?.reason, 'chain_rejected');
+      assert.match(world.logs.join('\n'), /more counterparties than a proof's 16 fill slots/);
+    }
+    await world.close();
+  }
+});

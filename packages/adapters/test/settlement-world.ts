@@ -141,6 +141,8 @@ const RPC_TIMEOUT_MS = 2_000;
 
 export class SettlementWorld {
   readonly orderEvents: OrderEvent[] = [];
+  /** The pipeline's operating lines. */
+  readonly logs: string[] = [];
   readonly published: Published[] = [];
   readonly metrics = new SettlementMetrics();
   settlement: Settlement;
@@ -248,6 +250,7 @@ export class SettlementWorld {
       hasher: this.hasher,
       prover: this.#prover,
       roots: this.chain,
+      log: (line) => this.logs.push(line),
       openings: this.openings,
       facts: this.facts,
       clock: this.clock,
@@ -386,12 +389,13 @@ export class SettlementWorld {
   }
 
   /**
-   * Produces a slot every `slotMs` of wall time until no match is pending, so provers on worker
-   * threads get the time real slots would give them. Returns the slots produced.
+   * Produces a slot every `slotMs` of wall time until no match is pending (and at least `slotsMin`
+   * slots: the first one clears the book), so provers on worker threads get the time real slots
+   * would give them. Returns the slots produced.
    */
-  async settleAll(slotMs: number, slotsMax = 100_000): Promise<number> {
+  async settleAll(slotMs: number, slotsMin = 1, slotsMax = 100_000): Promise<number> {
     let slots = 0;
-    while (this.engine.core.pendingMatches().length > 0) {
+    while (slots < slotsMin || this.engine.core.pendingMatches().length > 0) {
       if (slots >= slotsMax) throw new Error(`matches still pending after ${slotsMax} slots`);
       this.chain.advance(1);
       slots += 1;

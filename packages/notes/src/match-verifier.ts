@@ -55,13 +55,11 @@ export interface MatchVerifier {
 
 /** Loads the pinned VALID_MATCH verification keys (refusing drift) on a single-threaded curve. */
 export async function createMatchVerifier(): Promise<MatchVerifier> {
-  const [curve, ...vkeys] = await Promise.all([
-    loadCurve(),
-    ...MATCH_WIDTHS.map((width) => loadVerificationKey(MATCH_CIRCUIT_ARTIFACTS[width].vkey)),
-  ]);
-  const keys = new Map<MatchWidth, PreparedKey>(
-    MATCH_WIDTHS.map((width, i) => [width, prepareKey(curve, vkeys[i] as (typeof vkeys)[number])]),
-  );
+  const curve = await loadCurve();
+  const keys = new Map<MatchWidth, PreparedKey>();
+  for (const width of MATCH_WIDTHS) {
+    keys.set(width, prepareKey(curve, await loadVerificationKey(MATCH_CIRCUIT_ARTIFACTS[width].vkey)));
+  }
   const itemOf = (proof: MatchProof): BatchItem | null => {
     const inputs = matchPublicInputs(proof.statement); // inputs outside the field verify as false
     try {

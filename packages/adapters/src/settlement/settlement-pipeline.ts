@@ -301,6 +301,10 @@ export class SettlementPipeline {
       assert(market !== undefined, `settlement of unknown market ${marketId}`);
       const planned = this.#plan(market, matches);
       if (typeof planned === 'string') {
+        // A group the venue cannot settle is its own doing: said to the operator (no amounts, no owners).
+        this.#o.log?.(
+          `settlement: a group of ${marketId} cannot be settled (${planned}); its matches fail as chain_rejected`,
+        );
         this.#failMatches(matches, 'chain_rejected');
         return true;
       }
@@ -324,6 +328,15 @@ export class SettlementPipeline {
     }
     const group = admission.group;
     const open = group.legs.map((p) => p.match);
+    // Checked after the landed legs are set apart: a landing before a restart needs no proof.
+    const unprovable = unprovableReason(group.legs);
+    if (unprovable !== null) {
+      this.#o.log?.(
+        `settlement: a group of ${marketId} cannot be proved (${unprovable}); its matches fail as chain_rejected`,
+      );
+      this.#failMatches(open, 'chain_rejected');
+      return true;
+    }
     if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
       this.#failMatches(open, 'chain_rejected');
       return true;
@@ -361,10 +374,6 @@ export class SettlementPipeline {
       // A change note is not under the root its order was proved against; the chain's current
       // root of its shard holds it (it was final before the core re-booked the remainder).
       const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
-      // A leg proves at most MATCH_FILLS_MAX fills (the circuit's slots): documented in settlement.md.
-      if ((match.fills?.length ?? 0) > MATCH_FILLS_MAX) {
-        return `match ${match.matchId} has ${match.fills?.length} fills, more than a proof's ${MATCH_FILLS_MAX}`;
-      }
       const leg = planLeg(this.#o.hasher, market, match, opening, root);
       if (typeof leg === 'string') return leg;
       legs.push(leg);
@@ -398,7 +407,15 @@ export class SettlementPipeline {
       needed.map((p) => ({ note_use_tag: p.noteUseTag, expiry_slot: p.match.lockExpirySlot })),
     );
     if (outcome.ok === 'pending') return 'pending';
-    return outcome.ok ? null : reasonOf(outcome.reason);
+    if (outcome.ok) return null;
+    const reason = reasonOf(outcome.reason);
+    // A refusal that is no settlement reason (a malformed request) is the venue's bug: said out loud.
+    if (reason !== outcome.reason) {
+      this.#o.log?.(
+        `settlement: the chain refused a lock request of ${group.marketId} (${outcome.reason}); its matches fail as chain_rejected`,
+      );
+    }
+    return reason;
   }
 
   // ---- Batches out ----
@@ -879,6 +896,23 @@ function key(marketId: string, matchId: bigint): string {
 
 function tagsOf(groups: readonly Group[]): string[] {
   return groups.flatMap((group) => group.legs.map((p) => p.noteUseTag));
+}
+
+/**
+ * Why a group's legs cannot be proved, or null: a match recovered from a snapshot older than the
+ * per-counterparty fills, or an order with more counterparties in one auction than a proof has fill
+ * slots (MATCH_FILLS_MAX; docs/settlement.md section 11).
+ */
+function unprovableReason(legs: readonly PlannedLeg[]): string | null {
+  for (const { match } of legs) {
+    if (match.fills === null || match.clearingPrice === null) {
+      return `match ${match.matchId} was recovered without its fills`;
+    }
+    if (match.fills.length > MATCH_FILLS_MAX) {
+      return `match ${match.matchId} has more counterparties than a proof's ${MATCH_FILLS_MAX} fill slots`;
+    }
+  }
+  return null;
 }
 
 function queuedLegs(lane: Lane): number {

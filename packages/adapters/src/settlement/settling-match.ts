@@ -133,11 +133,7 @@ export function planLeg(
   const changeMint = bid ? market.quoteMint : market.baseMint;
   // The core's intake makes a note cover its order, so this names a bug upstream; the match is
   // refused (it fails as chain_rejected) as before, rather than sent in a batch the chain refuses.
-  if (paid > match.note.value) return `match ${match.matchId} pays ${paid}, more than its note holds`;
-  // Without its fills (a match recovered from a snapshot older than the fills) no proof can be made.
-  if (match.fills === null || match.clearingPrice === null) {
-    return `match ${match.matchId} was recovered without its fills; it cannot be proved`;
-  }
+  if (paid > match.note.value) return `match ${match.matchId} pays more than its note holds`;
   const received = deriveFillNote(
     hasher,
     parent,
