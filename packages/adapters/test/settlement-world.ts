@@ -47,12 +47,13 @@ import {
   fieldToHex,
   generateViewingKey,
   loadNoteHasher,
-  type MatchProver,
   type NoteHasher,
   type ViewingKeyPair,
 } from '@venue/notes';
 import { generateTradingKey, type PlaceOrder, type TradingKey } from '@venue/protocol';
 import {
+  type BarrierProver,
+  barrierProver,
   listOnChain,
   placeCommand,
   TEST_CORE_CONFIG,
@@ -156,7 +157,7 @@ export class SettlementWorld {
   readonly #notes = new Map<string, { ownerCommitment: string; innerHash: string; assetId: bigint }>();
   readonly #foreseen = new Map<string, NoteOpeningReveal>();
   /** One prover for the world's life: a restarted pipeline proves on the same workers. */
-  readonly #prover: MatchProver;
+  readonly #prover: BarrierProver;
   /** Set with `rpc: true`. */
   remote: RemoteLink | null;
 
@@ -178,10 +179,11 @@ export class SettlementWorld {
       if (event.kind !== 'settlement') this.#mirror.refresh();
     });
     this.remote = remote === null ? null : { ...remote, port: null };
-    this.#prover =
+    this.#prover = barrierProver(
       options.proofs === 'groth16'
         ? createMatchProver(options.proverWorkers === undefined ? {} : { workers: options.proverWorkers })
-        : createStandInMatchProver(hasher);
+        : createStandInMatchProver(hasher),
+    );
     this.settlement = this.newPipeline();
   }
 
@@ -248,7 +250,7 @@ export class SettlementWorld {
       engine: this.engine,
       chain: port ?? settlementChainOf(this.chain, this.signer),
       hasher: this.hasher,
-      prover: this.#prover,
+      prover: this.#prover.lent,
       roots: this.chain,
       log: (line) => this.logs.push(line),
       openings: this.openings,
@@ -385,7 +387,12 @@ export class SettlementWorld {
 
   /** Resolves once the world's prover has loaded its keys (the real one reads them on its workers). */
   waitForProver(): Promise<void> {
-    return this.#prover.ready();
+    return this.#prover.lent.ready();
+  }
+
+  /** Resolves once every proof asked for so far is back and taken by the pipeline. */
+  proofsIdle(): Promise<void> {
+    return this.#prover.idle();
   }
 
   /**

@@ -1,5 +1,6 @@
 /** @venue/testing: helpers and the simulated world for tests. Production code never imports it. */
 
+export * from './barrier-prover.ts';
 export * from './core-fixtures.ts';
 export * from './errors.ts';
 export * from './https-client.ts';

@@ -24,13 +24,7 @@ import {
   venueChainPortsOf,
 } from '@venue/chain-sim';
 import type { CoreConfig, MarketConfig } from '@venue/core';
-import {
-  createMatchProver,
-  createStandInMatchProver,
-  loadNoteHasher,
-  type MatchProver,
-  type NoteHasher,
-} from '@venue/notes';
+import { createMatchProver, createStandInMatchProver, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   type CancelParams,
   CancelParamsSchema,
@@ -45,6 +39,7 @@ import {
   type TradingKey,
   wireJsonText,
 } from '@venue/protocol';
+import { type BarrierProver, barrierProver } from './barrier-prover.ts';
 import { type OrderSpec, orderBody, TEST_CORE_CONFIG, TEST_ROOT, testMarket } from './core-fixtures.ts';
 import { type CallOptions, type Exchange, httpsCall } from './https-client.ts';
 import { ManualClock } from './manual-clock.ts';
@@ -123,6 +118,8 @@ export class TestVenue {
   /** The settling chain, with `settlement: true`. */
   chain: ChainSimulator | undefined;
   readonly #assembled: AssembledVenue;
+  /** The settlement prover, with `settlement: true`; the venue borrows it, stop() closes it. */
+  #prover: BarrierProver | null = null;
 
   private constructor(assembled: AssembledVenue, identity: BootIdentity, clock: ManualClock, port: number) {
     this.#assembled = assembled;
@@ -151,6 +148,7 @@ export class TestVenue {
     const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
     const core = options.core ?? TEST_CORE_CONFIG;
     const hasher = await loadNoteHasher();
+    const prover = chain === undefined || enclave === undefined ? null : matchProverFor(options, hasher);
     const assembled = await assembleVenue(
       {
         clock,
@@ -162,7 +160,7 @@ export class TestVenue {
         ...(chain === undefined || enclave === undefined
           ? {}
           : {
-              chain: venueChainPortsOf(chain, enclave.settlementSigner, matchProverFor(options, hasher)),
+              chain: venueChainPortsOf(chain, enclave.settlementSigner, (prover as BarrierProver).lent),
               hasher,
             }),
         front: { identity, log: { level: 'silent' }, ...(code === undefined ? {} : { evidences: code }) },
@@ -185,6 +183,7 @@ export class TestVenue {
     venue.platform = platform;
     venue.enclave = enclave;
     venue.chain = chain;
+    venue.#prover = prover;
     const admin = await server.provision('admin', 'test operator');
     venue.adminApiKey = admin.api_key;
     venue.adminToken = (await venue.login(admin.api_key, admin.api_secret, admin.passphrase)).access_token;
@@ -302,6 +301,9 @@ export class TestVenue {
     let slots = 0;
     while (slots < slotsMin || this.server.engine.core.pendingMatches().length > 0) {
       if (slots >= slotsMax) throw new Error(`matches still pending after ${slotsMax} slots`);
+      // A slot passes only once the proofs asked for are back: however slow the machine, a batch is
+      // proved within its lock window, as on a venue whose slots are 400 ms and locks 300 slots.
+      await this.#prover?.idle();
       this.advanceSlots(1);
       slots += 1;
       await new Promise((resolve) => setTimeout(resolve, slotMs));
@@ -309,8 +311,9 @@ export class TestVenue {
     return slots;
   }
 
-  stop(): Promise<void> {
-    return this.#assembled.stop();
+  async stop(): Promise<void> {
+    await this.#assembled.stop();
+    await this.#prover?.close();
   }
 }
 
@@ -334,8 +337,11 @@ export function fixedRoots(roots: readonly string[] = [TEST_ROOT]): RootSource {
  * The chain a settling test venue settles on: genesis governance accepts this boot's enclave, the
  * test markets exist at the core's market ids, and the chain starts at the clock's slot.
  */
-function matchProverFor(options: TestVenueOptions, hasher: NoteHasher): MatchProver {
-  return options.settlementProofs === 'groth16' ? createMatchProver() : createStandInMatchProver(hasher);
+/** The real prover behind a barrier (settleAll waits on it), or the stand-in. */
+function matchProverFor(options: TestVenueOptions, hasher: NoteHasher): BarrierProver | null {
+  return options.settlementProofs === 'groth16'
+    ? barrierProver(createMatchProver())
+    : barrierProver(createStandInMatchProver(hasher));
 }
 
 async function settlingChain(enclave: Enclave, clock: ManualClock, options: TestVenueOptions) {

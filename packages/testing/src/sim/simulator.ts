@@ -23,6 +23,7 @@ import {
   type TradingKey,
   tradingKeyFromSeed,
 } from '@venue/protocol';
+import { type BarrierProver, barrierProver } from '../barrier-prover.ts';
 import { TEST_CORE_CONFIG, testMarket } from '../core-fixtures.ts';
 import { listOnChain } from '../venue-fixture.ts';
 import { drawFaultRates, type FaultRates, SLOT_STALL_TICKS_MAX } from './faults.ts';
@@ -32,7 +33,6 @@ import { SimRandom } from './random.ts';
 import { SimClient, type SimNote, type SimOrder, seededBytes } from './sim-client.ts';
 import { SimDisk } from './sim-disk.ts';
 import { type SimHasherKind, simHasher } from './sim-hasher.ts';
-import { type SimProver, simProver } from './sim-prover.ts';
 import { type Frame, SimSocket } from './sim-socket.ts';
 import { SimVenue } from './sim-venue.ts';
 
@@ -190,7 +190,7 @@ export class Simulator {
   /** Openings of the notes settlement may create, by commitment (#foreseeOutputs). */
   readonly #foreseen = new Map<string, NoteOpeningReveal>();
   /** The real prover on the circuit seed; null with stand-in proofs. */
-  readonly #prover: SimProver | null;
+  readonly #prover: BarrierProver | null;
   /** Per market id: the oracle's price, and the slot until which its feed is stale. */
   readonly #prices = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, PRICE_START]));
   readonly #staleUntil = new Map<string, bigint>(MARKETS.map((m) => [m.marketId, -1n]));
@@ -207,7 +207,7 @@ export class Simulator {
     hasherKind: SimHasherKind,
     hasher: NoteHasher,
     proofs: MatchProofCheck,
-    prover: SimProver | null,
+    prover: BarrierProver | null,
   ) {
     this.#random = new SimRandom(seed);
     this.#rates = drawFaultRates(this.#random);
@@ -250,7 +250,8 @@ export class Simulator {
       throw new Error('the real match circuit proves Poseidon notes: run it with the poseidon hasher');
     }
     const hasher = await simHasher(kind);
-    const prover = proofs === 'groth16' ? simProver(createMatchProver({ workers: PROVER_WORKERS })) : null;
+    const prover =
+      proofs === 'groth16' ? barrierProver(createMatchProver({ workers: PROVER_WORKERS })) : null;
     const sim = new Simulator(options.seed, kind, hasher, await loadMatchProofCheck(proofs), prover);
     try {
       return await sim.#run(options);
