@@ -5,21 +5,25 @@
 // have crossed it stays resting instead of being dragged into a failed settlement.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { spendAuthorityOf } from '@venue/chain-sim';
 import {
   assetIdOfMint,
-  createNote,
   createSpendProver,
   createStandInSpendProver,
   type DerivedNote,
-  fieldToHex,
-  generateViewingKey,
   loadNoteHasher,
   type NoteHasher,
   proveWithdraw,
 } from '@venue/notes';
-import { ERRORS, type PlaceOrder, signPlaceOrder } from '@venue/protocol';
-import { TEST_CORE_CONFIG, TestVenue, type Trader, testMarket } from '@venue/testing';
+import { ERRORS, type PlaceOrder } from '@venue/protocol';
+import {
+  depositFor,
+  noteOrder,
+  spendingKeyOf,
+  TEST_CORE_CONFIG,
+  TestVenue,
+  type Trader,
+  testMarket,
+} from '@venue/testing';
 
 const MARKET = testMarket('SOL-USDC');
 const PRICE = 1500n;
@@ -42,28 +46,11 @@ before(async () => {
 });
 after(() => venue.stop());
 
-const spendingKeyOf = (trader: Trader) => BigInt(`0x${trader.key.publicKey.slice(0, 60)}`);
-
 /** A note of `value` deposited on the chain for `trader` (base units for an ask, quote for a bid). */
 function deposit(trader: Trader, side: 'bid' | 'ask', value: bigint): DerivedNote {
   const chain = venue.chain;
   assert.ok(chain);
-  const spendingKey = spendingKeyOf(trader);
-  const mint = side === 'bid' ? MARKET.quoteMint : MARKET.baseMint;
-  const note = createNote(hasher, {
-    ownerCommitment: hasher.ownerCommitment(spendingKey),
-    assetId: assetIdOfMint(mint),
-    value,
-  });
-  chain.deposit({
-    tree_id: 0,
-    mint,
-    value,
-    owner_commitment: note.hex.ownerCommitment,
-    blinding: fieldToHex(note.blinding),
-    spend_authority: spendAuthorityOf(spendingKey).publicKey,
-  });
-  return note;
+  return depositFor(chain, hasher, MARKET, trader, side, value);
 }
 
 /**
@@ -94,30 +81,8 @@ function order(trader: Trader, note: DerivedNote, side: 'bid' | 'ask', amount: b
   const chain = venue.chain;
   assert.ok(chain);
   nextId += 1;
-  return signPlaceOrder(
-    {
-      symbol: MARKET.symbol,
-      side,
-      order_type: 'limit',
-      amount,
-      price_limit: PRICE,
-      expiry_slot: venue.clock.slot() + 500n,
-      order_id: nextId.toString(16).padStart(32, '0'),
-      arrival_nonce: BigInt(nextId),
-      trading_key: trader.key.publicKey,
-      viewing_pubkey: generateViewingKey().publicKey,
-      session_id: venue.identity.sessionId,
-      ...(note.value === (side === 'bid' ? (amount * PRICE) / MARKET.priceScale : amount)
-        ? {}
-        : { collateral_amount: note.value }),
-      note_commitment: note.hex.commitment,
-      owner_commitment: note.hex.ownerCommitment,
-      note_inner_hash: note.hex.innerHash,
-      merkle_root: chain.currentRoot(0).root,
-      valid_input_proof: '00'.repeat(256),
-    },
-    trader.key,
-  );
+  const context = { chain, market: MARKET, sessionId: venue.identity.sessionId, slot: venue.clock.slot() };
+  return noteOrder(context, trader, note, { side, amount, price: PRICE, id: nextId });
 }
 
 async function record(trader: Trader, orderId: string): Promise<Record<string, unknown>> {

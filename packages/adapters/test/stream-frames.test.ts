@@ -7,16 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { StreamPublisher, StreamSession } from '@venue/adapters';
-import { spendAuthorityOf } from '@venue/chain-sim';
-import {
-  assetIdOfMint,
-  createNote,
-  type DerivedNote,
-  fieldToHex,
-  generateViewingKey,
-  loadNoteHasher,
-  type NoteHasher,
-} from '@venue/notes';
+import { type DerivedNote, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   CancelParamsSchema,
   decodeServerMessage,
@@ -24,11 +15,18 @@ import {
   type PlaceOrder,
   parseJsonText,
   type ServerMessage,
-  signPlaceOrder,
   stringifyJson,
   toWire,
 } from '@venue/protocol';
-import { type StreamClient, TEST_CORE_CONFIG, TestVenue, type Trader, testMarket } from '@venue/testing';
+import {
+  depositFor,
+  noteOrder,
+  type StreamClient,
+  TEST_CORE_CONFIG,
+  TestVenue,
+  type Trader,
+  testMarket,
+} from '@venue/testing';
 import fc from 'fast-check';
 
 const MARKET = testMarket('SOL-USDC');
@@ -79,22 +77,7 @@ async function session(trader: Trader): Promise<Session> {
 function deposit(trader: Trader, side: 'bid' | 'ask', value: bigint): DerivedNote {
   const chain = venue.chain;
   assert.ok(chain);
-  const spendingKey = BigInt(`0x${trader.key.publicKey.slice(0, 60)}`);
-  const mint = side === 'bid' ? MARKET.quoteMint : MARKET.baseMint;
-  const note = createNote(hasher, {
-    ownerCommitment: hasher.ownerCommitment(spendingKey),
-    assetId: assetIdOfMint(mint),
-    value,
-  });
-  chain.deposit({
-    tree_id: 0,
-    mint,
-    value,
-    owner_commitment: note.hex.ownerCommitment,
-    blinding: fieldToHex(note.blinding),
-    spend_authority: spendAuthorityOf(spendingKey).publicKey,
-  });
-  return note;
+  return depositFor(chain, hasher, MARKET, trader, side, value);
 }
 
 /** A signed order over `note` (the test venue's proof checks pass any proof). */
@@ -108,30 +91,8 @@ function order(
   const chain = venue.chain;
   assert.ok(chain);
   nextId += 1;
-  return signPlaceOrder(
-    {
-      symbol: MARKET.symbol,
-      side,
-      order_type: 'limit',
-      amount,
-      price_limit: price,
-      expiry_slot: venue.clock.slot() + 500n,
-      order_id: nextId.toString(16).padStart(32, '0'),
-      arrival_nonce: BigInt(nextId),
-      trading_key: trader.key.publicKey,
-      viewing_pubkey: generateViewingKey().publicKey,
-      session_id: venue.identity.sessionId,
-      ...(note.value === (side === 'bid' ? (amount * price) / MARKET.priceScale : amount)
-        ? {}
-        : { collateral_amount: note.value }),
-      note_commitment: note.hex.commitment,
-      owner_commitment: note.hex.ownerCommitment,
-      note_inner_hash: note.hex.innerHash,
-      merkle_root: chain.currentRoot(0).root,
-      valid_input_proof: '00'.repeat(256),
-    },
-    trader.key,
-  );
+  const context = { chain, market: MARKET, sessionId: venue.identity.sessionId, slot: venue.clock.slot() };
+  return noteOrder(context, trader, note, { side, amount, price, id: nextId });
 }
 
 async function accepted(reply: Promise<Record<string, unknown>>): Promise<void> {

@@ -1,18 +1,8 @@
-/**
- * One proving worker of the match prover pool (match-prover.ts). It loads the pinned artifacts of
- * both VALID_MATCH circuits (4 and 16 fill slots), instantiates each witness WebAssembly and a
- * single-threaded BN254 curve once, then proves one leg per request, with the circuit of the leg's
- * width, until closed.
- *
- * Messages in: MatchProveRequest, or 'close' to finish the queue and exit. Out: { type: 'ready' } once, then a 'proved' or 'failed' reply per
- * request; { type: 'fatal', message } if it cannot start.
- */
-import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import { assert } from '@venue/protocol';
 import { buildBn128 } from 'ffjavascript';
 import * as snarkjs from 'snarkjs';
-import { artifactPath, loadArtifact, MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
+import { MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
 import { loadNoteHasher } from './hash.ts';
 import {
   MATCH_WIDTHS,
@@ -25,6 +15,7 @@ import {
 import { type MatchLeg, settleLeg } from './match-rules.ts';
 import { matchCircuitInput } from './match-witness.ts';
 import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
+import { type WarmCircuit, warmCircuit } from './warm-circuit.ts';
 
 export interface MatchProveRequest {
   readonly id: number;
@@ -43,17 +34,6 @@ export type MatchProveReply =
     }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
-interface WitnessCalculator {
-  calculateWTNSBin(input: object, sanityCheck: boolean): Promise<Uint8Array>;
-}
-type WitnessCalculatorBuilder = (code: Uint8Array) => Promise<WitnessCalculator>;
-
-/** One circuit, warm: its witness instance and its proving key in memory. */
-interface WarmCircuit {
-  readonly witnesses: WitnessCalculator;
-  readonly zkey: Buffer;
-}
-
 const port = parentPort;
 if (port === null) throw new Error('match-prove-worker.ts runs only as a worker thread');
 
@@ -63,17 +43,8 @@ function send(reply: MatchProveReply): void {
 
 try {
   const hasher = await loadNoteHasher();
-  await loadArtifact('witnessCalculator'); // checks the pin before the file is evaluated
-  const builder = createRequire(import.meta.url)(
-    artifactPath('witnessCalculator'),
-  ) as WitnessCalculatorBuilder;
-  const warm = async (width: MatchWidth): Promise<WarmCircuit> => {
-    const names = MATCH_CIRCUIT_ARTIFACTS[width];
-    const [wasm, zkey] = await Promise.all([loadArtifact(names.wasm), loadArtifact(names.zkey)]);
-    return { witnesses: await builder(wasm), zkey };
-  };
   const circuits = new Map<MatchWidth, WarmCircuit>();
-  for (const width of MATCH_WIDTHS) circuits.set(width, await warm(width));
+  for (const width of MATCH_WIDTHS) circuits.set(width, await warmCircuit(MATCH_CIRCUIT_ARTIFACTS[width]));
   // snarkjs builds a new curve for every singleThread proof (a WebAssembly instantiation each time)
   // and otherwise reuses the global one; making that global a single-threaded curve keeps one warm
   // curve per worker and starts no helper threads inside it.
@@ -83,7 +54,7 @@ try {
     const circuit = circuits.get(matchWidthOfStatement(statement));
     assert(circuit !== undefined, 'both widths are loaded');
     const input = matchCircuitInput(request.header, request.leg, statement);
-    const witness = await circuit.witnesses.calculateWTNSBin(input, true);
+    const witness = await circuit.witness(input);
     const { proof, publicSignals } = await snarkjs.groth16.prove(
       { type: 'mem', data: circuit.zkey },
       { type: 'mem', data: witness },

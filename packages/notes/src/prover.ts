@@ -1,12 +1,11 @@
-import { createRequire } from 'node:module';
 import { assert, VenueError } from '@venue/protocol';
 import * as snarkjs from 'snarkjs';
-import { artifactPath, loadArtifact } from './artifacts.ts';
 import { fieldToHex, isFieldElement } from './field.ts';
 import { loadNoteHasher, type NoteHasher } from './hash.ts';
 import { type InclusionPath, NOTE_TREE_DEPTH, rootFromPath } from './merkle.ts';
 import { bindingOfTradingKey, deriveNote } from './note.ts';
 import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
+import { type WarmCircuit, warmCircuit } from './warm-circuit.ts';
 
 /**
  * The SDK side of VALID_INPUT (docs/notes.md section 7): proves, from the user's spending key, the
@@ -47,11 +46,6 @@ export interface ValidInputProver {
   close(): Promise<void>;
 }
 
-interface WitnessCalculator {
-  calculateWTNSBin(input: Record<string, unknown>, sanityCheck: boolean): Promise<Uint8Array>;
-}
-type WitnessCalculatorBuilder = (code: Uint8Array, options?: object) => Promise<WitnessCalculator>;
-
 export interface ProverOptions {
   /**
    * true: snarkjs proves on a private single-threaded curve per proof. false (default): on
@@ -62,22 +56,16 @@ export interface ProverOptions {
 
 /** Loads the pinned artifacts once and returns a prover that reuses them. */
 export async function createValidInputProver(options: ProverOptions = {}): Promise<ValidInputProver> {
-  const [hasher, wasm, zkey] = await Promise.all([
+  const [hasher, circuit] = await Promise.all([
     loadNoteHasher(),
-    loadArtifact('wasm'),
-    loadArtifact('zkey'),
+    warmCircuit({ wasm: 'wasm', zkey: 'zkey' }),
   ]);
-  await loadArtifact('witnessCalculator'); // checks the pin before the file is evaluated
-  const builder = createRequire(import.meta.url)(
-    artifactPath('witnessCalculator'),
-  ) as WitnessCalculatorBuilder;
-  const witnesses = await builder(wasm);
   const singleThread = options.singleThread ?? false;
   let queue: Promise<unknown> = Promise.resolve();
   return {
     prove(request) {
       // The witness instance holds one computation at a time: proofs are serialised.
-      const next = queue.then(() => proveOne(hasher, witnesses, zkey, request, singleThread));
+      const next = queue.then(() => proveOne(hasher, circuit, request, singleThread));
       queue = next.catch(() => undefined);
       return next;
     },
@@ -90,8 +78,7 @@ export async function createValidInputProver(options: ProverOptions = {}): Promi
 
 async function proveOne(
   hasher: NoteHasher,
-  witnesses: WitnessCalculator,
-  zkey: Uint8Array,
+  circuit: WarmCircuit,
   request: ProveRequest,
   singleThread: boolean,
 ): Promise<ProvedInput> {
@@ -112,24 +99,21 @@ async function proveOne(
     assetId,
     binding,
   ];
-  const witness = await witnesses.calculateWTNSBin(
-    {
-      note_commitment: note.commitment,
-      merkle_root: request.merkleRoot,
-      tree_id: BigInt(request.treeId),
-      note_use_tag: note.noteUseTag,
-      asset_id: assetId,
-      binding,
-      spending_key: request.spendingKey,
-      blinding: note.blinding,
-      value: note.value,
-      path_siblings: [...request.path.siblings],
-      path_bits: request.path.pathBits.map((bit) => (bit ? 1n : 0n)),
-    },
-    true,
-  );
+  const witness = await circuit.witness({
+    note_commitment: note.commitment,
+    merkle_root: request.merkleRoot,
+    tree_id: BigInt(request.treeId),
+    note_use_tag: note.noteUseTag,
+    asset_id: assetId,
+    binding,
+    spending_key: request.spendingKey,
+    blinding: note.blinding,
+    value: note.value,
+    path_siblings: [...request.path.siblings],
+    path_bits: request.path.pathBits.map((bit) => (bit ? 1n : 0n)),
+  });
   const { proof, publicSignals } = await snarkjs.groth16.prove(
-    { type: 'mem', data: zkey },
+    { type: 'mem', data: circuit.zkey },
     { type: 'mem', data: witness },
     undefined,
     { singleThread },

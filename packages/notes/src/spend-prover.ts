@@ -1,13 +1,12 @@
-import { createRequire } from 'node:module';
 import { assert } from '@venue/protocol';
 import * as snarkjs from 'snarkjs';
-import { artifactPath, loadArtifact } from './artifacts.ts';
 import { loadNoteHasher, type NoteHasher } from './hash.ts';
 import type { DerivedNote } from './note.ts';
 import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
 import { type SpendStatement, spendPublicInputs } from './spend-public-inputs.ts';
 import { planSpend, type SpendRequest, spendCircuitInput } from './spend-rules.ts';
 import { standInSpendProof } from './spend-stand-in.ts';
+import { warmCircuit } from './warm-circuit.ts';
 
 /**
  * The owner's side of VALID_SPEND (docs/notes.md section 11): proves a withdraw or a merge from the
@@ -46,30 +45,19 @@ export interface SpendProverOptions {
   readonly singleThread?: boolean;
 }
 
-interface WitnessCalculator {
-  calculateWTNSBin(input: object, sanityCheck: boolean): Promise<Uint8Array>;
-}
-type WitnessCalculatorBuilder = (code: Uint8Array) => Promise<WitnessCalculator>;
-
 /** Loads the pinned VALID_SPEND artifacts once and returns a prover that reuses them. */
 export async function createSpendProver(options: SpendProverOptions = {}): Promise<SpendProver> {
-  const [hasher, wasm, zkey] = await Promise.all([
+  const [hasher, circuit] = await Promise.all([
     loadNoteHasher(),
-    loadArtifact('spendWasm'),
-    loadArtifact('spendZkey'),
+    warmCircuit({ wasm: 'spendWasm', zkey: 'spendZkey' }),
   ]);
-  await loadArtifact('witnessCalculator'); // checks the pin before the file is evaluated
-  const builder = createRequire(import.meta.url)(
-    artifactPath('witnessCalculator'),
-  ) as WitnessCalculatorBuilder;
-  const witnesses = await builder(wasm);
   const singleThread = options.singleThread ?? true;
   let queue: Promise<unknown> = Promise.resolve();
   const proveOne = async (request: SpendRequest): Promise<SpendProved> => {
     const plan = planSpend(hasher, request);
-    const witness = await witnesses.calculateWTNSBin(spendCircuitInput(plan.statement, plan.witness), true);
+    const witness = await circuit.witness(spendCircuitInput(plan.statement, plan.witness));
     const { proof, publicSignals } = await snarkjs.groth16.prove(
-      { type: 'mem', data: zkey },
+      { type: 'mem', data: circuit.zkey },
       { type: 'mem', data: witness },
       undefined,
       { singleThread },
