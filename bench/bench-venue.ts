@@ -36,6 +36,7 @@ export async function traderTokens(server: VenueServer, count: number, label: st
       const token = await server.auth.login(
         { api_key: account.api_key, api_secret: account.api_secret, passphrase: account.passphrase },
         Date.now(),
+        'bench',
       );
       return token.access_token;
     });

@@ -3,7 +3,13 @@
 // of an account's tokens, suspension on every route, roles, and the last-enabled-admin rule.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, TOKEN_ISSUANCE_BUCKET, TokenService } from '@venue/adapters';
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  AUTH_VERIFICATIONS_MAX,
+  LOGIN_FAILURES_PER_ADDRESS_BUCKET,
+  TOKEN_ISSUANCE_BUCKET,
+  TokenService,
+} from '@venue/adapters';
 import { bodyOf, type Exchange, envelopeOf, TestVenue } from '@venue/testing';
 
 function expectError(exchange: Exchange, status: number, code: number): string {
@@ -62,8 +68,9 @@ describe('POST /auth/token', () => {
     );
   });
 
-  test('at capacity a login is refused at once with 503 1402; an unknown api_key is 401 without verification', async () => {
-    const trader = await venue.trader();
+  test('at capacity a login is refused at once with 503 1402; an unknown api_key or a secret proven this boot needs no slot', async () => {
+    const fresh = await venue.server.provision('trader', 'not yet logged in');
+    const trader = await venue.trader(); // logged in: its secret is proven for this boot
     const gate = venue.server.auth.verificationGate;
     const releases: (() => void)[] = [];
     const held = [0, 1].map(() =>
@@ -71,7 +78,7 @@ describe('POST /auth/token', () => {
     );
     try {
       const message = expectError(
-        await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)),
+        await venue.call('/auth/token', tokenRequest(fresh.api_key, fresh.api_secret, fresh.passphrase)),
         503,
         1402,
       );
@@ -85,32 +92,38 @@ describe('POST /auth/token', () => {
         401,
         1105,
       );
+      // A bot refreshing its token is not hashed again, so a full pool does not stop it.
+      assert.equal(
+        (await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)))
+          .status,
+        200,
+      );
     } finally {
       for (const release of releases) release();
       await Promise.all(held);
     }
     assert.equal(
-      (await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)))
+      (await venue.call('/auth/token', tokenRequest(fresh.api_key, fresh.api_secret, fresh.passphrase)))
         .status,
       200,
     );
   });
 
-  test('the allowance is charged per attempt with a known key, right or wrong: 429 1400 with a retry delay', async () => {
+  test('the issuance allowance is charged only for proven logins: 429 1400 with a retry delay', async () => {
     const trader = await venue.trader(); // trader() itself used one login
-    for (let attempt = 1; attempt < TOKEN_ISSUANCE_BUCKET.capacity; attempt += 1) {
-      const wrong = await venue.call(
-        '/auth/token',
-        tokenRequest(trader.apiKey, 'y'.repeat(43), trader.passphrase),
-      );
-      assert.equal(wrong.status, 401);
+    const correct = () =>
+      venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase));
+    for (let login = 1; login < TOKEN_ISSUANCE_BUCKET.capacity; login += 1) {
+      assert.equal((await correct()).status, 200);
     }
-    const message = expectError(
-      await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)),
-      429,
-      1400,
-    );
+    const message = expectError(await correct(), 429, 1400);
     assert.match(message, /retry in about \d+ s/);
+    // A wrong secret is still told it is wrong, not that the allowance is spent.
+    expectError(
+      await venue.call('/auth/token', tokenRequest(trader.apiKey, 'y'.repeat(43), trader.passphrase)),
+      401,
+      1105,
+    );
     // Unknown keys never touch anyone's allowance: other accounts still log in.
     for (let i = 0; i < 20; i += 1) {
       await venue.call('/auth/token', tokenRequest(`vk_nobody${i}nobodynobody`, 'z'.repeat(43), 'whatever1'));
@@ -119,11 +132,101 @@ describe('POST /auth/token', () => {
     assert.ok(other.token.length > 0);
     // One refill interval later the account may log in again.
     venue.clock.advanceMs(Math.ceil(1000 / TOKEN_ISSUANCE_BUCKET.refillPerSecond));
-    assert.equal(
-      (await venue.call('/auth/token', tokenRequest(trader.apiKey, trader.apiSecret, trader.passphrase)))
-        .status,
-      200,
+    assert.equal((await correct()).status, 200);
+  });
+});
+
+describe('login allowances under guessing and floods (issue 20 item 4)', () => {
+  let venue: TestVenue;
+  before(async () => {
+    venue = await TestVenue.start();
+  });
+  after(() => venue.stop());
+
+  const GUESSES = 160;
+  const login = (
+    account: { api_key: string; api_secret: string; passphrase: string },
+    localAddress?: string,
+  ) =>
+    venue.call('/auth/token', {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: account.api_key,
+        api_secret: account.api_secret,
+        passphrase: account.passphrase,
+      }),
+      ...(localAddress === undefined ? {} : { localAddress }),
+    });
+  const wrong = (api_key: string, i: number) => ({
+    api_key,
+    api_secret: `guess-${i}-${'g'.repeat(36)}`,
+    passphrase: 'guessing!!',
+  });
+
+  test('160 wrong guesses at an account whose owner logged in: all 401, no scrypt run, the owner still gets in', async () => {
+    const owner = await venue.server.provision('trader', 'guessed-after-login');
+    assert.equal((await login(owner)).status, 200);
+    const runs = venue.server.auth.verificationsRun;
+    for (let i = 0; i < GUESSES; i += 1) expectError(await login(wrong(owner.api_key, i)), 401, 1105);
+    assert.equal(venue.server.auth.verificationsRun, runs, 'wrong guesses cost no scrypt run');
+    const answer = await login(owner);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(venue.server.auth.verificationsRun, runs, 'a proven secret is not hashed again');
+  });
+
+  test("160 wrong guesses at an account not yet logged in: the guesser's address is cut off after its allowance, the owner elsewhere gets in", async () => {
+    const owner = await venue.server.provision('trader', 'guessed-before-login');
+    const runs = venue.server.auth.verificationsRun;
+    const codes: number[] = [];
+    for (let i = 0; i < GUESSES; i += 1) {
+      codes.push(envelopeOf(await login(wrong(owner.api_key, i), '127.0.0.3')).code);
+    }
+    const verified = LOGIN_FAILURES_PER_ADDRESS_BUCKET.capacity;
+    assert.deepEqual(
+      codes,
+      [...Array(verified).fill(1105), ...Array(GUESSES - verified).fill(1405)],
+      'the allowance of wrong guesses is verified, then 429 1405 before any hashing',
     );
+    assert.equal(venue.server.auth.verificationsRun - runs, verified, 'scrypt ran once per allowed failure');
+    const refused = await login(wrong(owner.api_key, 0), '127.0.0.3');
+    assert.match(expectError(refused, 429, 1405), /retry in about \d+ s/);
+    // The owner, from another address, is not charged for the guesses and logs in at once.
+    const answer = await login(owner, '127.0.0.4');
+    assert.equal(answer.status, 200, answer.text);
+    // Its full issuance allowance is there: the guesses spent none of it.
+    for (let i = 1; i < TOKEN_ISSUANCE_BUCKET.capacity; i += 1) {
+      assert.equal((await login(owner, '127.0.0.4')).status, 200);
+    }
+  });
+
+  test('a flood of logins refused at capacity costs nothing: the owner then gets its whole allowance', async () => {
+    const owner = await venue.server.provision('trader', 'flooded-at-capacity');
+    const gate = venue.server.auth.verificationGate;
+    const releases: (() => void)[] = [];
+    const held = Array.from({ length: AUTH_VERIFICATIONS_MAX }, () =>
+      gate.run(() => new Promise<void>((resolve) => releases.push(resolve))).catch(() => undefined),
+    );
+    try {
+      // A restart's worth of bots (and the owner itself) retrying at once, right and wrong.
+      for (let i = 0; i < 40; i += 1) {
+        expectError(await login(i % 2 === 0 ? owner : wrong(owner.api_key, i)), 503, 1402);
+      }
+    } finally {
+      for (const release of releases) release();
+      await Promise.all(held);
+    }
+    for (let i = 0; i < TOKEN_ISSUANCE_BUCKET.capacity; i += 1) {
+      const answer = await login(owner);
+      assert.equal(answer.status, 200, `login ${i + 1}: ${answer.text}`);
+    }
+    expectError(await login(owner), 429, 1400);
+    // The wrong half of the flood did not spend this address's failures either: all are verified.
+    const runs = venue.server.auth.verificationsRun;
+    const fresh = await venue.server.provision('trader', 'after-the-flood');
+    for (let i = 0; i < LOGIN_FAILURES_PER_ADDRESS_BUCKET.capacity; i += 1) {
+      expectError(await login(wrong(fresh.api_key, i)), 401, 1105);
+    }
+    assert.equal(venue.server.auth.verificationsRun - runs, LOGIN_FAILURES_PER_ADDRESS_BUCKET.capacity);
   });
 });
 

@@ -208,8 +208,11 @@ describe('stream sessions and accounts', () => {
         op: 'order.place',
         params: venue.order({ id: 1, nonce: 1n }, trader.key),
       });
-      assert.equal(refused['code'], 1109);
-      assert.match(String(refused['message']), /expired/);
+      // spec 7: the code REST gives for this token (401 1103), with REST's message.
+      assert.equal(refused['code'], 1103);
+      const rest = await venue.call('/account', { token: trader.token });
+      assert.equal(JSON.parse(rest.text).code, 1103);
+      assert.equal(refused['message'], JSON.parse(rest.text).message);
       // A fresh token on the same socket: subscriptions are still there.
       const fresh = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
       await client.login(fresh.access_token);
@@ -240,7 +243,7 @@ describe('stream sessions and accounts', () => {
       });
       const revoked = await client.next((f) => f['op'] === 'error');
       assert.equal(revoked['code'], 1104);
-      assert.equal((await client.request({ op: 'subscribe', channels: ['orders'] }))['code'], 1109);
+      assert.equal((await client.request({ op: 'subscribe', channels: ['orders'] }))['code'], 1104);
       const fresh = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
       assert.equal((await client.login(fresh.access_token))['op'], 'login');
 
@@ -254,6 +257,99 @@ describe('stream sessions and accounts', () => {
       const again = await venue.stream();
       assert.equal((await again.login(fresh.access_token))['code'], 1106);
       await again.close();
+    } finally {
+      await venue.stop();
+    }
+  });
+
+  test("a revoked session gets REST's 1104 on every frame, no events, and a later disable still closes it", async () => {
+    const venue = await TestVenue.start();
+    try {
+      const trader = await venue.trader();
+      const watcher = await venue.stream();
+      await watcher.login(trader.token);
+      await watcher.request({ op: 'subscribe', channels: ['orders'] });
+      const idle = await venue.stream(); // logged in, never re-logs in after the revocation
+      await idle.login(trader.token);
+      await venue.call(`/admin/accounts/${trader.apiKey}/revoke-tokens`, {
+        method: 'POST',
+        token: venue.adminToken,
+      });
+      for (const client of [watcher, idle]) {
+        const told = await client.next((f) => f['op'] === 'error');
+        assert.equal(told['code'], 1104);
+      }
+      const rest = JSON.parse((await venue.call('/account', { token: trader.token })).text);
+      assert.equal(rest.code, 1104);
+      const order = venue.order({ id: 1, nonce: 1n }, trader.key);
+      for (const frame of [
+        { op: 'subscribe', channels: ['fills'] },
+        { op: 'order.place', params: order },
+        {
+          op: 'order.cancel',
+          order_id: order.order_id,
+          params: toWire(CancelParamsSchema, venue.cancelParams(order.order_id, 1n, trader.key)),
+        },
+      ]) {
+        const refused = await watcher.request(frame);
+        assert.equal(refused['code'], 1104, JSON.stringify(refused));
+        assert.equal(refused['message'], rest.message);
+      }
+      // An order placed over REST with a fresh token: the revoked session gets no event of it.
+      const fresh = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+      const placed = await venue.place(
+        { ...trader, token: fresh.access_token },
+        venue.order({ id: 2, nonce: 2n }, trader.key),
+      );
+      assert.equal(placed.status, 200, placed.text);
+      assert.equal((await watcher.request({ op: 'ping' }))['op'], 'pong');
+      assert.ok(
+        !watcher.frames.some((f) => f['channel'] === 'orders'),
+        'no event reached the revoked session',
+      );
+
+      // The disable reaches both sockets, though neither holds a valid token.
+      await venue.call(`/admin/accounts/${trader.apiKey}/disable`, {
+        method: 'POST',
+        token: venue.adminToken,
+      });
+      for (const client of [watcher, idle]) {
+        const disabled = await client.next((f) => f['code'] === 1106);
+        assert.equal(disabled['message'], 'account disabled');
+        assert.equal((await client.closed).code, 1008);
+      }
+      assertGapless(watcher.frames);
+    } finally {
+      await venue.stop();
+    }
+  });
+
+  test('a session revoked by its own DELETE /auth/token gets 1104; other sessions of the account act on', async () => {
+    const venue = await TestVenue.start();
+    try {
+      const trader = await venue.trader();
+      const other = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+      const revokedClient = await venue.stream();
+      await revokedClient.login(trader.token);
+      const otherClient = await venue.stream();
+      await otherClient.login(other.access_token);
+      assert.equal((await venue.call('/auth/token', { method: 'DELETE', token: trader.token })).status, 200);
+      assert.equal((await revokedClient.next((f) => f['op'] === 'error'))['code'], 1104);
+      const refused = await revokedClient.request({ op: 'subscribe', channels: ['orders'] });
+      assert.equal(refused['code'], 1104);
+      const fine = await otherClient.request({ op: 'subscribe', channels: ['orders'] });
+      assert.equal(fine['op'], 'subscribe');
+      assert.ok(
+        !otherClient.frames.some((f) => f['op'] === 'error'),
+        'the other session was not told anything',
+      );
+      // A session whose token expired is closed by a disable too.
+      const expiresAtMs = (Math.floor(venue.clock.nowMs() / 1000) + 3600) * 1000;
+      venue.clock.setNowMs(expiresAtMs + 1);
+      assert.equal((await otherClient.request({ op: 'subscribe', channels: ['fills'] }))['code'], 1103);
+      // The admin token expired with the clock jump too: the route's own service call suspends.
+      await venue.server.auth.disable(trader.apiKey);
+      for (const client of [revokedClient, otherClient]) assert.equal((await client.closed).code, 1008);
     } finally {
       await venue.stop();
     }

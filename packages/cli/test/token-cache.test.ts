@@ -36,9 +36,9 @@ before(async () => {
   // Counts what reaches the venue's account layer: the real login still runs.
   const auth = venue.server.auth;
   const login = auth.login.bind(auth);
-  auth.login = (request, nowMs) => {
+  auth.login = (request, nowMs, clientAddress) => {
     logins.set(request.api_key, (logins.get(request.api_key) ?? 0) + 1);
-    return login(request, nowMs);
+    return login(request, nowMs, clientAddress);
   };
 });
 after(async () => {

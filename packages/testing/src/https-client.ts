@@ -19,6 +19,8 @@ export interface CallOptions {
   agent?: https.Agent;
   /** Send exactly the given headers: no default content type (for tests of what a client omits). */
   exactHeaders?: boolean;
+  /** The source address to connect from (127.x.y.z on loopback: tests of per-address limits). */
+  localAddress?: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function httpsCall(
         headers,
         ca,
         agent: options.agent ?? false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
       },
       (response) => {
         const chunks: Buffer[] = [];

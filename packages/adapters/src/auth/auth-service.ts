@@ -13,8 +13,8 @@ import { type Account, AccountRegistry } from '../accounts/account-registry.ts';
 import { generateCredentials } from '../accounts/credential-generator.ts';
 import { hashCredential, verifyCredential } from '../accounts/credential-hash.ts';
 import { VerificationGate } from '../accounts/verification-gate.ts';
-import { AUTH_VERIFICATIONS_MAX, TOKEN_ISSUANCE_BUCKET } from '../config/limits.ts';
-import { TokenBucket } from '../rate-limit/token-bucket.ts';
+import { AUTH_VERIFICATIONS_MAX } from '../config/limits.ts';
+import { LoginAllowances } from './login-allowances.ts';
 import { type TokenClaims, TokenService } from './token-service.ts';
 
 /** Who made an authenticated request. */
@@ -29,20 +29,27 @@ export type RequiredRole = 'bearer' | 'admin' | 'token';
 /** spec 5 item 6 fixes this message for the token endpoint; every route uses it for suspension. */
 const ACCOUNT_DISABLED_MESSAGE = 'account disabled';
 
+/** The refusal of a suspended account, the same on every route, the token endpoint and the stream. */
+export function accountDisabled(): VenueError {
+  return new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
+}
+
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
 
 /**
  * The account layer of spec 5: logins (POST /auth/token), token checks on every request, revocation
- * and the operator's account changes. The order of checks in `login` is the spec's: an unknown
- * api_key is refused before any hashing and charges no allowance; a known one is charged, then
- * verified inside the bounded gate; suspension is reported only to a caller who proved the secret.
+ * and the operator's account changes. In `login`, an unknown api_key is refused before any hashing
+ * and charges nothing; a known one is checked against the secret proven earlier in this boot, else
+ * by scrypt inside the bounded gate; only a proven secret is charged to the account's allowance,
+ * and suspension is reported only to a caller who proved the secret (see LoginAllowances).
  */
 export class AuthService {
   readonly accounts = new AccountRegistry();
   readonly #tokens: TokenService;
   readonly #file: AccountFile | null;
   readonly #gate = new VerificationGate(AUTH_VERIFICATIONS_MAX);
-  readonly #allowances = new Map<string, TokenBucket>();
+  readonly #allowances = new LoginAllowances();
+  #verificationsRun = 0;
   readonly #accountListeners: ((account: Account) => void)[] = [];
 
   /**
@@ -85,15 +92,15 @@ export class AuthService {
     };
   }
 
-  async login(request: TokenRequest, nowMs: number): Promise<TokenResponse> {
+  /** POST /auth/token from `clientAddress` (the peer's IP address, which pays for failed checks). */
+  async login(request: TokenRequest, nowMs: number, clientAddress: string): Promise<TokenResponse> {
     const account = this.accounts.byApiKey(request.api_key);
     if (account === undefined) throw badCredentials();
-    this.#chargeAllowance(account, nowMs);
-    const valid = await this.#gate.run(() =>
-      verifyCredential(account.credential, request.api_secret, request.passphrase),
-    );
-    if (!valid) throw badCredentials();
-    if (account.status === 'suspended') throw new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
+    const proven = this.#allowances.provenMatch(account, request.api_secret, request.passphrase);
+    if (proven === false) throw badCredentials();
+    if (proven === null) await this.#verify(account, request, clientAddress, nowMs);
+    if (account.status === 'suspended') throw accountDisabled();
+    this.#allowances.chargeIssuance(account.accountId, nowMs);
     const issued = await this.#tokens.issue(
       { accountId: account.accountId, role: account.role, generation: account.tokenGeneration },
       nowMs,
@@ -147,7 +154,7 @@ export class AuthService {
         "the account's tokens were invalidated by the operator; request a new one at POST /auth/token",
       );
     }
-    if (account.status === 'suspended') throw new VenueError('ACCOUNT_DISABLED', ACCOUNT_DISABLED_MESSAGE);
+    if (account.status === 'suspended') throw accountDisabled();
     return { account, claims };
   }
 
@@ -213,9 +220,7 @@ export class AuthService {
   /** Periodic housekeeping: expired denylist entries and full allowance buckets. */
   sweep(nowMs: number): void {
     this.#tokens.sweep(nowMs);
-    for (const [accountId, bucket] of this.#allowances) {
-      if (bucket.isFull(nowMs)) this.#allowances.delete(accountId);
-    }
+    this.#allowances.sweep(nowMs);
   }
 
   /** The bound on credential checks in flight (tests hold its slots to observe the refusal). */
@@ -223,20 +228,31 @@ export class AuthService {
     return this.#gate;
   }
 
-  #chargeAllowance(account: Account, nowMs: number): void {
-    let bucket = this.#allowances.get(account.accountId);
-    if (bucket === undefined) {
-      bucket = new TokenBucket(TOKEN_ISSUANCE_BUCKET, nowMs);
-      this.#allowances.set(account.accountId, bucket);
+  /** scrypt runs since start: the CPU that logins cost (tests bound it, operators may watch it). */
+  get verificationsRun(): number {
+    return this.#verificationsRun;
+  }
+
+  /**
+   * The scrypt check of a secret not proven yet in this boot. One failure of the client's address is
+   * reserved first and kept only if the check ran and failed: a login refused at capacity (1402)
+   * costs nothing, and a correct one is never charged as a failure.
+   */
+  async #verify(account: Account, request: TokenRequest, clientAddress: string, nowMs: number) {
+    const failures = this.#allowances.reserveFailure(clientAddress, nowMs);
+    let valid: boolean;
+    try {
+      valid = await this.#gate.run(() => {
+        this.#verificationsRun += 1;
+        return verifyCredential(account.credential, request.api_secret, request.passphrase);
+      });
+    } catch (error) {
+      failures.refund(1, nowMs);
+      throw error;
     }
-    const refusal = bucket.take(1, nowMs);
-    if (refusal !== null) {
-      const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-      throw new VenueError(
-        'TOKEN_ALLOWANCE_EXHAUSTED',
-        `token issuance allowance of this account is spent; retry in about ${seconds} s (reuse a token for its whole hour)`,
-      );
-    }
+    if (!valid) throw badCredentials();
+    failures.refund(1, nowMs);
+    this.#allowances.remember(account, request.api_secret, request.passphrase);
   }
 }
 

@@ -102,11 +102,26 @@ export const CREDENTIAL_SCRYPT = { logN: 15, r: 8, p: 1, keyBytes: 32, saltBytes
  */
 export const AUTH_VERIFICATIONS_MAX = 2;
 
+// Login allowances (issue 20 item 4; docs/security.md, "Login allowances").
+
 /**
- * Token issuance allowance per account: a burst of 10 logins, then one every 6 s. Every attempt
- * with a known api_key is charged, right or wrong, which also caps guessing at 10 per minute.
+ * Token issuance allowance per account: a burst of 10 logins, then one every 6 s. Only logins that
+ * proved the secret are charged, so someone who merely knows an api_key cannot spend it.
  */
 export const TOKEN_ISSUANCE_BUCKET = { capacity: 10, refillPerSecond: 1 / 6 } as const;
+
+/**
+ * Failed credential checks (scrypt runs that found a wrong secret) per client address: a burst of
+ * 10, then one every 6 s. Beyond it that address gets 429 1405 before any hashing; other addresses,
+ * and the account's owner anywhere else, are unaffected.
+ */
+export const LOGIN_FAILURES_PER_ADDRESS_BUCKET = { capacity: 10, refillPerSecond: 1 / 6 } as const;
+
+/**
+ * Client addresses whose failed logins are tracked. Beyond it, new addresses share one bucket, so
+ * an attacker with very many addresses still gets no more than one more address's failures.
+ */
+export const LOGIN_FAILURE_ADDRESSES_MAX = 65_536;
 
 /** Lifetime of an issued access token (spec 5 item 5: at most one hour). */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
@@ -353,6 +368,11 @@ const SHIPPED_LIMITS = {
   DEV_TREE_COUNT,
   ACCESS_TOKEN_LIFETIME_SECONDS,
   AUTH_SWEEP_INTERVAL_MS,
+  ACCOUNTS_MAX,
+  AUTH_VERIFICATIONS_MAX,
+  TOKEN_ISSUANCE_BUCKET,
+  LOGIN_FAILURES_PER_ADDRESS_BUCKET,
+  LOGIN_FAILURE_ADDRESSES_MAX,
   TRADING_BUCKET,
   TRADING_COST,
   TRADING_RESERVE_UNITS,
@@ -458,6 +478,17 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.AUTH_SWEEP_INTERVAL_MS < l.ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
       'AUTH_SWEEP_INTERVAL_MS < ACCESS_TOKEN_LIFETIME_SECONDS: expired denylist entries go within a token lifetime',
+    ],
+    // Login allowances (issue 20 item 4).
+    [
+      l.AUTH_VERIFICATIONS_MAX >= 1 &&
+        l.TOKEN_ISSUANCE_BUCKET.capacity >= 1 &&
+        l.LOGIN_FAILURES_PER_ADDRESS_BUCKET.capacity >= 1,
+      'AUTH_VERIFICATIONS_MAX, TOKEN_ISSUANCE_BUCKET and LOGIN_FAILURES_PER_ADDRESS_BUCKET capacities >= 1: a first login from a fresh address can always be verified',
+    ],
+    [
+      l.LOGIN_FAILURE_ADDRESSES_MAX >= 1 && l.LOGIN_FAILURE_ADDRESSES_MAX <= l.ACCOUNTS_MAX,
+      'LOGIN_FAILURE_ADDRESSES_MAX within 1 to ACCOUNTS_MAX: the address table stays no larger than the accounts table',
     ],
     [
       l.TRADING_RESERVE_UNITS + Math.max(...Object.values(l.TRADING_COST)) <= l.TRADING_BUCKET.capacity,

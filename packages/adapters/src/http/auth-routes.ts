@@ -13,7 +13,7 @@ export function authRoutes(auth: AuthService, clock: VenueClock): RouteHandler[]
       method: 'POST',
       path: '/auth/token',
       handle: (context: RouteContext<unknown, unknown, TokenRequest>) =>
-        auth.login(context.body, clock.nowMs()),
+        auth.login(context.body, clock.nowMs(), context.request.ip),
     },
     {
       method: 'DELETE',

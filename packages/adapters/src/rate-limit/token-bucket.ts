@@ -50,6 +50,16 @@ export class TokenBucket {
     return { retryAfterMs: Math.ceil(missing / this.#policy.refillPerSecond) };
   }
 
+  /**
+   * Gives back `units` taken earlier (a reservation that turned out not to be owed), never above
+   * the capacity.
+   */
+  refund(units: number, nowMs: number): void {
+    assert(units > 0 && units <= this.#policy.capacity, 'refund: units must fit the bucket');
+    this.#refill(nowMs);
+    this.#milliUnits = Math.min(this.#policy.capacity * 1000, this.#milliUnits + units * 1000);
+  }
+
   /** Whole units held now (for tests and metrics). */
   available(nowMs: number): number {
     this.#refill(nowMs);

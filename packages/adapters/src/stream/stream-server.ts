@@ -68,7 +68,7 @@ export class StreamServer implements StreamPublisher {
     });
     options.engine.onEvents((events) => this.#route(events));
     options.auth.onAccountChange((account) => {
-      for (const session of this.#byAccount.get(account.accountId) ?? []) session.accountChanged();
+      for (const session of this.#byAccount.get(account.accountId) ?? []) session.accountChanged(account);
     });
     this.#heartbeat = setInterval(
       () => this.#beat(),

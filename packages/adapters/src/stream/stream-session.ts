@@ -11,7 +11,8 @@ import {
   VenueError,
 } from '@venue/protocol';
 import type { WebSocket } from 'ws';
-import type { AuthService, Principal } from '../auth/auth-service.ts';
+import type { Account } from '../accounts/account-registry.ts';
+import { type AuthService, accountDisabled, type Principal } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
 import {
   STREAM_AUTH_WARNING_MS,
@@ -70,7 +71,13 @@ export class StreamSession {
   readonly #socket: WebSocket;
   readonly #host: SessionHost;
   #seq = 0;
+  /**
+   * The last login's principal. It is kept after its token stops being valid (expired, revoked), so
+   * every frame is refused with REST's code for that state until a new login replaces it.
+   */
   #principal: Principal | null = null;
+  /** The token whose revocation this session was told of (once, not on every account change). */
+  #toldRevokedTokenId: string | null = null;
   /** The account this socket belongs to once it has logged in; a socket never changes account. */
   #accountId: string | null = null;
   readonly #channels = new Set<Channel>();
@@ -244,8 +251,10 @@ export class StreamSession {
   /** spec 4.8 rule 3: a new login refreshes the token; subscriptions stay. */
   async #login(token: string, cancelOnDisconnect: boolean | undefined) {
     const { auth, clock } = this.#host;
-    const principal = await auth.authenticateToken(token, 'bearer', clock.nowMs());
+    const checked = await auth.authenticateToken(token, 'bearer', clock.nowMs());
     return (): ReplyFrame => {
+      // Checked again in turn: a disable or revocation while the frame waited is not missed.
+      const principal = auth.recheck(checked.claims, clock.nowMs());
       const accountId = principal.account.accountId;
       if (this.#accountId !== null && this.#accountId !== accountId) {
         throw new VenueError(
@@ -269,29 +278,26 @@ export class StreamSession {
     };
   }
 
-  /** The account the session may act for now; throws when the token no longer allows it. */
+  /**
+   * The account the session may act for now. Throws NOT_LOGGED_IN before any login; after one,
+   * the held token is checked exactly as REST checks it, so an expired, revoked or suspended
+   * session gets REST's code and message (1103, 1104, 1106; spec 7).
+   */
   #requireLogin(): string {
-    const principal = this.#livePrincipal();
-    if (principal === null) {
-      throw new VenueError(
-        'NOT_LOGGED_IN',
-        this.#accountId === null
-          ? 'log in first: send {"op":"login","token":...}'
-          : "the session's token has expired; send a new login frame",
-      );
+    if (this.#principal === null) {
+      throw new VenueError('NOT_LOGGED_IN', 'log in first: send {"op":"login","token":...}');
     }
-    return principal.account.accountId;
+    return this.#host.auth.recheck(this.#principal.claims, this.#host.clock.nowMs()).account.accountId;
   }
 
-  /** Re-validates the held token (expiry, revocation, suspension); drops it when it fails. */
-  #livePrincipal(): Principal | null {
-    if (this.#principal === null) return null;
+  /** True while the held token is valid: channel messages go out only then. */
+  #live(): boolean {
+    if (this.#principal === null) return false;
     try {
-      return this.#host.auth.recheck(this.#principal.claims, this.#host.clock.nowMs());
-    } catch (error) {
-      this.#principal = null;
-      if (isVenueError(error) && error.errorName !== 'TOKEN_EXPIRED') throw error;
-      return null;
+      this.#host.auth.recheck(this.#principal.claims, this.#host.clock.nowMs());
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -312,15 +318,8 @@ export class StreamSession {
 
   /** A channel message (orders, fills, tree), if the session is logged in and subscribed. */
   deliver(message: SharedChannelFrame): boolean {
-    if (this.#closed || !this.#channels.has(message.frame.channel)) return false;
-    let principal: Principal | null;
-    try {
-      principal = this.#livePrincipal();
-    } catch (error) {
-      this.#sendError(error, undefined);
-      return false;
-    }
-    if (principal === null) return false;
+    // Withheld, not queued, while the token is not valid; the session was told why once already.
+    if (this.#closed || !this.#channels.has(message.frame.channel) || !this.#live()) return false;
     this.#write(message.encoded);
     return true;
   }
@@ -334,17 +333,30 @@ export class StreamSession {
       this.#warnedForTokenId = tokenId;
       this.send(authExpiredFrame(expiresAtMs));
     }
-    if (nowMs >= expiresAtMs) this.#principal = null;
   }
 
-  /** The account changed (suspended, tokens revoked): react before the next frame or event. */
-  accountChanged(): void {
+  /**
+   * The session's account changed. Suspension closes the socket whatever its token's state (spec
+   * 4.7: at once on the WebSocket); a revoked token is told once with REST's 1104, and the socket
+   * stays open for a new login (spec 3.3: revocation leaves logins working; spec 4.8 rule 3).
+   */
+  accountChanged(account: Account): void {
+    if (this.#closed) return;
+    if (account.status === 'suspended') {
+      this.#sendError(accountDisabled(), undefined);
+      this.close(CLOSE.policy, 'account disabled');
+      return;
+    }
+    const principal = this.#principal;
+    if (principal === null) return;
     try {
-      this.#livePrincipal();
+      this.#host.auth.recheck(principal.claims, this.#host.clock.nowMs());
     } catch (error) {
-      this.#sendError(error, undefined);
-      if (isVenueError(error) && error.errorName === 'ACCOUNT_DISABLED')
-        this.close(CLOSE.policy, 'account disabled');
+      const revoked = isVenueError(error) && error.errorName === 'TOKEN_REVOKED';
+      if (revoked && this.#toldRevokedTokenId !== principal.claims.tokenId) {
+        this.#toldRevokedTokenId = principal.claims.tokenId;
+        this.#sendError(error, undefined);
+      }
     }
   }
 

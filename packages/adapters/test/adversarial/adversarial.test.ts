@@ -317,9 +317,10 @@ describe('adversarial: tokens and accounts', { concurrency: false }, () => {
     await stream.close();
   });
 
-  test('a flood of logins spends the target account allowance only; other accounts and held tokens keep working', async () => {
+  test('a flood of logins cannot lock an owner out: guesses cost the guessing address, never the account', async () => {
     const target = await venue.trader('flood-target');
     const bystander = await venue.trader('bystander');
+    const fresh = await venue.server.provision('trader', 'flood-fresh');
     const guess = (apiKey: string, i: number) =>
       venue.call('/auth/token', {
         method: 'POST',
@@ -328,25 +329,40 @@ describe('adversarial: tokens and accounts', { concurrency: false }, () => {
           api_secret: `guess-${i}-${'x'.repeat(30)}`,
           passphrase: 'guessing!!',
         }),
+        localAddress: '127.0.0.9',
       });
+    const runs = venue.server.auth.verificationsRun;
     // Unknown keys: refused before any hashing, so they cannot exhaust the verification capacity.
     const unknown = await Promise.all(Array.from({ length: 40 }, (_, i) => guess('u'.repeat(24), i)));
     for (const answer of unknown) expectRefusal(answer, 401, 1105);
-    // A known key: every attempt is charged; the flood ends in 429 (or 503 when hashes are busy).
-    const known = await Promise.all(Array.from({ length: 24 }, (_, i) => guess(target.apiKey, i)));
-    const codes = known.map((answer) => envelopeOf(answer).code);
+    // A known key whose owner has logged in: every guess is told wrong from memory, no hashing.
+    const known = await Promise.all(Array.from({ length: 150 }, (_, i) => guess(target.apiKey, i)));
+    for (const answer of known) expectRefusal(answer, 401, 1105);
+    assert.equal(venue.server.auth.verificationsRun, runs, 'no scrypt run for unknown or proven keys');
+    // A known key not logged in yet: this address's failures are verified, then 429 1405 (or 503
+    // 1402 while hashes are busy, which costs nothing).
+    const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => guess(fresh.api_key, i)));
+    // Then one at a time, so each is verified rather than refused at capacity, until cut off.
+    for (let i = 0; i < 20; i += 1) flood.push(await guess(fresh.api_key, 60 + i));
+    const codes = flood.map((answer) => envelopeOf(answer).code);
     assert.ok(
-      codes.every((code) => [1105, 1400, 1402].includes(code)),
+      codes.every((code) => [1105, 1402, 1405].includes(code)),
       codes.join(','),
     );
-    assert.ok(codes.includes(1400), 'the allowance ran out');
-    assert.ok(codes.filter((code) => code === 1105).length <= 10, 'at most the allowance was verified');
-    const retry = known.find((answer) => envelopeOf(answer).code === 1400);
-    assert.match(envelopeOf(retry as Exchange).message, /\d+ ?s/, 'the 429 says how long to wait');
-    // Held tokens of the target keep working; the bystander logs in as usual.
+    assert.ok(codes.includes(1405), 'the address ran out of failures');
+    assert.ok(venue.server.auth.verificationsRun - runs <= 10, 'at most the address allowance was hashed');
+    const cutOff = flood.find((answer) => envelopeOf(answer).code === 1405);
+    assert.match(envelopeOf(cutOff as Exchange).message, /\d+ ?s/, 'the 429 says how long to wait');
+    // Every owner still gets in: held tokens work, and fresh logins succeed from the owners' address.
     assert.equal((await venue.call('/account', { token: target.token })).status, 200);
-    const login = await venue.login(bystander.apiKey, bystander.apiSecret, bystander.passphrase);
-    assert.ok(login.access_token.length > 0);
+    for (const owner of [
+      { apiKey: target.apiKey, apiSecret: target.apiSecret, passphrase: target.passphrase },
+      { apiKey: fresh.api_key, apiSecret: fresh.api_secret, passphrase: fresh.passphrase },
+      bystander,
+    ]) {
+      const login = await venue.login(owner.apiKey, owner.apiSecret, owner.passphrase);
+      assert.ok(login.access_token.length > 0);
+    }
   });
 });
 

@@ -215,7 +215,7 @@ export const ERRORS = {
   NOT_LOGGED_IN: {
     code: 1109,
     http: 401,
-    meaning: 'The stream session has no valid login; send a login frame first (or again after expiry).',
+    meaning: 'The stream socket has not logged in yet; send a login frame first.',
   },
   MODIFY_KEY_MISMATCH: {
     code: 1110,
@@ -330,6 +330,12 @@ export const ERRORS = {
     code: 1404,
     http: 429,
     meaning: 'The account holds as many stream sockets as it may.',
+  },
+  LOGIN_FAILURES_EXHAUSTED: {
+    code: 1405,
+    http: 429,
+    meaning:
+      'Logins from this client address failed too often; the message gives the retry delay. Other addresses are unaffected.',
   },
 
   // 5000+: the venue cannot serve the request right now. Retrying later is safe.

@@ -280,7 +280,13 @@ export const ROUTES: readonly RouteDef[] = [
     response: TokenResponseSchema,
     errors: errors(
       BODY,
-      ['BAD_CREDENTIALS', 'ACCOUNT_DISABLED', 'TOKEN_ALLOWANCE_EXHAUSTED', 'AUTH_AT_CAPACITY'],
+      [
+        'BAD_CREDENTIALS',
+        'ACCOUNT_DISABLED',
+        'TOKEN_ALLOWANCE_EXHAUSTED',
+        'LOGIN_FAILURES_EXHAUSTED',
+        'AUTH_AT_CAPACITY',
+      ],
       ALWAYS,
     ),
   },
@@ -520,16 +526,14 @@ export const STREAM_FRAME_ERRORS: readonly ErrorName[] = [
   'INTERNAL',
 ];
 
-/** A token refused mid-session; a frame before any login (or after expiry) gets NOT_LOGGED_IN. */
-const SESSION: readonly ErrorName[] = ['NOT_LOGGED_IN', 'TOKEN_REVOKED', 'ACCOUNT_DISABLED'];
+/**
+ * A frame before any login gets NOT_LOGGED_IN; once logged in, a token that stopped being valid
+ * gets REST's code for it (spec 7: the same codes on the stream).
+ */
+const SESSION: readonly ErrorName[] = ['NOT_LOGGED_IN', 'TOKEN_EXPIRED', 'TOKEN_REVOKED', 'ACCOUNT_DISABLED'];
 
 /** REST-only failures (media type, Authorization header) that have no stream counterpart. */
-const HTTP_ONLY = new Set<ErrorName>([
-  'UNSUPPORTED_MEDIA_TYPE',
-  'MISSING_TOKEN',
-  'INVALID_TOKEN',
-  'TOKEN_EXPIRED',
-]);
+const HTTP_ONLY = new Set<ErrorName>(['UNSUPPORTED_MEDIA_TYPE', 'MISSING_TOKEN', 'INVALID_TOKEN']);
 
 function streamErrorsOf(method: HttpMethod, path: string): readonly ErrorName[] {
   const route = ROUTES.find((r) => r.method === method && r.path === path);
