@@ -41,6 +41,9 @@ const BREAKING_EDITS: ReadonlyArray<[string, Partial<VenueLimits>]> = [
     'CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= SETTLEMENT_VIEW_KEYS_MAX',
     { CONSUMED_WATCH_NOTES_PER_BEAT_MAX: 5_000 },
   ],
+  // Issue 20 finding 6: the stream's cap could never be reached under the server's (4096 > 1024).
+  ['STREAM_CONNECTIONS_MAX <= 3/4 of CONNECTIONS_MAX', { STREAM_CONNECTIONS_MAX: 4096 }],
+  ['ACCESS_TOKEN_IAT_SKEW_MS < ACCESS_TOKEN_LIFETIME_SECONDS', { ACCESS_TOKEN_IAT_SKEW_MS: 3_600_000 }],
 ];
 
 test('the limits as shipped satisfy every relation the boot check asserts', () => {

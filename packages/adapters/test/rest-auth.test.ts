@@ -4,12 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  ACCESS_TOKEN_IAT_SKEW_MS,
   ACCESS_TOKEN_LIFETIME_SECONDS,
   AUTH_VERIFICATIONS_MAX,
   LOGIN_FAILURES_PER_ADDRESS_BUCKET,
   TOKEN_ISSUANCE_BUCKET,
   TokenService,
 } from '@venue/adapters';
+import { VenueError } from '@venue/protocol';
 import { bodyOf, type Exchange, envelopeOf, TestVenue } from '@venue/testing';
 
 function expectError(exchange: Exchange, status: number, code: number): string {
@@ -367,5 +369,26 @@ describe('exact expiry (spec 5 item 5)', () => {
     } finally {
       await venue.stop();
     }
+  });
+
+  test('a token issued in the future (iat beyond the allowed skew) is invalid, 1101 (issue 20 finding 6c)', async () => {
+    // Only the venue's own key signs tokens, so the token service is driven directly: a token issued
+    // ahead of the verifying clock is what a clock stepped back, or a leaked key, would present.
+    const tokens = new TokenService();
+    const subject = {
+      accountId: 'acct_00000000000000000000000000000000',
+      role: 'trader',
+      generation: 0,
+    } as const;
+    const nowMs = 1_800_000_000_000;
+    const withinSkew = await tokens.issue(subject, nowMs + ACCESS_TOKEN_IAT_SKEW_MS);
+    assert.equal((await tokens.verify(withinSkew.accessToken, nowMs)).accountId, subject.accountId);
+    const ahead = await tokens.issue(subject, nowMs + ACCESS_TOKEN_IAT_SKEW_MS + 1000);
+    await assert.rejects(
+      tokens.verify(ahead.accessToken, nowMs),
+      (error) => error instanceof VenueError && error.code === 1101 && /future/.test(error.message),
+    );
+    // Once the clock has caught up the same token is accepted: the refusal was about its time alone.
+    assert.equal((await tokens.verify(ahead.accessToken, nowMs + 1000)).accountId, subject.accountId);
   });
 });

@@ -190,6 +190,24 @@ describe('a drain belongs to the boot that began it', () => {
 });
 
 describe('trading rate limit', () => {
+  test('GET /account draws from the same read limit as GET /orders/{id} (issue 20 finding 6b)', async () => {
+    const venue = await TestVenue.start();
+    try {
+      const trader = await venue.trader();
+      const readsAllowed = Math.floor((TRADING_BUCKET.capacity - TRADING_RESERVE_UNITS) / TRADING_COST.read);
+      for (let read = 0; read < readsAllowed; read += 1) {
+        const exchange = await venue.call('/account', { token: trader.token });
+        assert.equal(exchange.status, 200, exchange.text);
+      }
+      expectError(await venue.call('/account', { token: trader.token }), 429, 1401);
+      expectError(await venue.call(`/orders/${'12'.repeat(16)}`, { token: trader.token }), 429, 1401);
+      venue.clock.advanceMs(1000);
+      assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
+    } finally {
+      await venue.stop();
+    }
+  });
+
   test('places stop at the cancel reserve with 429 1401 and a delay; cancels still pass; time refills', async () => {
     const venue = await TestVenue.start();
     try {

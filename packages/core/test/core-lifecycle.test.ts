@@ -334,6 +334,21 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
     };
   }
 
+  test('a repeat answers as the first time only while its order lives: once finished it is 1211', () => {
+    const core = venue();
+    const command = placeCommand(orderBody({ id: 1, nonce: 1n }), core.slot);
+    core.apply(command);
+    core.apply(cancelOf(core, 1, 1n));
+    // "accepted" would claim a booking that is gone (issue 20 finding 6a).
+    refused(core, command, 'ORDER_FINISHED');
+    // The same for a modify whose replacement has since been cancelled.
+    place(core, { id: 2, nonce: 2n });
+    const modify = modifyOf(core, 2, { id: 3, price: 990n, nonce: 3n, note: '3' }, 2n);
+    core.apply(modify);
+    core.apply(cancelOf(core, 3, 3n));
+    refused(core, modify, 'ORDER_FINISHED');
+  });
+
   test('modify with a new id retires the old one; with the same id it reprices in place', () => {
     const core = venue();
     place(core, { id: 1, price: 1000n, nonce: 1n });

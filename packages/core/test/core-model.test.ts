@@ -26,7 +26,7 @@ import {
   priceBand,
   VenueCore,
 } from '@venue/core';
-import { VenueError } from '@venue/protocol';
+import { TERMINAL_ORDER_STATES, VenueError } from '@venue/protocol';
 import {
   hex32,
   orderBody,
@@ -38,6 +38,8 @@ import {
 } from '@venue/testing';
 import fc from 'fast-check';
 import { clearBatch } from '../src/auction/clear-batch.ts';
+
+const TERMINAL_STATES: ReadonlySet<string> = new Set(TERMINAL_ORDER_STATES);
 
 const CONFIG = { ...TEST_CORE_CONFIG, retentionSlots: 1_000_000n, accountOpenOrdersMax: 6 };
 const MARKETS = [testMarket('SOL-USDC'), testMarket('ETH-USDC', { batchIntervalSlots: 2n, bandBps: 300n })];
@@ -160,7 +162,8 @@ class Model {
 
   place(c: Extract<Command, { type: 'place' }>): number | null {
     const repeat = this.orders.find((o) => o.digest === c.bodyDigest && o.account === c.accountId);
-    if (repeat !== undefined) return null;
+    // A repeat answers as the first time only while its order lives (1211 once it has finished).
+    if (repeat !== undefined) return TERMINAL_STATES.has(repeat.state) ? 1211 : null;
     const code = this.placeCode(c, null);
     if (code !== null) return code;
     this.arrivalNonce.set(c.order.trading_key, c.order.arrival_nonce);

@@ -18,8 +18,10 @@ import { type PlaceOrder, VenueError } from '@venue/protocol';
 
 const PINNED_STATE_HASH = '41993e2d276e18414232e6621c22c6c815adefc1ea06f864c91d2b27045cbbc3';
 // Re-pinned when match events gained `fills` (issue 19): without that field the answers give the
-// previous digest, c6a30f0e...; the state hash did not move.
-const PINNED_TRANSCRIPT_DIGEST = '4eb28ea001b99299d214ae0f36e0cd4932387538fe9df35b3a6a74cfe1e7258a';
+// previous digest, c6a30f0e...; the state hash did not move. Re-pinned again when a repeat of a
+// finished order's body became a 1211 refusal instead of `accepted` (issue 20 finding 6a): before it,
+// 4eb28ea0...; the state hash did not move (neither answer changes anything).
+const PINNED_TRANSCRIPT_DIGEST = 'ef10ba9457eaa1ab03efc6bb76536d0cb275fd8d0a2d96854f538ee5ee0eafb6';
 
 const COMMANDS = 5_000;
 const SESSION = 'ab'.repeat(32);
@@ -473,6 +475,7 @@ test('a fixed seeded command sequence still yields the pinned state hash and ans
     'refused:1201',
     'refused:1204',
     'refused:1029',
+    'refused:1211',
     'placed:repeat',
     ...MARKETS.map((m) => `filled:${m.config.marketId}`),
   ]) {

@@ -373,6 +373,32 @@ describe('JSON-level guards', () => {
     );
   });
 
+  // A leading zero or a plus sign is not JSON at all, but it is a number written non-canonically:
+  // 1006 as docs/protocol.md says, not 1000 (issue 20 finding 6d). Valid numbers still parse.
+  test('an integer with a leading zero or a plus sign -> 1006', () => {
+    for (const bad of ['007', '00', '+1', '-01', '01.5', '0123456789']) {
+      const text = placeText.replace(/"amount":\d+/, `"amount":${bad}`);
+      assert.notEqual(text, placeText);
+      assert.equal(
+        codeOf(() => parseJsonText(text)),
+        1006,
+        bad,
+      );
+    }
+    for (const good of ['0', '-0', '10', '0.5', '1e+3', '-1E-2']) {
+      assert.equal(
+        codeOf(() => parseJsonText(`{"a":${good},"b":[${good}]}`)),
+        'accepted',
+        good,
+      );
+    }
+    // inside strings the same characters are text, not numbers
+    assert.equal(
+      codeOf(() => parseJsonText('{"a":"007","b":"+1"}')),
+      'accepted',
+    );
+  });
+
   // Nesting beyond any valid request is refused before the recursive parser runs.
   test('deeply nested JSON -> 1010', () => {
     for (const depth of [9, 64, 30_000]) {

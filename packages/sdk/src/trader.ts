@@ -9,6 +9,7 @@ import type {
   PlaceOrder,
   PlaceResponse,
 } from '@venue/protocol';
+import { ERRORS } from '@venue/protocol';
 import type { VenueClient } from './client.ts';
 import { NonceFile } from './durable-nonces.ts';
 import { AttestationError, VenueApiError } from './errors.ts';
@@ -572,6 +573,11 @@ export class Trader {
         via,
       );
     } catch (error) {
+      // A resend of a body whose order has since finished: it was booked, so follow its record.
+      if (error instanceof VenueApiError && error.code === ERRORS.ORDER_FINISHED.code) {
+        await this.#readBack(body.order_id, error);
+        throw error;
+      }
       // A refusal means the venue did not book it; anything else leaves it unsent for recover().
       if (error instanceof VenueApiError) {
         this.orders.refused(body.order_id);

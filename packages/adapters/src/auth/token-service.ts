@@ -1,7 +1,11 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { ACCOUNT_ROLES, type AccountRole, VenueError } from '@venue/protocol';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, VERIFIED_TOKENS_CACHED_MAX } from '../config/limits.ts';
+import {
+  ACCESS_TOKEN_IAT_SKEW_MS,
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  VERIFIED_TOKENS_CACHED_MAX,
+} from '../config/limits.ts';
 
 /**
  * Bearer tokens (spec 4.2, 5): compact JWS (HS256, through the `jose` library) under a 32-byte key
@@ -13,6 +17,8 @@ import { ACCESS_TOKEN_LIFETIME_SECONDS, VERIFIED_TOKENS_CACHED_MAX } from '../co
  * other's routes), `jti` random id (the revocation denylist key), `iat`/`exp` whole seconds, and
  * `gen`, the account's token generation at issue (bulk invalidation, see AccountRegistry).
  * Expiry is exact: a token is refused from the first millisecond of its `exp` second (spec 5 item 5).
+ * A token issued in the future (`iat` more than ACCESS_TOKEN_IAT_SKEW_MS ahead) is refused as invalid:
+ * this boot never issued it at the time it claims, so its lifetime would be longer than we grant.
  */
 export interface TokenClaims {
   readonly accountId: string;
@@ -98,7 +104,7 @@ export class TokenService {
         'the bearer token is not one this venue issued in this boot; request a new one at POST /auth/token',
       );
     }
-    const claims = claimsOf(payload);
+    const claims = claimsOf(payload, nowMs);
     this.checkLive(claims, nowMs);
     if (this.#verified.size >= VERIFIED_TOKENS_CACHED_MAX) {
       const oldest = this.#verified.keys().next().value;
@@ -148,8 +154,8 @@ export class TokenService {
 }
 
 /** The payload was signed by us, so a shape problem here is a bug: still refused, never trusted. */
-function claimsOf(payload: Record<string, unknown>): TokenClaims {
-  const { sub, aud, jti, gen, exp } = payload;
+function claimsOf(payload: Record<string, unknown>, nowMs: number): TokenClaims {
+  const { sub, aud, jti, gen, exp, iat } = payload;
   const role = ACCOUNT_ROLES.find((r) => r === aud);
   if (
     typeof sub !== 'string' ||
@@ -159,6 +165,13 @@ function claimsOf(payload: Record<string, unknown>): TokenClaims {
     typeof exp !== 'number'
   ) {
     throw new VenueError('INVALID_TOKEN', 'the bearer token lacks the claims this venue issues');
+  }
+  // jose checks only that `iat` is a number; a time ahead of ours was never an issue time of ours.
+  if (typeof iat !== 'number' || iat * 1000 > nowMs + ACCESS_TOKEN_IAT_SKEW_MS) {
+    throw new VenueError(
+      'INVALID_TOKEN',
+      'the bearer token claims to be issued in the future; request a new one at POST /auth/token',
+    );
   }
   return { accountId: sub, role, tokenId: jti, generation: gen, expiresAtMs: exp * 1000 };
 }

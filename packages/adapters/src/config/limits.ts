@@ -194,8 +194,12 @@ export const STREAM_FRAMES_IN_FLIGHT_MAX = 512;
 /** Sockets one account may hold at once: a bot with a socket per strategy, not a socket flood. */
 export const STREAM_CONNECTIONS_PER_ACCOUNT_MAX = 16;
 
-/** Sockets in all; each holds a session and its send buffer, so this bounds the stream's memory. */
-export const STREAM_CONNECTIONS_MAX = 4096;
+/**
+ * Sockets in all; each holds a session and its send buffer, so this bounds the stream's memory. A
+ * socket is also one of the server's CONNECTIONS_MAX, so this cap binds first (1404, not a refused
+ * TCP connection) and leaves a quarter of the server's connections to REST.
+ */
+export const STREAM_CONNECTIONS_MAX = 768;
 
 // The sequencer (adapters/src/venue).
 
@@ -349,7 +353,17 @@ export const PRICE_SERIES_STEPS_MAX = 10_000_000;
 /** Total bytes of measured code held in memory at boot (the workspace is about 2 MiB today). */
 export const CODE_SNAPSHOT_BYTES_MAX = 64 * 1024 * 1024;
 
+// Token claims (issue 20 finding 6).
+
+/**
+ * How far a token's `iat` may lie ahead of the venue's clock. Only this boot signs tokens, so a later
+ * `iat` means the wall clock stepped back since the issue (a small NTP correction is allowed for).
+ */
+export const ACCESS_TOKEN_IAT_SKEW_MS = 5_000;
+
 const SHIPPED_LIMITS = {
+  CONNECTIONS_MAX,
+  ACCESS_TOKEN_IAT_SKEW_MS,
   JSON_TEXT_BYTES_MAX,
   STREAM_FRAME_BYTES_MAX,
   ORDER_LIFETIME_SLOTS_MAX,
@@ -535,6 +549,15 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.QUEUED_MATCHES_PER_MARKET_MAX * 2 >= l.BATCH_LEGS_MAX,
       'QUEUED_MATCHES_PER_MARKET_MAX >= BATCH_LEGS_MAX / 2: the matches of a full batch (two legs each) can queue',
+    ],
+    // Issue 20 finding 6.
+    [
+      l.STREAM_CONNECTIONS_MAX * 4 <= l.CONNECTIONS_MAX * 3,
+      'STREAM_CONNECTIONS_MAX <= 3/4 of CONNECTIONS_MAX: a socket is a server connection too, so the stream cap must bind first and leave room for REST',
+    ],
+    [
+      l.ACCESS_TOKEN_IAT_SKEW_MS >= 0 && l.ACCESS_TOKEN_IAT_SKEW_MS < l.ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+      'ACCESS_TOKEN_IAT_SKEW_MS < ACCESS_TOKEN_LIFETIME_SECONDS: a token from the future is refused, not honoured for longer than its life',
     ],
   ];
   return relations.filter(([holds]) => !holds).map(([, relation]) => relation);

@@ -159,8 +159,10 @@ export class OrderIntake {
     return engine.core.orderRecord(orderId, accountId);
   }
 
+  /** GET /account: one read unit like GET /orders/{id}, so neither read is free to flood. */
   async openOrders(accountId: string): Promise<OrderRecord[]> {
-    const { engine } = this.#deps;
+    const { engine, limiter, clock } = this.#deps;
+    limiter.charge(accountId, 'read', clock.nowMs());
     engine.catchUp();
     await engine.settled();
     return engine.core.openOrders(accountId);

@@ -5,7 +5,7 @@ import type { CoreEvent } from '../events.ts';
 import { accountFor, book, type Ending, finish, unlinkOpen } from '../state/order-index.ts';
 import type { OrderRow, VenueState } from '../state/venue-state.ts';
 import { acceptCancelNonce, checkCancel, ownedOrder } from './cancel.ts';
-import { acceptArrivalNonce, checkPlace, isRepeatOf, newRow } from './place.ts';
+import { acceptArrivalNonce, assertRepeatLive, checkPlace, isRepeatOf, newRow } from './place.ts';
 
 const CANCELLED_BY_MODIFY: Ending = { kind: 'cancelled', cancelReason: 'modify' };
 
@@ -84,7 +84,7 @@ function repriceInPlace(state: VenueState, old: OrderRow, row: OrderRow): void {
   book(state, row, accountFor(state, row.accountId));
 }
 
-/** The exact modify repeated after it succeeded: the same answer, nothing changed. */
+/** The exact modify repeated after it succeeded: the same answer while the replacement lives. */
 function repeatOfModify(
   state: VenueState,
   command: ModifyCommand,
@@ -95,6 +95,7 @@ function repeatOfModify(
   const old = state.orders.get(command.oldOrderId);
   const retired = old !== undefined && old !== row && old.cancelReason === 'modify';
   if (row.orderId !== command.oldOrderId && !retired) return null;
+  assertRepeatLive(row);
   return {
     type: 'modified',
     accountId: command.accountId,

@@ -49,6 +49,20 @@ export function isRepeatOf(
 }
 
 /**
+ * A repeat answers as the first time only while its order lives (resting, partially filled or
+ * pending settlement): once it has finished, `accepted` would claim a booking that is gone, so the
+ * body is refused and the owner reads GET /orders/{id} for what became of it (docs/security.md).
+ */
+export function assertRepeatLive(existing: OrderRow): void {
+  if (isTerminal(existing.state)) {
+    throw new VenueError(
+      'ORDER_FINISHED',
+      `this body already booked order ${existing.orderId}, which is now ${existing.state}; nothing is booked again`,
+    );
+  }
+}
+
+/**
  * Checks `order` for booking in the current state. `replacing` is the order a modify retires in
  * the same step: its note and id do not count as taken. `existing` is the order already filed
  * under `order.order_id` (the caller looked it up for repeats).
@@ -297,6 +311,7 @@ export function acceptArrivalNonce(
 export function applyPlace(state: VenueState, config: CoreConfig, command: PlaceCommand): ReplyEvent[] {
   const existing = state.orders.get(command.order.order_id);
   if (isRepeatOf(existing, command.bodyDigest, command.accountId)) {
+    assertRepeatLive(existing);
     return [
       { type: 'placed', accountId: command.accountId, response: placeResponse(existing), repeat: true },
     ];

@@ -282,6 +282,12 @@ export const ERRORS = {
     meaning:
       'The chain has consumed note_commitment (withdrawn, merged or settled), so it can back no order; use another note.',
   },
+  ORDER_FINISHED: {
+    code: 1211,
+    http: 409,
+    meaning:
+      'This exact body booked an order that has since finished (cancelled, expired, filled or failed); nothing is booked again. GET /orders/{id} tells what became of it.',
+  },
 
   // 1300-1399: the thing named does not exist.
   ORDER_NOT_FOUND: {

@@ -50,8 +50,8 @@ class DuplicateKeyError extends Error {
 }
 
 /**
- * One pass over the text, before the recursive parser sees it: counts open brackets outside strings
- * and refuses a key repeated within one object. lossless-json calls onDuplicateKey only when the
+ * One pass over the text, before the recursive parser sees it: counts open brackets outside strings,
+ * refuses a key repeated within one object and a number written with a leading zero or a plus sign. lossless-json calls onDuplicateKey only when the
  * repeated values differ, so `{"side":"bid","side":"bid"}` would pass it silently.
  */
 function assertDepthAndUniqueKeys(text: string, depthMax: number): void {
@@ -70,6 +70,8 @@ function assertDepthAndUniqueKeys(text: string, depthMax: number): void {
       }
     } else if (c === 0x22) {
       stringStart = i;
+    } else if (c === 0x2d || c === 0x2b || (c >= 0x30 && c <= 0x39)) {
+      i = numberEnd(text, i) - 1;
     } else if (c === 0x7b || c === 0x5b) {
       objects.push(c === 0x7b ? new Set() : null);
       expectKey = c === 0x7b;
@@ -86,6 +88,25 @@ function assertDepthAndUniqueKeys(text: string, depthMax: number): void {
       expectKey = objects.at(-1) instanceof Set;
     }
   }
+}
+
+const NUMBER_RUN = /[-+0-9.eE]+/y;
+
+/**
+ * The end of the number-like run at `start`. `007` and `+1` are not JSON, so the parser would call
+ * them malformed (1000); they are numbers written non-canonically, which is what 1006 says and what
+ * docs/protocol.md promises, so they are refused here with that code instead.
+ */
+function numberEnd(text: string, start: number): number {
+  NUMBER_RUN.lastIndex = start;
+  const run = NUMBER_RUN.exec(text)?.[0] ?? text[start] ?? '';
+  if (/^-?0[0-9]/.test(run) || run.startsWith('+')) {
+    throw new VenueError(
+      'NON_CANONICAL_NUMBER',
+      `expected a plain number without a plus sign or leading zero, received ${printable(run)}`,
+    );
+  }
+  return start + run.length;
 }
 
 function assertNewKey(keys: Set<string> | null | undefined, quoted: string): void {
