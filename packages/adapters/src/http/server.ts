@@ -131,6 +131,9 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
     `the server runs headersTimeout ${server.headersTimeout} and requestTimeout ${server.requestTimeout}`,
   );
   server.maxConnections = CONNECTIONS_MAX;
+  // Node only reports a handshake that failed or timed out (tlsClientError) and leaves the socket
+  // open: a TCP connection that never sent a ClientHello lived for good. Close it.
+  server.on('tlsClientError', (_error, socket) => socket.destroy());
   const perAddress = new ConnectionsPerAddress({
     max: transport.connectionsPerAddressMax,
     loopbackCounted: transport.loopbackCounted,
