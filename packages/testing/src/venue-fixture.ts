@@ -7,6 +7,7 @@ import {
   createEnclave,
   createSimulatedPlatform,
   type Enclave,
+  type HttpTransport,
   type MarketListing,
   type ProofChecks,
   type RootSource,
@@ -97,6 +98,11 @@ export interface TestVenueOptions {
    * CPU a leg), which the chain then verifies for real.
    */
   settlementProofs?: 'groth16' | 'stand-in';
+  /**
+   * HTTPS connection bounds apart from production's (limits.ts): short timeouts, or a per-address
+   * cap that counts loopback, which production leaves uncounted and every test connects from.
+   */
+  transport?: Partial<HttpTransport>;
 }
 
 export interface Trader {
@@ -163,7 +169,12 @@ export class TestVenue {
               chain: venueChainPortsOf(chain, enclave.settlementSigner, (prover as BarrierProver).lent),
               hasher,
             }),
-        front: { identity, log: { level: 'silent' }, ...(code === undefined ? {} : { evidences: code }) },
+        front: {
+          identity,
+          log: { level: 'silent' },
+          ...(code === undefined ? {} : { evidences: code }),
+          ...(options.transport === undefined ? {} : { transport: options.transport }),
+        },
       },
       {
         core,

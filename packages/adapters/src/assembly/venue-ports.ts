@@ -95,6 +95,8 @@ export interface OraclePort {
 export interface FrontPorts {
   readonly identity: BootIdentity;
   readonly log?: HttpServerOptions['log'];
+  /** Connection bounds apart from the defaults: `venue serve`'s per-address cap, tests' short timeouts. */
+  readonly transport?: HttpServerOptions['transport'];
   /** The code snapshot behind the attested measurement, served under /evidences (spec 4.4). */
   readonly evidences?: CodeSnapshot;
 }

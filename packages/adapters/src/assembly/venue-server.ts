@@ -198,6 +198,7 @@ function openHttp(parts: VenueServerParts, inner: Inner, front: FrontPorts): Ven
     parameters: parts.parameters,
     gates: () => ({ pauseReasons: gates.reasons(), marketsPaused: engine.marketsPaused() }),
     ...(front.log === undefined ? {} : { log: front.log }),
+    ...(front.transport === undefined ? {} : { transport: front.transport }),
     routes: [
       (app) =>
         registerRoutes(

@@ -29,8 +29,20 @@ export const BODY_BYTES_MAX = 16 * 1024;
 /** Largest request head (request line plus headers). Node's own default, stated here on purpose. */
 export const HEADER_BYTES_MAX = 16 * 1024;
 
-/** A request must arrive completely within this time, or the connection is closed. */
+/**
+ * A request (head and body) must arrive completely within this time, counted from its first byte
+ * (or from the end of the TLS handshake for a connection's first request), or the connection is
+ * closed.
+ */
 export const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * A request head must arrive within this time. A head is a few hundred bytes in one packet, so 5 s
+ * is generous. It must not exceed REQUEST_TIMEOUT_MS: Node 20 silently swaps the two when it does,
+ * and a body would then live as long as the headers timeout (its own default, 60 s, did exactly
+ * that: issue 20 finding 2).
+ */
+export const HEADERS_TIMEOUT_MS = 5_000;
 
 /**
  * Node checks request timeouts on this beat (30 s by default), so a slow-loris connection would
@@ -46,6 +58,15 @@ export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** Concurrent connections one venue process accepts; beyond it new sockets are refused. */
 export const CONNECTIONS_MAX = 1_024;
+
+/**
+ * Concurrent connections one remote address may hold (an IPv6 address counts by its /64, what one
+ * host is usually given). Beyond it a new connection is closed as it arrives, before any TLS work,
+ * so 1,024 stalled connections from one host can no longer take every slot. Room for a bot host
+ * with an account's full set of stream sockets and its REST calls, or a few bots behind one NAT.
+ * Loopback peers are not counted (docs/security.md "Connections per address").
+ */
+export const CONNECTIONS_PER_ADDRESS_MAX = 64;
 
 /** How long a graceful stop waits for in-flight requests before giving up. */
 export const SHUTDOWN_GRACE_MS = 5_000;
@@ -412,6 +433,9 @@ const SHIPPED_LIMITS = {
   CONSUMED_NOTES_PER_RECORD_MAX,
   NOTES_CONSUMED_PER_COMMAND_MAX,
   SETTLEMENT_VIEW_KEYS_MAX,
+  // Issue 20 finding 2: HTTP timeouts and the per-address connection cap.
+  HEADERS_TIMEOUT_MS,
+  CONNECTIONS_PER_ADDRESS_MAX,
 };
 
 /** Literal types widened, so a test can hand in an edited copy. */
@@ -456,8 +480,8 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
       'KEEP_ALIVE_TIMEOUT_MS < REQUEST_TIMEOUT_MS: an idle connection closes before a slow request would',
     ],
     [
-      l.REQUEST_TIMEOUT_CHECK_INTERVAL_MS < l.REQUEST_TIMEOUT_MS,
-      'REQUEST_TIMEOUT_CHECK_INTERVAL_MS < REQUEST_TIMEOUT_MS: a slow request is cut near its timeout, not a beat later',
+      l.REQUEST_TIMEOUT_CHECK_INTERVAL_MS < l.HEADERS_TIMEOUT_MS,
+      'REQUEST_TIMEOUT_CHECK_INTERVAL_MS < HEADERS_TIMEOUT_MS: a slow head or request is cut near its timeout, not a beat later',
     ],
     [
       l.STREAM_STOP_WAIT_MS < l.SHUTDOWN_GRACE_MS,
@@ -558,6 +582,19 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.ACCESS_TOKEN_IAT_SKEW_MS >= 0 && l.ACCESS_TOKEN_IAT_SKEW_MS < l.ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
       'ACCESS_TOKEN_IAT_SKEW_MS < ACCESS_TOKEN_LIFETIME_SECONDS: a token from the future is refused, not honoured for longer than its life',
+    ],
+    // Issue 20 finding 2: HTTP timeouts and the per-address connection cap.
+    [
+      l.HEADERS_TIMEOUT_MS <= l.REQUEST_TIMEOUT_MS,
+      'HEADERS_TIMEOUT_MS <= REQUEST_TIMEOUT_MS: Node swaps the two otherwise, and a stalled body would live as long as the headers timeout',
+    ],
+    [
+      l.CONNECTIONS_PER_ADDRESS_MAX < l.CONNECTIONS_MAX,
+      'CONNECTIONS_PER_ADDRESS_MAX < CONNECTIONS_MAX: one address cannot take every connection',
+    ],
+    [
+      l.CONNECTIONS_PER_ADDRESS_MAX > l.STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+      "CONNECTIONS_PER_ADDRESS_MAX > STREAM_CONNECTIONS_PER_ACCOUNT_MAX: one host can hold an account's sockets and still call REST",
     ],
   ];
   return relations.filter(([holds]) => !holds).map(([, relation]) => relation);

@@ -59,10 +59,42 @@ export function toVenueError(error: unknown): { venueError: VenueError; fault?: 
   return { venueError: new VenueError('INTERNAL', INTERNAL_MESSAGE), fault };
 }
 
+/** Outcomes the HTTP server counts for its operator (VenueHttpServer). */
+export interface HttpCounters {
+  /** Request bodies cut short by the client going away. */
+  clientAborts: number;
+  /** Connections closed for a head or body that did not arrive in time (slow-loris, stalls). */
+  requestTimeouts: number;
+}
+
+/** Sockets the server closed for a request timeout: the body reader then sees an 'abort' too. */
+const timedOutSockets = new WeakSet<object>();
+
 /** Sends the envelope of `error`, logging faults. Never throws: it is the last line. */
-export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { venueError, fault } = toVenueError(withRouteBodyLimit(error, request));
-  if (fault !== undefined) {
+export function sendError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  counters?: HttpCounters,
+): void {
+  const aborted = isBodyCutShort(error, request);
+  const { venueError, fault } = aborted
+    ? { venueError: ABORTED_BODY }
+    : toVenueError(withRouteBodyLimit(error, request));
+  if (aborted) {
+    // The client's own doing and routine on the internet: no error line, no stack (issue 20).
+    // A body the server cut for its timeout was counted in writeRawError already.
+    const timedOut = timedOutSockets.has(request.raw.socket);
+    if (counters !== undefined && !timedOut) counters.clientAborts += 1;
+    request.log.debug(
+      {
+        outcome: timedOut ? 'request_timeout' : 'client_aborted',
+        method: request.method,
+        route: request.routeOptions.url,
+      },
+      timedOut ? 'the request body did not arrive in time' : 'the client aborted the request body',
+    );
+  } else if (fault !== undefined) {
     request.log.error({ fault, method: request.method, route: request.routeOptions.url }, 'request failed');
   }
   // Refused before its body was read (auth, route, size): the connection cannot be reused, since
@@ -74,6 +106,19 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     .type('application/json; charset=utf-8')
     .code(venueError.http)
     .send(stringifyJson(venueError.toEnvelope()));
+}
+
+/** Answered (to a peer that is usually gone) when the body ends before its Content-Length. */
+const ABORTED_BODY = new VenueError('MALFORMED_REQUEST', 'the body ended before its Content-Length');
+
+/**
+ * A body cut short: the client closed its connection while sending it, or the server closed the
+ * connection for its request timeout. Node then ends the request stream with an ECONNRESET
+ * 'aborted' error, which Fastify's body reader hands to the error handler. Only the request's own
+ * stream having aborted counts, so an ECONNRESET from a dependency (the chain's RPC) stays a fault.
+ */
+function isBodyCutShort(error: unknown, request: FastifyRequest): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ECONNRESET' && request.raw.readableAborted;
 }
 
 /**
@@ -116,7 +161,11 @@ export function routeMissError(
  * For failures Node reports before there is a request object (a malformed request line, headers
  * over HEADER_BYTES_MAX): writes the envelope straight to the socket and closes it.
  */
-export function writeRawError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function writeRawError(error: NodeJS.ErrnoException, socket: Socket, counters?: HttpCounters): void {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    timedOutSockets.add(socket);
+    if (counters !== undefined) counters.requestTimeouts += 1;
+  }
   // A reset or timed-out connection has nobody left to read an answer.
   if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
     socket.destroy();

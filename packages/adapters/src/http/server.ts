@@ -1,20 +1,23 @@
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { parseJsonText, stringifyJson, VenueError } from '@venue/protocol';
+import { assert, parseJsonText, stringifyJson, VenueError } from '@venue/protocol';
 import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { VenueClock } from '../chain/clock.ts';
 import {
   BODY_BYTES_MAX,
   CONNECTIONS_MAX,
+  CONNECTIONS_PER_ADDRESS_MAX,
   checkLimitRelations,
   HEADER_BYTES_MAX,
+  HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_CHECK_INTERVAL_MS,
   REQUEST_TIMEOUT_MS,
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from '../config/limits.ts';
 import type { BootIdentity } from '../enclave/boot-identity.ts';
-import { routeMissError, sendError, writeRawEnvelope, writeRawError } from './errors.ts';
+import { ConnectionsPerAddress } from './connections-per-address.ts';
+import { type HttpCounters, routeMissError, sendError, writeRawEnvelope, writeRawError } from './errors.ts';
 import { registerPublicRoutes, type VenueGates, type VenueParameters } from './public-routes.ts';
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import type { RoutePlugin, VenueFastify } from './types.ts';
@@ -32,7 +35,40 @@ export interface HttpServerOptions {
   readonly routes?: readonly RoutePlugin[];
   /** Server-side log (JSON lines). Defaults to warnings and worse on stderr. */
   readonly log?: { readonly level: LogLevel; readonly stream?: { write(line: string): void } };
+  /** Connection bounds apart from limits.ts's (tests shorten timeouts, count loopback). */
+  readonly transport?: Partial<HttpTransport>;
 }
+
+/**
+ * The bounds on one connection's life and on connections per address (docs/security.md
+ * "Connection timeouts"). Production runs HTTP_TRANSPORT; `venue serve` may set the cap.
+ */
+export interface HttpTransport {
+  /** A TCP connection must finish its TLS handshake within this. */
+  readonly tlsHandshakeTimeoutMs: number;
+  /** A request head must arrive within this; at most requestTimeoutMs (Node swaps them otherwise). */
+  readonly headersTimeoutMs: number;
+  /** A whole request, head and body, must arrive within this. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  readonly connectionsPerAddressMax: number;
+  /**
+   * Whether loopback peers count against the cap. Off in production: a loopback peer is the host's
+   * own software (the operator's tools, benchmarks, a local proxy that must cap addresses itself).
+   * Tests, which all run on loopback, turn it on to exercise the cap.
+   */
+  readonly loopbackCounted: boolean;
+}
+
+export const HTTP_TRANSPORT: HttpTransport = {
+  tlsHandshakeTimeoutMs: TLS_HANDSHAKE_TIMEOUT_MS,
+  headersTimeoutMs: HEADERS_TIMEOUT_MS,
+  requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+  connectionsPerAddressMax: CONNECTIONS_PER_ADDRESS_MAX,
+  loopbackCounted: false,
+};
 
 export interface VenueHttpServer {
   readonly app: VenueFastify;
@@ -44,26 +80,38 @@ export interface VenueHttpServer {
    * 503/5005, and resolves once every connection is gone.
    */
   close(): Promise<void>;
+  /** Connections refused by the per-address cap since start (an operator metric). */
+  readonly connectionsRefusedPerAddress: number;
+  /** Requests whose client went away before sending the whole body, since start. */
+  readonly clientAborts: number;
+  /** Connections closed because a head or body did not arrive in time, since start. */
+  readonly requestTimeouts: number;
 }
 
 const ALL_GATES_OPEN: VenueGates = { pauseReasons: [], marketsPaused: 0 };
 
 export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
   checkLimitRelations();
+  const transport = transportOf(options.transport);
+  const counters: HttpCounters = { clientAborts: 0, requestTimeouts: 0 };
   const app: VenueFastify = Fastify({
     https: {
       ...options.identity.tlsCredentials(),
       // Clients are our SDK, curl and bots on current runtimes: no reason to offer older TLS.
       minVersion: 'TLSv1.3',
-      handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+      handshakeTimeout: transport.tlsHandshakeTimeoutMs,
       maxHeaderSize: HEADER_BYTES_MAX,
       connectionsCheckingInterval: REQUEST_TIMEOUT_CHECK_INTERVAL_MS,
+      // Both given at construction: Fastify sets requestTimeout only afterwards, which left Node's
+      // headersTimeout at its 60 s default; Node then bounds a body by the larger of the two.
+      headersTimeout: transport.headersTimeoutMs,
+      requestTimeout: transport.requestTimeoutMs,
       // Node would answer a missing Host itself, without our envelope; guardRequest refuses it.
       requireHostHeader: false,
     },
     bodyLimit: BODY_BYTES_MAX,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: transport.requestTimeoutMs,
+    keepAliveTimeout: transport.keepAliveTimeoutMs,
     // Requests during shutdown get our own 503 envelope from the onRequest hook below.
     return503OnClosing: false,
     genReqId: requestIdOf,
@@ -73,10 +121,24 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
       level: options.log?.level ?? 'warn',
       stream: options.log?.stream ?? process.stderr,
     },
-    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
-    clientErrorHandler: writeRawError,
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply, counters),
+    clientErrorHandler: (error, socket) => writeRawError(error, socket, counters),
   });
-  app.server.maxConnections = CONNECTIONS_MAX;
+  const server = app.server;
+  assert(
+    server.headersTimeout === transport.headersTimeoutMs &&
+      server.requestTimeout === transport.requestTimeoutMs,
+    `the server runs headersTimeout ${server.headersTimeout} and requestTimeout ${server.requestTimeout}`,
+  );
+  server.maxConnections = CONNECTIONS_MAX;
+  // Node only reports a handshake that failed or timed out (tlsClientError) and leaves the socket
+  // open: a TCP connection that never sent a ClientHello lived for good. Close it.
+  server.on('tlsClientError', (_error, socket) => socket.destroy());
+  const perAddress = new ConnectionsPerAddress({
+    max: transport.connectionsPerAddressMax,
+    loopbackCounted: transport.loopbackCounted,
+  });
+  perAddress.attach(server);
   answerOutsideFastify(app);
 
   installJsonBodyParser(app);
@@ -90,7 +152,7 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
     if (closing) reply.header('connection', 'close');
   });
   app.setReplySerializer((payload) => stringifyJson(payload));
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, counters));
   // Fallback only: onRequest already answers every request that matched no route.
   app.setNotFoundHandler(async (request, reply) => {
     throw routeMissError((route) => app.findRoute(route), request, reply);
@@ -116,7 +178,40 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
       closing = true;
       return app.close();
     },
+    get connectionsRefusedPerAddress() {
+      return perAddress.refused;
+    },
+    get clientAborts() {
+      return counters.clientAborts;
+    },
+    get requestTimeouts() {
+      return counters.requestTimeouts;
+    },
   };
+}
+
+/** The transport with overrides applied, its relations checked as limits.ts checks the defaults. */
+function transportOf(overrides: Partial<HttpTransport> = {}): HttpTransport {
+  const transport = { ...HTTP_TRANSPORT, ...overrides };
+  const timeouts = [
+    transport.tlsHandshakeTimeoutMs,
+    transport.headersTimeoutMs,
+    transport.requestTimeoutMs,
+    transport.keepAliveTimeoutMs,
+  ];
+  assert(
+    timeouts.every((ms) => Number.isInteger(ms) && ms > 0),
+    `transport timeouts must be positive integers: ${timeouts.join(', ')}`,
+  );
+  assert(
+    transport.headersTimeoutMs <= transport.requestTimeoutMs,
+    `headersTimeoutMs ${transport.headersTimeoutMs} must not exceed requestTimeoutMs ${transport.requestTimeoutMs}`,
+  );
+  assert(
+    transport.connectionsPerAddressMax >= 1 && transport.connectionsPerAddressMax <= CONNECTIONS_MAX,
+    `connectionsPerAddressMax ${transport.connectionsPerAddressMax} must be within 1 to ${CONNECTIONS_MAX}`,
+  );
+  return transport;
 }
 
 /**
