@@ -14,14 +14,6 @@ import WebSocket from 'ws';
 /** Far more one-byte frames than it takes to fill the kernel's buffers and then the venue's bound. */
 const FLOOD_FRAMES_MAX = 400_000;
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** A raw ws client: counts what it reads without parsing it, so draining a backlog is cheap. */
 async function rawClient(venue: TestVenue, token?: string) {
   const socket = new WebSocket(`wss://127.0.0.1:${venue.port}/v1/stream`, {

@@ -43,10 +43,6 @@ export interface StreamServerOptions {
   readonly clock: VenueClock;
   /** Overrides STREAM_ACCOUNT_BUFFER_BYTES_MAX (tests use a small one). */
   readonly accountBufferBytesMax?: number;
-  /** Overrides STREAM_SOCKET_BUFFER_BYTES_MAX (tests use a small one). */
-  readonly socketBufferBytesMax?: number;
-  /** Overrides STREAM_LOGIN_BUFFER_BYTES_MAX (tests use a small one). */
-  readonly loginBufferBytesMax?: number;
   /** Overrides STREAM_HEARTBEAT_INTERVAL_MS (tests use a short one). */
   readonly heartbeatIntervalMs?: number;
   readonly log: { error(object: unknown, message: string): void };
@@ -266,12 +262,12 @@ export class StreamServer implements StreamPublisher {
     const accountId = session.accountId;
     if (accountId === null) {
       // Before login a socket only draws pongs and error frames: a tighter bound.
-      if (buffered > (this.#options.loginBufferBytesMax ?? STREAM_LOGIN_BUFFER_BYTES_MAX)) {
+      if (buffered > STREAM_LOGIN_BUFFER_BYTES_MAX) {
         this.#closeSlow(session, 'slow consumer: read the replies before sending more');
       }
       return;
     }
-    if (buffered > (this.#options.socketBufferBytesMax ?? STREAM_SOCKET_BUFFER_BYTES_MAX)) {
+    if (buffered > STREAM_SOCKET_BUFFER_BYTES_MAX) {
       this.#closeSlow(session, SLOW_CONSUMER_REASON);
       return;
     }
