@@ -11,8 +11,14 @@ import { STREAM_FRAME_BYTES_MAX } from '@venue/protocol';
 import { TestVenue } from '@venue/testing';
 import WebSocket from 'ws';
 
-/** Far more one-byte frames than it takes to fill the kernel's buffers and then the venue's bound. */
-const FLOOD_FRAMES_MAX = 400_000;
+/** Far more frames than it takes to fill the kernel's buffers and then the venue's bound. */
+const FLOOD_FRAMES_MAX = 200_000;
+/**
+ * Not JSON, so each draws an error reply. A kilobyte rather than one byte: the venue reads one frame
+ * per socket per turn of its event loop, and tiny frames would mostly wait in the kernel's buffers,
+ * so the client would run out of frames before the venue had answered enough of them.
+ */
+const FLOOD_FRAME = 'x'.repeat(1024);
 
 /** A raw ws client: counts what it reads without parsing it, so draining a backlog is cheap. */
 async function rawClient(venue: TestVenue, token?: string) {
@@ -40,16 +46,16 @@ async function rawClient(venue: TestVenue, token?: string) {
 }
 
 /**
- * Stops reading, then sends one-byte frames (each draws an error reply) until the venue has closed
- * a socket for being slow, or FLOOD_FRAMES_MAX frames went out. Returns the frames sent.
+ * Stops reading, then sends frames that each draw an error reply until the venue has closed a
+ * socket for being slow, or FLOOD_FRAMES_MAX frames went out. Returns the frames sent.
  */
 async function floodUnread(socket: WebSocket, venue: TestVenue): Promise<number> {
   socket.pause();
   let sent = 0;
   const open = () => socket.readyState === WebSocket.OPEN;
   while (venue.server.stream.slowConsumersClosed === 0 && sent < FLOOD_FRAMES_MAX && open()) {
-    for (let i = 0; i < 500; i += 1) socket.send('x');
-    sent += 500;
+    for (let i = 0; i < 100; i += 1) socket.send(FLOOD_FRAME);
+    sent += 100;
     // Let the venue read what was sent before sending more (our own send buffer stays small).
     while (socket.bufferedAmount > 64 * 1024 && open())
       await new Promise((resolve) => setTimeout(resolve, 1));

@@ -68,6 +68,10 @@ export class StreamServer implements StreamPublisher {
       maxPayload: STREAM_FRAME_HARD_BYTES_MAX,
       perMessageDeflate: false,
       clientTracking: false,
+      // One message per socket per turn of the event loop: a socket that floods tiny frames waits
+      // its turn (its unread bytes back up into TCP) instead of running thousands of frames in one
+      // tick while /health and every other socket wait (issue 20 finding 1).
+      allowSynchronousEvents: false,
     });
     options.engine.onEvents((events) => this.#route(events));
     options.auth.onAccountChange((account) => {
