@@ -3,6 +3,7 @@ import {
   assert,
   BYTES,
   JSON_TEXT_BYTES_MAX,
+  LEAVES_PAGE_MAX,
   ORDER_LIFETIME_SLOTS_MAX,
   SETTLEMENT_VIEW_KEYS_MAX,
   STREAM_FRAME_BYTES_MAX,
@@ -222,6 +223,26 @@ export const STREAM_CONNECTIONS_PER_ACCOUNT_MAX = 16;
  */
 export const STREAM_CONNECTIONS_MAX = 768;
 
+// Stream send bounds (issue 20 finding 1): every byte queued for a socket, reply or event, counts.
+
+/**
+ * Bytes that may wait to be sent to one logged-in socket (ws `bufferedAmount`: what ws and the TLS
+ * socket hold above the kernel's buffers). A write that takes a socket over it closes the socket with
+ * 1011 at once, whether the write was a reply, an error or a channel message, so a client that sends
+ * without reading cannot make the venue hold its replies. Eight full tree pages fit.
+ */
+export const STREAM_SOCKET_BUFFER_BYTES_MAX = 1024 * 1024;
+
+/**
+ * The same bound for a socket that has not logged in yet: it can only draw pongs, a login reply and
+ * error frames, a few hundred bytes each, and lives at most STREAM_LOGIN_TIMEOUT_MS.
+ */
+export const STREAM_LOGIN_BUFFER_BYTES_MAX = 64 * 1024;
+
+/** Largest tree-channel message: a full page of leaves, each at most this many bytes of JSON. */
+const TREE_LEAF_JSON_BYTES_MAX = 128;
+export const STREAM_TREE_FRAME_BYTES_MAX = LEAVES_PAGE_MAX * TREE_LEAF_JSON_BYTES_MAX + 1024;
+
 // The sequencer (adapters/src/venue).
 
 /**
@@ -418,6 +439,10 @@ const SHIPPED_LIMITS = {
   STREAM_STOP_WAIT_MS,
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
   STREAM_CONNECTIONS_MAX,
+  STREAM_ACCOUNT_BUFFER_BYTES_MAX,
+  STREAM_SOCKET_BUFFER_BYTES_MAX,
+  STREAM_LOGIN_BUFFER_BYTES_MAX,
+  STREAM_TREE_FRAME_BYTES_MAX,
   INTAKE_IN_FLIGHT_RECORDS_MAX,
   JOURNAL_COMMAND_BYTES_MAX,
   JOURNAL_IN_FLIGHT_RECORDS_MAX,
@@ -543,6 +568,23 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= l.STREAM_CONNECTIONS_MAX,
       'STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= STREAM_CONNECTIONS_MAX',
+    ],
+    // Stream send bounds (issue 20 finding 1).
+    [
+      l.STREAM_LOGIN_BUFFER_BYTES_MAX >= l.STREAM_FRAME_BYTES_MAX,
+      'STREAM_LOGIN_BUFFER_BYTES_MAX >= STREAM_FRAME_BYTES_MAX: a socket before login holds several error frames',
+    ],
+    [
+      l.STREAM_LOGIN_BUFFER_BYTES_MAX <= l.STREAM_SOCKET_BUFFER_BYTES_MAX,
+      'STREAM_LOGIN_BUFFER_BYTES_MAX <= STREAM_SOCKET_BUFFER_BYTES_MAX: logging in never tightens the bound',
+    ],
+    [
+      l.STREAM_SOCKET_BUFFER_BYTES_MAX >= 8 * l.STREAM_TREE_FRAME_BYTES_MAX,
+      'STREAM_SOCKET_BUFFER_BYTES_MAX >= 8 tree pages: a burst of tree pages does not close a reading socket',
+    ],
+    [
+      l.STREAM_SOCKET_BUFFER_BYTES_MAX <= l.STREAM_ACCOUNT_BUFFER_BYTES_MAX,
+      "STREAM_SOCKET_BUFFER_BYTES_MAX <= STREAM_ACCOUNT_BUFFER_BYTES_MAX: one socket fits its account's bound",
     ],
     [
       l.JOURNAL_IN_FLIGHT_RECORDS_MAX - l.INTAKE_IN_FLIGHT_RECORDS_MAX >= l.BATCH_LEGS_MAX,

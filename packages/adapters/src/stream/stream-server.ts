@@ -12,7 +12,9 @@ import {
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
   STREAM_FRAME_HARD_BYTES_MAX,
   STREAM_HEARTBEAT_INTERVAL_MS,
+  STREAM_LOGIN_BUFFER_BYTES_MAX,
   STREAM_LOGIN_TIMEOUT_MS,
+  STREAM_SOCKET_BUFFER_BYTES_MAX,
   STREAM_STOP_WAIT_MS,
 } from '../config/limits.ts';
 import { writeRawEnvelope } from '../http/errors.ts';
@@ -55,6 +57,7 @@ export class StreamServer implements StreamPublisher {
   #closing = false;
   #slowConsumersClosed = 0;
   #deadPeersDropped = 0;
+  #socketBufferPeakBytes = 0;
 
   constructor(options: StreamServerOptions) {
     this.#options = options;
@@ -65,6 +68,10 @@ export class StreamServer implements StreamPublisher {
       maxPayload: STREAM_FRAME_HARD_BYTES_MAX,
       perMessageDeflate: false,
       clientTracking: false,
+      // One message per socket per turn of the event loop: a socket that floods tiny frames waits
+      // its turn (its unread bytes back up into TCP) instead of running thousands of frames in one
+      // tick while /health and every other socket wait (issue 20 finding 1).
+      allowSynchronousEvents: false,
     });
     options.engine.onEvents((events) => this.#route(events));
     options.auth.onAccountChange((account) => {
@@ -98,6 +105,14 @@ export class StreamServer implements StreamPublisher {
     return this.#slowConsumersClosed;
   }
 
+  /**
+   * The most bytes one socket has held waiting to be sent, since start, measured after each frame
+   * was queued (an operator metric; at most the socket's bound plus the frame that crossed it).
+   */
+  get socketBufferPeakBytes(): number {
+    return this.#socketBufferPeakBytes;
+  }
+
   /** Token expiry warnings; called on every slot tick. */
   sweep(): void {
     const nowMs = this.#options.clock.nowMs();
@@ -122,7 +137,6 @@ export class StreamServer implements StreamPublisher {
     const shared = new SharedChannelFrame(frame);
     for (const id of accounts) {
       for (const session of this.#byAccount.get(id) ?? []) session.deliver(shared);
-      this.#enforceBuffer(id);
     }
   }
 
@@ -209,6 +223,7 @@ export class StreamServer implements StreamPublisher {
       cancelOnDisconnectDefault: (accountId) =>
         auth.accounts.byId(accountId)?.settings.cancel_on_disconnect_default ?? false,
       fault: (fault) => log.error({ fault }, 'stream frame failed'),
+      queued: (session) => this.#enforceBounds(session),
     };
   }
 
@@ -229,34 +244,59 @@ export class StreamServer implements StreamPublisher {
   /** spec 6.1: each order event goes to the sessions of the account that placed the order. */
   #route(events: readonly CoreEvent[]): void {
     const nowMs = this.#options.clock.nowMs();
-    const touched = new Set<string>();
     for (const event of events) {
       if (event.type !== 'order') continue;
       const sessions = this.#byAccount.get(event.accountId);
       if (sessions === undefined) continue;
       const shared = new SharedChannelFrame(orderEventFrame(event, nowMs));
       for (const session of sessions) session.deliver(shared);
-      touched.add(event.accountId);
     }
-    for (const accountId of touched) this.#enforceBuffer(accountId);
   }
 
   /**
-   * The per-account send buffer (spec 6.1, 8): when more than the limit waits to be sent to the
-   * account's sockets, the socket furthest behind is closed with 1011, until the rest fit. Memory
-   * per account therefore stays bounded whatever its clients do.
+   * The send bounds (spec 6.1, 8; issue 20), checked after every frame a session queues, be it a
+   * reply, an error or a channel message: a socket holding more than its own bound is closed with
+   * 1011 at once, and so is the furthest-behind socket of an account holding more than the
+   * account's. A closed socket queues nothing more, so memory per socket and per account stays
+   * bounded whatever its client sends or fails to read.
    */
-  #enforceBuffer(accountId: string): void {
+  #enforceBounds(session: StreamSession): void {
+    const buffered = session.bufferedBytes;
+    if (buffered > this.#socketBufferPeakBytes) this.#socketBufferPeakBytes = buffered;
+    const accountId = session.accountId;
+    if (accountId === null) {
+      // Before login a socket only draws pongs and error frames: a tighter bound.
+      if (buffered > STREAM_LOGIN_BUFFER_BYTES_MAX) {
+        this.#closeSlow(session, 'slow consumer: read the replies before sending more');
+      }
+      return;
+    }
+    if (buffered > STREAM_SOCKET_BUFFER_BYTES_MAX) {
+      this.#closeSlow(session, SLOW_CONSUMER_REASON);
+      return;
+    }
+    this.#enforceAccount(accountId);
+  }
+
+  /** When the account's sockets hold more than its bound, the ones furthest behind are closed. */
+  #enforceAccount(accountId: string): void {
     const limit = this.#options.accountBufferBytesMax ?? STREAM_ACCOUNT_BUFFER_BYTES_MAX;
-    const sessions = [...(this.#byAccount.get(accountId) ?? [])].filter((s) => !s.closed);
-    let queued = sessions.reduce((sum, s) => sum + s.bufferedBytes, 0);
-    sessions.sort((a, b) => b.bufferedBytes - a.bufferedBytes);
-    for (const session of sessions) {
+    const sessions = this.#byAccount.get(accountId);
+    if (sessions === undefined) return;
+    let queued = 0;
+    for (const session of sessions) if (!session.closed) queued += session.bufferedBytes;
+    if (queued <= limit) return;
+    const live = [...sessions].filter((s) => !s.closed).sort((a, b) => b.bufferedBytes - a.bufferedBytes);
+    for (const session of live) {
       if (queued <= limit) break;
       queued -= session.bufferedBytes;
-      this.#slowConsumersClosed += 1;
-      session.close(CLOSE.internal, 'slow consumer: reconnect and reconcile with GET /orders');
+      this.#closeSlow(session, SLOW_CONSUMER_REASON);
     }
+  }
+
+  #closeSlow(session: StreamSession, reason: string): void {
+    this.#slowConsumersClosed += 1;
+    session.close(CLOSE.internal, reason);
   }
 
   /** Closes sockets that did not answer the last ping (half-open or dead), pings the rest. */
@@ -274,6 +314,8 @@ export class StreamServer implements StreamPublisher {
     }
   }
 }
+
+const SLOW_CONSUMER_REASON = 'slow consumer: reconnect and reconcile with GET /orders';
 
 /** Refuses an upgrade with an HTTP error envelope, as REST would answer. */
 function rejectUpgrade(socket: Duplex, error: VenueError): void {

@@ -41,6 +41,11 @@ export interface SessionHost {
   cancelOnDisconnectDefault(accountId: string): boolean;
   /** Logs a fault without any frame content. */
   fault(summary: { type: string; message: string }): void;
+  /**
+   * Called after every frame the session hands to its socket: the host checks the socket's and the
+   * account's send bounds and closes the socket (1011) when this frame took it over.
+   */
+  queued(session: StreamSession): void;
 }
 
 /** Close codes (RFC 6455 section 7.4.1) and the reasons sent with them. */
@@ -87,6 +92,7 @@ export class StreamSession {
   /** Replies in frame order; a reply may wait for its command to be durable. */
   #replies: Promise<void> = Promise.resolve();
   #loginPending: Promise<void> | null = null;
+  /** Frames received whose reply has not yet left for the kernel (issue 20: flushed, not queued). */
   #inFlight = 0;
   #closed = false;
   alive = true;
@@ -118,8 +124,11 @@ export class StreamSession {
 
   /** One text or binary message from the client. Never throws: every failure is an error frame. */
   receive(data: Buffer, isBinary: boolean): void {
+    // A closing socket may still deliver what its client sent; nothing more is answered on it.
+    if (this.#closed) return;
     let requestId: string | undefined;
-    let frame: ClientFrame;
+    let frame: ClientFrame | null = null;
+    let refusal: unknown = null;
     try {
       if (isBinary) throw new VenueError('MALFORMED_JSON', 'send frames as text messages holding JSON');
       if (data.length > STREAM_FRAME_BYTES_MAX) {
@@ -129,9 +138,9 @@ export class StreamSession {
       requestId = requestIdOf(json);
       frame = decodeClientFrame(json);
     } catch (error) {
-      this.#enqueue(Promise.reject(error), requestId);
-      return;
+      refusal = error;
     }
+    // Refused frames count too: their error replies are bytes the client has to read.
     if (this.#inFlight >= STREAM_FRAMES_IN_FLIGHT_MAX) {
       this.#sendError(
         new VenueError(
@@ -140,6 +149,10 @@ export class StreamSession {
         ),
         requestId,
       );
+      return;
+    }
+    if (frame === null) {
+      this.#enqueue(Promise.reject(refusal), requestId);
       return;
     }
     const done = this.#enqueue(this.#prepare(frame), frame.request_id);
@@ -183,19 +196,20 @@ export class StreamSession {
       // A refusal may come while an earlier reply still waits for the disk: mark it handled now (its
       // error frame still goes out in turn below), or Node ends the process on an unhandled rejection.
       outcome.catch(() => undefined);
+      // The frame stays in flight until its reply has left for the kernel, so a client that does
+      // not read reaches the in-flight bound instead of the venue holding its replies.
+      const flushed = once(() => {
+        this.#inFlight -= 1;
+      });
       this.#replies = this.#replies
         .then(() => outcome)
         .then(
           (reply) => {
-            if (!this.#closed && reply !== null) this.send({ ...reply, ...withRequestId(requestId) });
+            if (reply === null) flushed();
+            else this.send({ ...reply, ...withRequestId(requestId) }, flushed);
           },
-          (failure: unknown) => {
-            if (!this.#closed) this.#sendError(failure, requestId);
-          },
-        )
-        .finally(() => {
-          this.#inFlight -= 1;
-        });
+          (failure: unknown) => this.#sendError(failure, requestId, flushed),
+        );
     });
     return this.#tail;
   }
@@ -305,15 +319,20 @@ export class StreamSession {
 
   /**
    * Sends a frame with the next seq, encoded through its protocol schema (a frame that breaks it
-   * fails an assertion instead of leaving). Frames to a closed socket are dropped.
+   * fails an assertion instead of leaving). Frames to a closed socket are dropped. `flushed` runs
+   * once the frame has left for the kernel, or at once when it is dropped.
    */
-  send(frame: OutboundFrame): void {
-    if (!this.#closed) this.#write(encodeServerMessage(frame));
+  send(frame: OutboundFrame, flushed: () => void = noop): void {
+    if (this.#closed) flushed();
+    else this.#write(encodeServerMessage(frame), flushed);
   }
 
-  #write(encoded: EncodedServerMessage): void {
+  /** Every frame leaves here, so every byte the session queues is checked against its bounds. */
+  #write(encoded: EncodedServerMessage, flushed: () => void = noop): void {
     this.#seq += 1;
-    this.#socket.send(encoded.withSeq(this.#seq));
+    // ws calls back once the bytes are written to the socket, or with an error if it closed first.
+    this.#socket.send(encoded.withSeq(this.#seq), () => flushed());
+    this.#host.queued(this);
   }
 
   /** A channel message (orders, fills, tree), if the session is logged in and subscribed. */
@@ -384,11 +403,23 @@ export class StreamSession {
     this.#closed = true;
   }
 
-  #sendError(error: unknown, requestId: string | undefined): void {
+  #sendError(error: unknown, requestId: string | undefined, flushed: () => void = noop): void {
     const { venueError, fault } = toVenueError(error);
     if (fault !== undefined) this.#host.fault(fault);
-    this.send(errorFrame(venueError, requestId));
+    this.send(errorFrame(venueError, requestId), flushed);
   }
+}
+
+function noop(): void {}
+
+/** `run` at most once, however often the result is called (ws may call back after a close too). */
+function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
 }
 
 /** The frame's request_id when it is well formed, so even a refused frame's error can echo it. */

@@ -40,7 +40,16 @@ export class SimSocket extends EventEmitter {
 
   // ---- The venue's side ----
 
-  send(text: string): void {
+  /** As ws: `flushed` runs once the frame is out (here at once, the in-memory socket never backs up). */
+  send(text: string, flushed?: () => void): void {
+    try {
+      this.#receive(text);
+    } finally {
+      flushed?.();
+    }
+  }
+
+  #receive(text: string): void {
     if (this.closed) return;
     let frame: Frame;
     try {
