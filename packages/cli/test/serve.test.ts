@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ChainRpcClient, createOracleSimulator } from '@venue/adapters';
+import {
+  ChainRpcClient,
+  CONNECTIONS_MAX,
+  CONNECTIONS_PER_ADDRESS_MAX,
+  createOracleSimulator,
+  STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+} from '@venue/adapters';
 import { signGovernance, spendAuthorityOf } from '@venue/chain-sim';
 import { createValidInputProver, STUB_PROOF_HEX } from '@venue/notes';
 import { generateTradingKey, type TreeMessage } from '@venue/protocol';
@@ -489,5 +495,28 @@ describe('venue serve', () => {
     const parsed = parseServeConfig(readFileSync(file, 'utf8'), file);
     assert.equal(parsed.markets.length, 1);
     assert.equal(parsed.proofs, 'groth16');
+    assert.equal(parsed.limits.connectionsPerAddressMax, CONNECTIONS_PER_ADDRESS_MAX);
+  });
+
+  test("limits.connections_per_address_max: defaults to the shipped cap, taken up to CONNECTIONS_MAX, no lower than an account's sockets", () => {
+    const base = config();
+    const parse = (value: unknown) =>
+      parseServeConfig(
+        JSON.stringify({ ...base, limits: { connections_per_address_max: value } }),
+        '/etc/venue.json',
+      );
+    assert.equal(
+      parseServeConfig(JSON.stringify({ ...base, limits: {} }), '/etc/venue.json').limits
+        .connectionsPerAddressMax,
+      CONNECTIONS_PER_ADDRESS_MAX,
+    );
+    assert.equal(parse(CONNECTIONS_MAX).limits.connectionsPerAddressMax, CONNECTIONS_MAX);
+    for (const bad of [0, STREAM_CONNECTIONS_PER_ACCOUNT_MAX, CONNECTIONS_MAX + 1, 1.5, '64']) {
+      assert.throws(
+        () => parse(bad),
+        (error: unknown) =>
+          error instanceof ServeConfigError && error.key === 'limits.connections_per_address_max',
+      );
+    }
   });
 });

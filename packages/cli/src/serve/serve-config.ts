@@ -1,7 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { MarketListing } from '@venue/adapters';
-import { LOG_LEVELS, type LogLevel, SETTLEMENT_BUFFER_SLOTS } from '@venue/adapters';
+import {
+  CONNECTIONS_MAX,
+  CONNECTIONS_PER_ADDRESS_MAX,
+  LOG_LEVELS,
+  type LogLevel,
+  SETTLEMENT_BUFFER_SLOTS,
+  STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+} from '@venue/adapters';
 import { ACCOUNT_OPEN_ORDERS_MAX, ORDER_LIFETIME_SLOTS_MAX, U64_MAX } from '@venue/protocol';
 
 /**
@@ -56,6 +63,11 @@ export interface ServeConfig {
     readonly retentionSlots: bigint;
     readonly accountOpenOrdersMax: number;
     readonly rootWindowMax: number;
+    /**
+     * Connections one remote address may hold (loopback uncounted). Behind a proxy that hides client
+     * addresses every client is one address: raise it to CONNECTIONS_MAX and cap at the proxy.
+     */
+    readonly connectionsPerAddressMax: number;
   };
   readonly logLevel: LogLevel;
 }
@@ -215,6 +227,7 @@ function limitsOf(limits: Reader): ServeConfig['limits'] {
     'retention_slots',
     'account_open_orders_max',
     'root_window_max',
+    'connections_per_address_max',
   ]);
   return {
     settlementBufferSlots: limits.u64('settlement_buffer_slots', 1n, SETTLEMENT_BUFFER_SLOTS),
@@ -228,6 +241,13 @@ function limitsOf(limits: Reader): ServeConfig['limits'] {
       ACCOUNT_OPEN_ORDERS_MAX,
     ),
     rootWindowMax: limits.integer('root_window_max', 1, 1_024, 64),
+    // Above an account's stream sockets, so one host can always hold them and still call REST.
+    connectionsPerAddressMax: limits.integer(
+      'connections_per_address_max',
+      STREAM_CONNECTIONS_PER_ACCOUNT_MAX + 1,
+      CONNECTIONS_MAX,
+      CONNECTIONS_PER_ADDRESS_MAX,
+    ),
   };
 }
 

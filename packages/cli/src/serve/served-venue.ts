@@ -116,7 +116,12 @@ export async function startServedVenue(
       chain: servedChainPorts(config, chain, remote, log),
       oracle: servedOracle(config, chain.clock, log),
       log,
-      front: { identity, evidences: code, log: { level: config.logLevel } },
+      front: {
+        identity,
+        evidences: code,
+        log: { level: config.logLevel },
+        transport: { connectionsPerAddressMax: config.limits.connectionsPerAddressMax },
+      },
     },
     servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
   ).catch(closing({ close: closeStarted }));
