@@ -64,24 +64,36 @@ async function floodUnread(socket: WebSocket, venue: TestVenue): Promise<number>
   return sent;
 }
 
+/**
+ * Floods `client` (which never reads) until the venue closes it, then checks the close: 1011 with
+ * its reason, once, after the venue held at least `bound` bytes for it and at most one frame more.
+ */
+async function closedWithinBound(
+  venue: TestVenue,
+  client: Awaited<ReturnType<typeof rawClient>>,
+  bound: number,
+): Promise<string> {
+  const sent = await floodUnread(client.socket, venue);
+  assert.equal(venue.server.stream.slowConsumersClosed, 1, `not closed after ${sent} unread frames`);
+  // The frame that crossed the bound is the only excess; an error frame is far below 16 KiB.
+  const peak = venue.server.stream.socketBufferPeakBytes;
+  assert.ok(peak > bound, `peak ${peak}: the bound was never reached`);
+  assert.ok(peak <= bound + STREAM_FRAME_BYTES_MAX, `peak ${peak}`);
+  // Reading again, the client drains its backlog and finds the close frame with its reason.
+  client.socket.resume();
+  const closed = await client.closed;
+  assert.equal(closed.code, 1011);
+  assert.match(closed.reason, /slow consumer/);
+  return `${sent} frames sent, ${client.received()} frames read, peak ${peak} bytes held`;
+}
+
 describe('stream send bounds (issue 20 finding 1)', () => {
   test('a logged-in socket that floods frames and never reads is closed with 1011 within its bound', async (t) => {
     const venue = await TestVenue.start();
     try {
       const trader = await venue.trader('flooder');
       const client = await rawClient(venue, trader.token);
-      const sent = await floodUnread(client.socket, venue);
-      assert.equal(venue.server.stream.slowConsumersClosed, 1, `not closed after ${sent} unread frames`);
-      // The frame that crossed the bound is the only excess; an error frame is far below 16 KiB.
-      const peak = venue.server.stream.socketBufferPeakBytes;
-      assert.ok(peak > STREAM_SOCKET_BUFFER_BYTES_MAX, `peak ${peak}: the bound was never reached`);
-      assert.ok(peak <= STREAM_SOCKET_BUFFER_BYTES_MAX + STREAM_FRAME_BYTES_MAX, `peak ${peak}`);
-      // Reading again, the client drains its backlog and finds the close frame with its reason.
-      client.socket.resume();
-      const closed = await client.closed;
-      assert.equal(closed.code, 1011);
-      assert.match(closed.reason, /slow consumer/);
-      t.diagnostic(`${sent} frames sent, ${client.received()} frames read, peak ${peak} bytes held`);
+      t.diagnostic(await closedWithinBound(venue, client, STREAM_SOCKET_BUFFER_BYTES_MAX));
     } finally {
       await venue.stop();
     }
@@ -91,16 +103,7 @@ describe('stream send bounds (issue 20 finding 1)', () => {
     const venue = await TestVenue.start();
     try {
       const client = await rawClient(venue);
-      const sent = await floodUnread(client.socket, venue);
-      assert.equal(venue.server.stream.slowConsumersClosed, 1, `not closed after ${sent} unread frames`);
-      const peak = venue.server.stream.socketBufferPeakBytes;
-      assert.ok(peak > STREAM_LOGIN_BUFFER_BYTES_MAX, `peak ${peak}: the bound was never reached`);
-      assert.ok(peak <= STREAM_LOGIN_BUFFER_BYTES_MAX + STREAM_FRAME_BYTES_MAX, `peak ${peak}`);
-      client.socket.resume();
-      const closed = await client.closed;
-      assert.equal(closed.code, 1011);
-      assert.match(closed.reason, /slow consumer/);
-      t.diagnostic(`${sent} frames sent, ${client.received()} frames read, peak ${peak} bytes held`);
+      t.diagnostic(await closedWithinBound(venue, client, STREAM_LOGIN_BUFFER_BYTES_MAX));
     } finally {
       await venue.stop();
     }
