@@ -1,6 +1,5 @@
-import { LOG_LEVELS, SHUTDOWN_GRACE_MS } from '@venue/adapters';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import cliPackage from '../package.json' with { type: 'json' };
 import { registerAdminCommands } from './commands/admin.ts';
 import { DEFAULT_CREDENTIALS_FILE, DEFAULT_KEY_FILE, DEFAULT_VENUE_URL } from './commands/context.ts';
 import { registerKeyCommands } from './commands/keys.ts';
@@ -10,15 +9,20 @@ import { type CliIo, describeFailure, PROCESS_IO } from './commands/output.ts';
 import { registerSessionCommands } from './commands/session.ts';
 import { registerWatchCommand } from './commands/watch.ts';
 import { registerDemoCommand } from './demo/demo-command.ts';
-import { formatBanner } from './dev/banner.ts';
-import { DEFAULT_CHAIN_PORT, startDevVenue } from './dev/dev-venue.ts';
+import { DEFAULT_CHAIN_PORT, DEV_LOG_LEVELS, type DevLogLevel } from './dev/dev-defaults.ts';
 import { registerServeCommand } from './serve/serve-command.ts';
+import { loadServerPart } from './server-parts.ts';
+
+/** The CLI's own version: package.json sits one level above both src/ (workspace) and dist/ (installed). */
+export const CLI_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The `venue` command line. Commands are added here as the SDK and server grow. */
 export function buildProgram(io: CliIo = PROCESS_IO): Command {
   const program = new Command('venue')
     .description('Confidential spot trading venue (interface 4.1.0): development server and tools.')
-    .version(cliPackage.version)
+    .version(CLI_VERSION)
     .showHelpAfterError()
     .option('--venue <url>', 'venue origin, https://host:port', process.env['VENUE_URL'] ?? DEFAULT_VENUE_URL)
     .option(
@@ -60,7 +64,7 @@ export function buildProgram(io: CliIo = PROCESS_IO): Command {
     )
     .option('--state-dir <dir>', "where this boot's public certificate is written", '.state/dev')
     .addOption(
-      new Option('--log-level <level>', 'server log level (stderr)').choices(LOG_LEVELS).default('warn'),
+      new Option('--log-level <level>', 'server log level (stderr)').choices(DEV_LOG_LEVELS).default('warn'),
     )
     .action(runDev);
 
@@ -97,10 +101,14 @@ interface DevFlags {
   host: string;
   chainPort: number;
   stateDir: string;
-  logLevel: (typeof LOG_LEVELS)[number];
+  logLevel: DevLogLevel;
 }
 
 async function runDev(flags: DevFlags): Promise<void> {
+  const [{ startDevVenue }, { formatBanner }, { SHUTDOWN_GRACE_MS }] = await loadServerPart(
+    () => Promise.all([import('./dev/dev-venue.ts'), import('./dev/banner.ts'), import('@venue/adapters')]),
+    'dev',
+  );
   const venue = await startDevVenue(flags);
   process.stdout.write(formatBanner(venue));
 

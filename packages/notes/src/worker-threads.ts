@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * Starts a worker thread running a TypeScript module of this package (the proof verifier's and the
+ * Starts a worker thread running a module of this package (the proof verifier's and the
  * match prover's pools).
  *
  * The workspace runs TypeScript through tsx with no build step, but on Node 20 a worker thread does
@@ -14,10 +14,12 @@ import { Worker } from 'node:worker_threads';
  * single-threaded and start no workers of their own.
  */
 export function startTsWorker(entry: URL, name: string): Worker {
+  const workerData = { mod: 'data:text/javascript,', type: 'module', name };
+  // Built (dist/*.js, an installed package): the entry was compiled too and runs with no loader.
+  if (import.meta.url.endsWith('.js')) {
+    return new Worker(new URL(entry.href.replace(/\.ts$/, '.js')), { workerData });
+  }
   const tsx = import.meta.resolve('tsx/esm/api');
   const source = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(source, {
-    eval: true,
-    workerData: { mod: 'data:text/javascript,', type: 'module', name },
-  });
+  return new Worker(source, { eval: true, workerData });
 }

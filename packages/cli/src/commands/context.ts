@@ -12,7 +12,7 @@ import {
   type VenueClient,
 } from '@venue/sdk';
 import type { Command } from 'commander';
-import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-venue.ts';
+import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-defaults.ts';
 import { CliError, type CliIo, Output } from './output.ts';
 import { bootBindingOf, TokenCache } from './token-cache.ts';
 

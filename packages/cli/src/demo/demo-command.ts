@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CommandContext } from '../commands/context.ts';
 import { CliError, type CliIo } from '../commands/output.ts';
-import { DEFAULT_CHAIN_PORT, type DevVenue, startDevVenue } from '../dev/dev-venue.ts';
+import { DEFAULT_CHAIN_PORT } from '../dev/dev-defaults.ts';
+import type { DevVenue } from '../dev/dev-venue.ts';
+import { loadServerPart } from '../server-parts.ts';
 import { formatReport } from './demo-report.ts';
-import { runDemo } from './demo-scenario.ts';
 
 /**
  * `venue demo`: the scripted two-trader scenario (demo-scenario.ts). Without --venue it starts its
@@ -30,6 +31,10 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
 
 async function demo(flags: { chainRpc: string }, command: Command, io: CliIo): Promise<void> {
   const given = CommandContext.of(command, io);
+  const [{ startDevVenue }, { runDemo }] = await loadServerPart(
+    () => Promise.all([import('../dev/dev-venue.ts'), import('./demo-scenario.ts')]),
+    'demo',
+  );
   const say = (line: string) => (given.out.json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const ownVenue =
     command.getOptionValueSourceWithGlobals('venue') === 'default' && process.env['VENUE_URL'] === undefined;

@@ -36,6 +36,7 @@ import {
   writePublicCertificate,
 } from '../serve/public-files.ts';
 import { chainSlotClock } from './chain-clock.ts';
+import { ACCOUNTS_FILE_NAME, type DevLogLevel } from './dev-defaults.ts';
 import { DEV_MARKETS, type DevMarket } from './dev-markets.ts';
 import { createDevOracle } from './dev-oracle.ts';
 
@@ -80,12 +81,17 @@ export interface DevVenue {
   stop(): Promise<void>;
 }
 
-export const ACCOUNTS_FILE_NAME = 'dev-accounts.json';
-export { CERT_FILE_NAME, PLATFORM_FILE_NAME } from '../serve/public-files.ts';
+export { ACCOUNTS_FILE_NAME, CERT_FILE_NAME, PLATFORM_FILE_NAME } from './dev-defaults.ts';
 
 const CHAIN_RPC_HOST = '127.0.0.1';
+
 /** `venue dev`'s chain RPC port by default: the port a Solana-style local validator answers on. */
-export const DEFAULT_CHAIN_PORT = 8899;
+export { DEFAULT_CHAIN_PORT } from './dev-defaults.ts';
+
+// The dev command lists its log levels without loading the server; the two lists must be the same.
+type SameLevels<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _levelsAgree: SameLevels<DevLogLevel, LogLevel> = true;
+void _levelsAgree;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
   const identity = await createBootIdentity(identityNamesFor(options.host));

@@ -2,6 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { BootIdentityOptions } from '@venue/adapters';
+import { CERT_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-defaults.ts';
 
 /**
  * What `venue dev` and `venue serve` both publish for clients: this boot's certificate and the
@@ -10,8 +11,7 @@ import type { BootIdentityOptions } from '@venue/adapters';
  * URL host for the address the venue listens on.
  */
 
-export const PLATFORM_FILE_NAME = 'platform-root.json';
-export const CERT_FILE_NAME = 'venue-cert.pem';
+export { CERT_FILE_NAME, PLATFORM_FILE_NAME };
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../commands/output.ts';
-import { loadServeConfig } from './serve-config.ts';
-import { DRAIN_WAIT_MS_MAX, startServedVenue } from './served-venue.ts';
+import { loadServerPart } from '../server-parts.ts';
 
-/** Beyond the drain, how long closing connections may take before the process gives up. */
-const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + 5_000;
+/** Beyond the drain (served-venue.ts's DRAIN_WAIT_MS_MAX), how long closing connections may take. */
+const STOP_GRACE_EXTRA_MS = 5_000;
 
 /**
  * `venue serve --config FILE`: checks the whole file first (a mistake exits 1 naming the key), then
@@ -17,6 +16,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .description('Run the venue alone (no simulators) from a JSON config file; see docs/operations.md.')
     .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
     .action(async (flags: { config: string }) => {
+      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, startServedVenue }] = await loadServerPart(
+        () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
+        'serve',
+      );
+      const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + STOP_GRACE_EXTRA_MS;
       const config = loadServeConfig(flags.config);
       const log = (line: string) => io.stderr(`venue: ${line}\n`);
       const venue = await startServedVenue(config, log);
