@@ -77,14 +77,21 @@ export function priceNear(reference, bps, instrument) {
 }
 
 /**
- * Deposits a note on the chain and waits until the wallet sees it as spendable: the venue accepts a
- * new tree root one slot after the deposit lands, then a scan finds the leaf.
+ * Deposits notes on the chain, `[mint, value]` each, and waits until the wallet sees them as
+ * spendable: the venue accepts a new tree root one slot after a deposit lands, then a scan finds
+ * the leaves. Returns the notes.
  */
-export async function fund(session, mint, value) {
-  const { note, receipt } = await session.wallet.depositVia(CHAIN_RPC, { mint, value });
-  while ((await session.venue.time()).slot <= receipt.slot) await sleep(200);
+export async function fund(session, ...deposits) {
+  const notes = [];
+  let lastSlot = 0n;
+  for (const [mint, value] of deposits) {
+    const { note, receipt } = await session.wallet.depositVia(CHAIN_RPC, { mint, value });
+    notes.push(note);
+    if (receipt.slot > lastSlot) lastSlot = receipt.slot;
+  }
+  while ((await session.venue.time()).slot <= lastSlot) await sleep(200);
   await session.wallet.scan(session.venue);
-  return note;
+  return notes;
 }
 
 export function sleep(ms) {

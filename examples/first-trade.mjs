@@ -32,8 +32,10 @@ try {
   };
 
   // A bid spends quote tokens (its nominal cost), an ask spends the base tokens it sells.
-  await fund(alice, sol.quote_mint, nominalCost(bid, sol));
-  await fund(bob, sol.base_mint, ask.amount);
+  await Promise.all([
+    fund(alice, [sol.quote_mint, nominalCost(bid, sol)]),
+    fund(bob, [sol.base_mint, ask.amount]),
+  ]);
   console.log(
     `deposited: alice ${nominalCost(bid, sol)} ${sol.quote_mint}, bob ${ask.amount} ${sol.base_mint}`,
   );

@@ -52,13 +52,14 @@ function refresh(why) {
 
 // Fund the wallet: a few notes per side, each worth one quote at up to 10% above the reference.
 const reference = await referencePrice(instrument);
-for (const side of ['bid', 'ask']) {
+const deposits = ['bid', 'ask'].flatMap((side) => {
   const cost = nominalCost(
     { side, amount: instrument.min_size, price: priceNear(reference, 1_000, instrument) },
     instrument,
   );
-  for (let i = 0; i < NOTES_PER_SIDE; i += 1) await fund(session, spentMintOf(side, instrument), cost);
-}
+  return Array.from({ length: NOTES_PER_SIDE }, () => [spentMintOf(side, instrument), cost]);
+});
+await fund(session, ...deposits);
 say('funded', { notes_per_side: NOTES_PER_SIDE });
 
 session.stream.on('order', (event) => {

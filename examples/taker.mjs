@@ -24,7 +24,7 @@ try {
     amount: instrument.min_size,
     price: priceNear(reference, side === 'bid' ? 200 : -200, instrument),
   };
-  await fund(session, spentMintOf(side, instrument), nominalCost(order, instrument));
+  await fund(session, [spentMintOf(side, instrument), nominalCost(order, instrument)]);
   const placed = await session.trader.place(order, session.stream);
   console.log(`taker: ${side} ${order.amount} at ${order.price} placed (order ${placed.order_id})`);
 

@@ -24,6 +24,12 @@ if (selected.length === 0) {
   console.error(`no test file matches ${filter ?? '(all)'}`);
   process.exit(1);
 }
+// `*.dist.test.ts` files run the built JavaScript of the published packages (plain node, npm pack):
+// build it first, once, so they never race each other's build.
+if (selected.some((file) => file.endsWith('.dist.test.ts'))) {
+  const { buildPackages } = await import('./build-packages.mjs');
+  buildPackages();
+}
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...selected],

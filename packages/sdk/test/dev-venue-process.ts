@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * A development venue in its own process, started the way a reader starts it (`venue dev` from the
+ * repository), for the tests that run examples and documents against it as separate programs.
+ */
+export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+/** Generous for a loaded 2-core CI machine; a healthy boot takes a few seconds. */
+const READY_TIMEOUT_MS = 60_000;
+
+export interface DevVenueProcess {
+  readonly restUrl: string;
+  readonly chainRpcUrl: string;
+  readonly stateDir: string;
+  /** VENUE_URL, CHAIN_RPC and VENUE_STATE_DIR, the settings the examples read. */
+  readonly env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startDevVenueProcess(): Promise<DevVenueProcess> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'venue-dev-'));
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'packages/cli/bin/venue.mjs'),
+      'dev',
+      '--port',
+      '0',
+      '--chain-port',
+      '0',
+      '--state-dir',
+      stateDir,
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  const ready = await new Promise<{ rest_url: string; chain_rpc_url: string }>((done, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`venue dev not ready within ${READY_TIMEOUT_MS} ms; stderr:\n${err}`));
+    }, READY_TIMEOUT_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('VENUE_READY '));
+      if (line === undefined) return;
+      clearTimeout(timer);
+      done(JSON.parse(line.slice('VENUE_READY '.length)));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`venue dev exited with ${code} before it was ready; stderr:\n${err}`));
+    });
+  });
+  return {
+    restUrl: ready.rest_url,
+    chainRpcUrl: ready.chain_rpc_url,
+    stateDir,
+    env: { VENUE_URL: ready.rest_url, CHAIN_RPC: ready.chain_rpc_url, VENUE_STATE_DIR: stateDir },
+    stop: () => stopChild(child).finally(() => rmSync(stateDir, { recursive: true, force: true })),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program to its end (or kills it after `timeoutMs`) and returns its exit code and output. */
+export function runToEnd(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    child.once('error', fail);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
