@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { registerAdminCommands } from './commands/admin.ts';
 import { DEFAULT_CREDENTIALS_FILE, DEFAULT_KEY_FILE, DEFAULT_VENUE_URL } from './commands/context.ts';
 import { registerKeyCommands } from './commands/keys.ts';
+import { registerMarketCommand } from './commands/markets.ts';
 import { registerNoteCommands } from './commands/notes.ts';
 import { registerOrderCommands } from './commands/orders.ts';
 import { type CliIo, describeFailure, PROCESS_IO } from './commands/output.ts';
@@ -44,6 +45,7 @@ export function buildProgram(io: CliIo = PROCESS_IO): Command {
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
 
   registerKeyCommands(program, io);
+  registerMarketCommand(program, io);
   registerOrderCommands(program, io);
   registerWatchCommand(program, io);
   registerNoteCommands(program, io);

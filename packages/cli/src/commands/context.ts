@@ -33,6 +33,8 @@ export interface GlobalOptions {
 }
 
 export const DEFAULT_VENUE_URL = 'https://127.0.0.1:8443';
+/** The dev venue's chain simulator JSON-RPC (`venue dev --chain-port`), unless VENUE_CHAIN_RPC says otherwise. */
+export const DEFAULT_CHAIN_RPC = process.env['VENUE_CHAIN_RPC'] ?? 'http://127.0.0.1:8899/';
 export const DEFAULT_CREDENTIALS_FILE = `.state/dev/${ACCOUNTS_FILE_NAME}`;
 export const DEFAULT_KEY_FILE = '.venue/key.json';
 

@@ -1,6 +1,6 @@
 import { type KeyFile, type NoteWallet, Trader, type VenueClient } from '@venue/sdk';
 import type { Command } from 'commander';
-import { withContext } from './context.ts';
+import { DEFAULT_CHAIN_RPC, withContext } from './context.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseTreeId, parseU64 } from './parsers.ts';
 
@@ -70,9 +70,13 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
   program
     .command('deposit')
     .description('Deposit tokens into a new note of your wallet (a chain action).')
-    .requiredOption('--mint <address>', 'token mint (see GET /instruments base_mint and quote_mint)')
+    .requiredOption('--mint <mint>', 'token mint address, or its name in a market symbol (USDC of SOL-USDC)')
     .requiredOption('--amount <units>', 'value in base units of the mint', parseU64)
-    .requiredOption('--chain-rpc <url>', "the chain simulator's JSON-RPC URL")
+    .option(
+      '--chain-rpc <url>',
+      "the chain simulator's JSON-RPC URL (env VENUE_CHAIN_RPC)",
+      DEFAULT_CHAIN_RPC,
+    )
     .option('--tree-id <shard>', 'note tree shard', parseTreeId, 0)
     .action((flags: { mint: string; amount: bigint; chainRpc: string; treeId: number }, command: Command) =>
       withContext(command, io, async (context) => {
@@ -80,8 +84,9 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
         const wallet = await context.wallet(keys);
         // The SDK's own deposit path: the opening is recorded (sealed) before it is sent, so a
         // crash cannot lose the opening of a funded note.
+        const mint = await mintNamed(flags.mint, () => context.connect());
         const { note, receipt } = await wallet.depositVia(flags.chainRpc, {
-          mint: flags.mint,
+          mint,
           value: flags.amount,
           treeId: flags.treeId,
         });
@@ -93,7 +98,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
             slot: receipt.slot,
           },
           () =>
-            `deposited ${flags.amount} of ${flags.mint} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
+            `deposited ${flags.amount} of ${mint} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
         );
       }),
     );
@@ -103,7 +108,11 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
     .description('Withdraw a spendable note of your wallet to a public account (a chain action).')
     .requiredOption('--note <commitment>', 'the note to withdraw', parseHex32)
     .requiredOption('--recipient <address>', 'public account receiving the tokens')
-    .requiredOption('--chain-rpc <url>', "the chain simulator's JSON-RPC URL")
+    .option(
+      '--chain-rpc <url>',
+      "the chain simulator's JSON-RPC URL (env VENUE_CHAIN_RPC)",
+      DEFAULT_CHAIN_RPC,
+    )
     .action((flags: { note: string; recipient: string; chainRpc: string }, command: Command) =>
       withContext(command, io, async (context) => {
         const keys = await context.keyFile();
@@ -148,4 +157,19 @@ async function settleEndedOrders(
   } finally {
     trader.close();
   }
+}
+
+/**
+ * A mint address as given, or the mint a market symbol names: SOL-USDC lists SOL as its base and
+ * USDC as its quote, so `--mint USDC` is that market's quote_mint (GET /instruments, public).
+ */
+async function mintNamed(given: string, connect: () => Promise<VenueClient>): Promise<string> {
+  if (given.length >= 32) return given; // a base58 address
+  const client = await connect();
+  for (const instrument of await client.instruments()) {
+    const [base, quote] = instrument.symbol.split('-');
+    if (base === given) return instrument.base_mint;
+    if (quote === given) return instrument.quote_mint;
+  }
+  throw new CliError(`no market names a token ${given}; give its mint address (venue markets lists them)`);
 }

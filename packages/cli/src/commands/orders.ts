@@ -34,6 +34,7 @@ interface PlaceFlags {
   note?: string;
   stubNote?: boolean;
   merkleRoot?: string;
+  quiet?: boolean;
 }
 
 export function registerOrderCommands(program: Command, io: CliIo): void {
@@ -65,6 +66,7 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
       'with --stub-note: the root to name (default: GET /tree/root of shard 0)',
       parseHex32,
     )
+    .option('-q, --quiet', 'print only the order id (for scripts: ORDER=$(venue place ... -q))')
     .action((flags: PlaceFlags, command: Command) =>
       withContext(command, io, async (context) => {
         const bar = context.out.progress('proving');
@@ -84,6 +86,10 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
             });
           })
           .finally(() => bar.stop());
+        if (flags.quiet === true && !context.out.json) {
+          io.stdout(`${order.order_id}\n`);
+          return;
+        }
         context.out.result(
           orderView(order),
           () => `placed ${order.order_id}: ${order.state} at slot ${order.arrival_slot ?? '?'}`,
@@ -93,12 +99,32 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
 
   program
     .command('cancel')
-    .description('Cancel a resting order placed with this key file.')
-    .argument('<order_id>', '32 hex characters', parseOrderId)
-    .action((orderId: string, _flags: unknown, command: Command) =>
+    .description('Cancel a resting order placed with this key file, or all of them with --all.')
+    .argument('[order_id]', '32 hex characters', parseOrderId)
+    .option('--all', 'cancel every open order placed with this key file (after reading their records)')
+    .action((orderId: string | undefined, flags: { all?: boolean }, command: Command) =>
       withContext(command, io, async (context) => {
-        const response = await context.withTrader(({ trader }) => trader.cancel(orderId));
-        context.out.result(response, () => `cancelled ${orderId}`);
+        if ((orderId === undefined) === (flags.all !== true)) {
+          throw new CliError('give one order id, or --all for every open order of this key file');
+        }
+        if (orderId !== undefined) {
+          const response = await context.withTrader(({ trader }) => trader.cancel(orderId));
+          context.out.result(response, () => `cancelled ${orderId}`);
+          return;
+        }
+        const cancelled = await context.withTrader(async ({ trader }) => {
+          // The local view first catches up with the venue: an order that ended meanwhile is skipped.
+          await trader.reconcile();
+          const responses = [];
+          for (const order of trader.orders.open().filter((o) => o.state !== 'unsent'))
+            responses.push(await trader.cancel(order.order_id));
+          return responses;
+        });
+        context.out.result(cancelled, () =>
+          cancelled.length === 0
+            ? 'no open orders to cancel'
+            : cancelled.map((response) => `cancelled ${response.order_id}`).join('\n'),
+        );
       }),
     );
 
