@@ -15,13 +15,15 @@ export interface DevVenueProcess {
   readonly restUrl: string;
   readonly chainRpcUrl: string;
   readonly stateDir: string;
-  /** VENUE_URL, CHAIN_RPC and VENUE_STATE_DIR, the settings the examples read. */
+  /** VENUE_URL, CHAIN_RPC and VENUE_STATE_DIR (the examples' settings), VENUE_CHAIN_RPC (the CLI's). */
   readonly env: Record<string, string>;
   stop(): Promise<void>;
 }
 
-export async function startDevVenueProcess(): Promise<DevVenueProcess> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'venue-dev-'));
+/** `stateDir`: where the venue writes its files (default: a fresh temporary folder). */
+export async function startDevVenueProcess(
+  stateDir = mkdtempSync(join(tmpdir(), 'venue-dev-')),
+): Promise<DevVenueProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -62,7 +64,12 @@ export async function startDevVenueProcess(): Promise<DevVenueProcess> {
     restUrl: ready.rest_url,
     chainRpcUrl: ready.chain_rpc_url,
     stateDir,
-    env: { VENUE_URL: ready.rest_url, CHAIN_RPC: ready.chain_rpc_url, VENUE_STATE_DIR: stateDir },
+    env: {
+      VENUE_URL: ready.rest_url,
+      CHAIN_RPC: ready.chain_rpc_url,
+      VENUE_CHAIN_RPC: ready.chain_rpc_url,
+      VENUE_STATE_DIR: stateDir,
+    },
     stop: () => stopChild(child).finally(() => rmSync(stateDir, { recursive: true, force: true })),
   };
 }

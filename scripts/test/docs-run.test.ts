@@ -1,0 +1,114 @@
+// The code blocks of the client documents that a reader is told to run are run here, against a
+// fresh dev venue, in the order the page gives them and from one folder, as a reader would from a
+// checkout: a wrong amount, an off-tick price, a missing import or a program that never exits fails.
+//
+// Marking: a fence written ```sh run or ```ts run is executed; a plain ```sh or ```ts block is a
+// fragment or a command that cannot run unattended (watch until Ctrl-C). getting-started.md may
+// not leave a block unmarked without saying so: each of its plain blocks must be listed below.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  type DevVenueProcess,
+  REPO_ROOT,
+  runToEnd,
+  startDevVenueProcess,
+} from '../../packages/sdk/test/dev-venue-process.ts';
+
+interface Block {
+  readonly doc: string;
+  readonly lang: 'sh' | 'ts';
+  readonly run: boolean;
+  readonly code: string;
+  readonly line: number;
+}
+
+/** Every fenced sh or ts block of a document, with whether it is marked `run`. */
+export function codeBlocks(doc: string): Block[] {
+  const text = readFileSync(join(REPO_ROOT, 'docs', doc), 'utf8');
+  const blocks: Block[] = [];
+  for (const match of text.matchAll(/^```(sh|ts)( run)?\n([\s\S]*?)^```$/gm)) {
+    blocks.push({
+      doc,
+      lang: match[1] as 'sh' | 'ts',
+      run: match[2] !== undefined,
+      code: match[3] ?? '',
+      line: text.slice(0, match.index).split('\n').length,
+    });
+  }
+  return blocks;
+}
+
+/** The blocks of getting-started.md a reader cannot run as part of an unattended script, and why. */
+const NOT_RUN_IN_GETTING_STARTED: ReadonlyArray<[RegExp, string]> = [
+  [/^npm install\nnpm start/, 'starts the dev venue; the test starts its own'],
+  [/^npx venue watch/, 'runs until Ctrl-C'],
+  [/^npx venue withdraw --note <commitment>/, 'a template with the reader’s own note and address'],
+];
+
+const DOCS = ['getting-started.md', 'sdk.md'];
+const BLOCK_TIMEOUT_MS = 240_000;
+
+let folder: string;
+let venue: DevVenueProcess;
+
+before(async () => {
+  // Inside the checkout (tmp/ is ignored by git), as a reader's shell is: `npx venue` finds the
+  // workspace's command, and tsx finds the workspace's tsconfig.
+  mkdirSync(join(REPO_ROOT, 'tmp'), { recursive: true });
+  folder = mkdtempSync(join(REPO_ROOT, 'tmp', 'docs-run-'));
+  venue = await startDevVenueProcess(join(folder, '.state', 'dev'));
+});
+
+after(async () => {
+  await venue?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+test('every block of getting-started.md is run, or listed here with the reason it cannot be', () => {
+  const plain = codeBlocks('getting-started.md').filter((block) => !block.run);
+  for (const block of plain) {
+    assert.ok(
+      NOT_RUN_IN_GETTING_STARTED.some(([pattern]) => pattern.test(block.code)),
+      `getting-started.md line ${block.line}: mark the block \`run\` or say here why it cannot run:\n${block.code}`,
+    );
+  }
+  assert.ok(codeBlocks('getting-started.md').filter((block) => block.run).length >= 3);
+  assert.ok(
+    codeBlocks('sdk.md').some((block) => block.run),
+    'sdk.md has a complete program that runs',
+  );
+});
+
+test('the run blocks of getting-started.md and sdk.md succeed against a dev venue, in order', async () => {
+  const env = { ...venue.env, NODE_OPTIONS: '' };
+  let index = 0;
+  for (const block of DOCS.flatMap(codeBlocks).filter((b) => b.run)) {
+    index += 1;
+    const where = `${block.doc} line ${block.line}`;
+    const run =
+      block.lang === 'sh'
+        ? await runToEnd('bash', ['-euo', 'pipefail', '-c', block.code], {
+            cwd: folder,
+            env,
+            timeoutMs: BLOCK_TIMEOUT_MS,
+          })
+        : await runTs(block.code, `block-${index}.ts`, env);
+    assert.equal(
+      run.code,
+      0,
+      `${where} failed (exit ${run.code}):\n${block.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
+    );
+  }
+});
+
+/** A ts block is a whole program: written to a file and run with tsx; it must end by itself. */
+function runTs(code: string, name: string, env: Record<string, string>) {
+  writeFileSync(join(folder, name), code);
+  return runToEnd(process.execPath, ['--import', 'tsx', name], {
+    cwd: folder,
+    env,
+    timeoutMs: BLOCK_TIMEOUT_MS,
+  });
+}
