@@ -79,12 +79,13 @@ describe('POST /auth/token', () => {
       gate.run(() => new Promise<void>((resolve) => releases.push(resolve))).catch(() => undefined),
     );
     try {
-      const message = expectError(
-        await venue.call('/auth/token', tokenRequest(fresh.api_key, fresh.api_secret, fresh.passphrase)),
-        503,
-        1402,
+      const refused = await venue.call(
+        '/auth/token',
+        tokenRequest(fresh.api_key, fresh.api_secret, fresh.passphrase),
       );
+      const message = expectError(refused, 503, 1402);
       assert.match(message, /not queued/);
+      assert.equal(refused.headers['retry-after'], '1', 'a retryable 503 says when to come back');
       // Refused before any verification work: the full pool does not matter to it (spec 4.2).
       expectError(
         await venue.call(
@@ -118,8 +119,16 @@ describe('POST /auth/token', () => {
     for (let login = 1; login < TOKEN_ISSUANCE_BUCKET.capacity; login += 1) {
       assert.equal((await correct()).status, 200);
     }
-    const message = expectError(await correct(), 429, 1400);
+    const refused = await correct();
+    const message = expectError(refused, 429, 1400);
     assert.match(message, /retry in about \d+ s/);
+    const seconds = Number(/retry in about (\d+) s/.exec(message)?.[1]);
+    assert.ok(
+      Math.abs(Number(refused.headers['retry-after']) - seconds) <= 1,
+      'Retry-After is the same wait',
+    );
+    assert.equal(refused.headers['x-ratelimit-limit'], String(TOKEN_ISSUANCE_BUCKET.capacity));
+    assert.equal(refused.headers['x-ratelimit-remaining'], '0');
     // A wrong secret is still told it is wrong, not that the allowance is spent.
     expectError(
       await venue.call('/auth/token', tokenRequest(trader.apiKey, 'y'.repeat(43), trader.passphrase)),

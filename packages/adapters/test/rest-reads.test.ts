@@ -223,12 +223,22 @@ describe('trading rate limit', () => {
         assert.equal(exchange.status, 200, exchange.text);
         placed.push(order.order_id);
       }
-      const message = expectError(
-        await venue.place(trader, venue.order({ id, nonce: BigInt(id) }, trader.key)),
-        429,
-        1401,
-      );
+      const refused = await venue.place(trader, venue.order({ id, nonce: BigInt(id) }, trader.key));
+      const message = expectError(refused, 429, 1401);
       assert.match(message, /retry in \d+ ms/);
+      // The same wait for programs: Retry-After in whole seconds (at least the message's delay),
+      // and the allowance it ran out of.
+      const waitMs = Number(/retry in (\d+) ms/.exec(message)?.[1]);
+      const retryAfter = Number(refused.headers['retry-after']);
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter * 1000 >= waitMs,
+        String(retryAfter),
+      );
+      assert.equal(refused.headers['x-ratelimit-limit'], String(TRADING_BUCKET.capacity));
+      assert.ok(
+        Number(refused.headers['x-ratelimit-remaining']) < TRADING_COST.place + TRADING_RESERVE_UNITS,
+      );
+      assert.equal(refused.headers['x-ratelimit-reset'], String(retryAfter));
       // The reserve is for getting out of the market: every cancel it covers goes through.
       for (const [index, orderId] of placed.slice(0, TRADING_RESERVE_UNITS / TRADING_COST.cancel).entries()) {
         const exchange = await venue.cancel(

@@ -48,19 +48,28 @@ export class VenueApiError extends Error {
   readonly code: number;
   readonly requestId: string | undefined;
   /**
-   * For a rate-limit refusal (codes 1400 and 1401): how long the venue asked the client to wait,
-   * read from its message ("retry in 250 ms", "retry in about 6 s"). Undefined otherwise.
+   * How long the venue asked the client to wait before the same request may pass: the answer's
+   * `Retry-After` header (every 429 and retryable 503 over REST carries one). A stream error frame
+   * has no headers, so for its rate-limit codes (1400, 1401) the delay is read from the message
+   * ("retry in 250 ms", "retry in about 6 s"). Undefined when the venue gave no wait.
    */
   readonly retryAfterMs: number | undefined;
 
   /** `message` is the venue's own text, unchanged, so a bot can log or match it. */
-  constructor(fields: { status: number; code: number; message: string; requestId?: string | undefined }) {
+  constructor(fields: {
+    status: number;
+    code: number;
+    message: string;
+    requestId?: string | undefined;
+    retryAfterMs?: number | undefined;
+  }) {
     super(fields.message);
     this.name = 'VenueApiError';
     this.status = fields.status;
     this.code = fields.code;
     this.requestId = fields.requestId;
-    this.retryAfterMs = RATE_LIMIT_CODES.has(fields.code) ? retryDelayMsOf(fields.message) : undefined;
+    this.retryAfterMs =
+      fields.retryAfterMs ?? (RATE_LIMIT_CODES.has(fields.code) ? retryDelayMsOf(fields.message) : undefined);
   }
 
   override toString(): string {

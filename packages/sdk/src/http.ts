@@ -13,6 +13,8 @@ export interface HttpExchange {
   readonly status: number;
   readonly text: string;
   readonly requestId: string | undefined;
+  /** The answer's `Retry-After` header in milliseconds (429 and retryable 503 answers carry one). */
+  readonly retryAfterMs?: number | undefined;
   /** The SPKI hash of the certificate of the socket the response came on. */
   readonly spkiSha256: string | null;
 }
@@ -83,6 +85,7 @@ function exchangeOnce(agent: SpkiAgent, origin: URL, request: HttpRequest): Prom
             status: response.statusCode ?? 0,
             text: Buffer.concat(chunks).toString('utf8'),
             requestId: typeof requestId === 'string' ? requestId : undefined,
+            retryAfterMs: retryAfterMsOf(response.headers['retry-after']),
             spkiSha256,
           });
         });
@@ -125,7 +128,25 @@ export function apiErrorOf(exchange: HttpExchange): VenueApiError {
   } catch {
     // Keep the generic message: the body was not JSON.
   }
-  return new VenueApiError({ status: exchange.status, code, message, requestId: exchange.requestId });
+  return new VenueApiError({
+    status: exchange.status,
+    code,
+    message,
+    requestId: exchange.requestId,
+    retryAfterMs: exchange.retryAfterMs,
+  });
+}
+
+/**
+ * `Retry-After` as milliseconds: delay-seconds (what the venue sends) or an HTTP date (what a proxy
+ * in between might send). Anything else is ignored.
+ */
+export function retryAfterMsOf(header: string | undefined, nowMs = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  if (/^\d{1,9}$/.test(header.trim())) return Number(header.trim()) * 1000;
+  if (!/ GMT$/.test(header.trim())) return undefined; // an IMF-fixdate, the only date form HTTP allows
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 type Schema = Parameters<typeof decode>[0];

@@ -23,6 +23,7 @@ export class VerificationGate {
       throw new VenueError(
         'AUTH_AT_CAPACITY',
         'credential verification is at capacity; retry in a second (the request was not queued)',
+        { retryAfterMs: 1_000 },
       );
     }
     this.#inFlight += 1;

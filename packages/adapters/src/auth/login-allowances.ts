@@ -7,7 +7,7 @@ import {
   LOGIN_FAILURES_PER_ADDRESS_BUCKET,
   TOKEN_ISSUANCE_BUCKET,
 } from '../config/limits.ts';
-import { TokenBucket } from '../rate-limit/token-bucket.ts';
+import { hintsOf, TokenBucket } from '../rate-limit/token-bucket.ts';
 
 /**
  * What the token endpoint charges, and to whom (docs/security.md, "Login allowances"). Three
@@ -64,6 +64,7 @@ export class LoginAllowances {
       throw new VenueError(
         'TOKEN_ALLOWANCE_EXHAUSTED',
         `token issuance allowance of this account is spent; retry in about ${seconds(refusal.retryAfterMs)} s (reuse a token for its whole hour)`,
+        hintsOf(refusal),
       );
     }
   }
@@ -80,6 +81,7 @@ export class LoginAllowances {
       throw new VenueError(
         'LOGIN_FAILURES_EXHAUSTED',
         `too many failed logins from this address; retry in about ${seconds(refusal.retryAfterMs)} s`,
+        hintsOf(refusal),
       );
     }
     return bucket;

@@ -100,12 +100,44 @@ export function sendError(
   // Refused before its body was read (auth, route, size): the connection cannot be reused, since
   // the unread body would be parsed as the next request. Close it after this answer.
   if (!request.raw.complete) reply.header('connection', 'close');
+  for (const [name, value] of Object.entries(retryHeadersOf(venueError))) reply.header(name, value);
   reply
     .header(REQUEST_ID_HEADER, request.id)
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
     .code(venueError.http)
     .send(stringifyJson(venueError.toEnvelope()));
+}
+
+/**
+ * 503s that a retry a moment later may pass, with the wait to suggest when the refusal did not give
+ * one: the venue busy with proofs or signatures, the journal or the chain briefly unavailable. Pauses
+ * (5001, 5002) and a venue stopping (5005) are not on the list: they last until an operator, the
+ * circuit breaker or a new boot says so, and a client should watch /info instead of retrying.
+ */
+const RETRYABLE_503_WAIT_MS: Partial<Record<ErrorName, number>> = {
+  AUTH_AT_CAPACITY: 1_000,
+  JOURNAL_UNAVAILABLE: 1_000,
+  CHAIN_UNAVAILABLE: 2_000,
+  VENUE_BUSY: 1_000,
+};
+
+/**
+ * The retry headers of an answer: `Retry-After` (whole seconds, at least 1, RFC 9110) on every 429
+ * and retryable 503, and the `x-ratelimit-*` trio (limit, remaining, seconds until reset) when the
+ * refusal came from a metered allowance. Programs read these instead of the message's words.
+ */
+export function retryHeadersOf(error: VenueError): Record<string, string> {
+  const waitMs = error.retryAfterMs ?? RETRYABLE_503_WAIT_MS[error.errorName];
+  if (waitMs === undefined) return {};
+  const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+  const headers: Record<string, string> = { 'retry-after': seconds(waitMs) };
+  if (error.rateLimit !== undefined) {
+    headers['x-ratelimit-limit'] = String(error.rateLimit.limit);
+    headers['x-ratelimit-remaining'] = String(error.rateLimit.remaining);
+    headers['x-ratelimit-reset'] = seconds(error.rateLimit.resetMs);
+  }
+  return headers;
 }
 
 /** Answered (to a peer that is usually gone) when the body ends before its Content-Length. */
@@ -195,7 +227,7 @@ export function writeRawEnvelope(
   headers: Record<string, string> = {},
 ): void {
   const body = stringifyJson(venueError.toEnvelope());
-  const extra = Object.entries(headers)
+  const extra = Object.entries({ ...retryHeadersOf(venueError), ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(

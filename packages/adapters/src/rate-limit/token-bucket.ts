@@ -1,4 +1,4 @@
-import { assert } from '@venue/protocol';
+import { assert, type RetryHints } from '@venue/protocol';
 
 /**
  * A token bucket in integer units: it holds at most `capacity` units and regains `refillPerSecond`
@@ -14,6 +14,18 @@ export interface TokenBucketPolicy {
 /** What a refused take tells the caller: how long until the same take would succeed. */
 export interface BucketRefusal {
   readonly retryAfterMs: number;
+  /** Whole units the bucket holds now (fewer than the take needed). */
+  readonly held: number;
+  /** The bucket's capacity. */
+  readonly capacity: number;
+}
+
+/** The retry hints of a refusal, for the 429's `Retry-After` and `x-ratelimit-*` headers. */
+export function hintsOf(refusal: BucketRefusal): RetryHints {
+  return {
+    retryAfterMs: refusal.retryAfterMs,
+    rateLimit: { limit: refusal.capacity, remaining: refusal.held, resetMs: refusal.retryAfterMs },
+  };
 }
 
 export class TokenBucket {
@@ -47,7 +59,11 @@ export class TokenBucket {
       return null;
     }
     const missing = needed - this.#milliUnits;
-    return { retryAfterMs: Math.ceil(missing / this.#policy.refillPerSecond) };
+    return {
+      retryAfterMs: Math.ceil(missing / this.#policy.refillPerSecond),
+      held: Math.floor(this.#milliUnits / 1000),
+      capacity: this.#policy.capacity,
+    };
   }
 
   /**

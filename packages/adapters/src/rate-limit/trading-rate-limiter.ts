@@ -1,6 +1,6 @@
 import { VenueError } from '@venue/protocol';
 import { TRADING_BUCKET, TRADING_COST, TRADING_RESERVE_UNITS } from '../config/limits.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { hintsOf, TokenBucket } from './token-bucket.ts';
 
 /**
  * Per-account limit on trading requests (spec 8 leaves the numbers to us; docs/api.md states them).
@@ -27,6 +27,7 @@ export class TradingRateLimiter {
         'TRADING_RATE_LIMITED',
         `trading request rate limit reached for this account; retry in ${refusal.retryAfterMs} ms` +
           (action === 'cancel' ? '' : ' (cancels are still accepted)'),
+        hintsOf(refusal),
       );
     }
   }

@@ -198,6 +198,7 @@ export class StreamServer implements StreamPublisher {
       return new VenueError(
         'TOO_MANY_CONNECTIONS',
         'the venue holds as many stream sockets as it may; retry later',
+        { retryAfterMs: 5_000 },
       );
     }
     return null;
