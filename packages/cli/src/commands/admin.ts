@@ -1,7 +1,13 @@
-import { ACCOUNT_ROLES } from '@venue/protocol';
+import type { AccountRole } from '@venue/protocol';
 import { type Command, Option } from 'commander';
 import { withContext } from './context.ts';
 import type { CliIo } from './output.ts';
+
+/** The protocol's ACCOUNT_ROLES, listed here so declaring the command loads no protocol code. */
+const ACCOUNT_ROLES = ['trader', 'admin'] as const satisfies readonly AccountRole[];
+// ...and no role of the protocol is missing from it:
+const _allRoles: readonly (typeof ACCOUNT_ROLES)[number][] = [] as AccountRole[];
+void _allRoles;
 
 /**
  * `admin ...`: the operator routes (spec 4.7), logged in as the `admin` account of the credentials

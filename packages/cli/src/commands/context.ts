@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createValidInputProver, type ValidInputProver } from '@venue/notes';
-import {
-  type Credentials,
-  connectVenue,
-  KeyFile,
-  NoteWallet,
-  Trader,
-  type TrustAnchors,
-  type VenueClient,
-} from '@venue/sdk';
+import type { ValidInputProver } from '@venue/notes';
+import type { Credentials, KeyFile, NoteWallet, Trader, TrustAnchors, VenueClient } from '@venue/sdk';
 import type { Command } from 'commander';
 import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-defaults.ts';
+import { loadNotes, loadSdk, loadTokenCache } from './lazy.ts';
 import { CliError, type CliIo, Output } from './output.ts';
-import { bootBindingOf, TokenCache } from './token-cache.ts';
+import type { TokenCache } from './token-cache.ts';
 
 /**
  * What every command shares: the global options, the attested connection, the account login from
@@ -71,7 +64,7 @@ export class CommandContext {
 
   /** Attests the venue (the SDK checks the report and pins the certificate) without logging in. */
   async connect(): Promise<VenueClient> {
-    const client = await connectVenue({ url: this.options.venue, trust: this.trust() });
+    const client = await (await loadSdk()).connectVenue({ url: this.options.venue, trust: this.trust() });
     this.#opened.push(() => client.close());
     return client;
   }
@@ -85,8 +78,8 @@ export class CommandContext {
   async login(fallbackAccount = 'alice'): Promise<VenueClient> {
     const credentials = this.credentials(this.options.account ?? fallbackAccount);
     const client = await this.connect();
-    const cache = this.tokenCache(credentials);
-    const binding = bootBindingOf(client);
+    const cache = await this.tokenCache(credentials);
+    const binding = (await loadTokenCache()).bootBindingOf(client);
     const cached = cache.read(binding, client.clock.nowMs());
     let stored: string | undefined;
     if (cached !== null) {
@@ -112,7 +105,8 @@ export class CommandContext {
   }
 
   /** The token cache of account `credentials` on `--venue`, beside the key file. */
-  tokenCache(credentials: Credentials): TokenCache {
+  async tokenCache(credentials: Credentials): Promise<TokenCache> {
+    const { TokenCache } = await loadTokenCache();
     return new TokenCache(dirname(resolve(this.options.keyFile)), {
       origin: new URL(this.options.venue).origin,
       ...credentials,
@@ -135,7 +129,7 @@ export class CommandContext {
 
   async keyFile(): Promise<KeyFile> {
     try {
-      return await KeyFile.load(resolve(this.options.keyFile));
+      return await (await loadSdk()).KeyFile.load(resolve(this.options.keyFile));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new CliError(`no key file at ${this.options.keyFile}; run \`venue keys generate\` first`);
@@ -158,7 +152,9 @@ export class CommandContext {
     const keys = await this.keyFile();
     const client = await this.login();
     const prover =
-      client.info.proof_mode === 'stub' ? null : await createValidInputProver({ singleThread: true });
+      client.info.proof_mode === 'stub'
+        ? null
+        : await (await loadNotes()).createValidInputProver({ singleThread: true });
     try {
       const { trader, wallet } = await openWalletTrader(client, keys, this.stateDir(), {
         ...(prover === null ? {} : { prover }),
@@ -175,7 +171,7 @@ export class CommandContext {
   }
 
   async wallet(keys: KeyFile): Promise<NoteWallet> {
-    const wallet = await NoteWallet.open(keys, this.stateDir());
+    const wallet = await (await loadSdk()).NoteWallet.open(keys, this.stateDir());
     this.#opened.push(() => wallet.close());
     return wallet;
   }
@@ -213,6 +209,7 @@ export async function openWalletTrader(
 ): Promise<{ trader: Trader; wallet: NoteWallet }> {
   const deadline = Date.now() + KEY_BUSY_WAIT_MS_MAX;
   for (;;) {
+    const { NoteWallet, Trader } = await loadSdk();
     const wallet = await NoteWallet.open(keys, stateDir);
     try {
       return { trader: Trader.open(client, keys, stateDir, { wallet, ...options }), wallet };

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { KeyFile } from '@venue/sdk';
+import type { KeyFile } from '@venue/sdk';
 import type { Command } from 'commander';
 import { withContext } from './context.ts';
+import { loadSdk } from './lazy.ts';
 import type { CliIo } from './output.ts';
 
 /**
@@ -18,7 +19,7 @@ export function registerKeyCommands(program: Command, io: CliIo): void {
     .description('Generate fresh keys into --key-file (refuses to overwrite an existing file).')
     .action((_flags: unknown, command: Command) =>
       withContext(command, io, async (context) => {
-        const file = await KeyFile.create(resolve(context.options.keyFile));
+        const file = await (await loadSdk()).KeyFile.create(resolve(context.options.keyFile));
         show(context.out, file, `generated ${file.path} (readable by you only; back it up, never share it)`);
       }),
     );

@@ -1,6 +1,7 @@
-import { type KeyFile, type NoteWallet, Trader, type VenueClient } from '@venue/sdk';
+import type { KeyFile, NoteWallet, Trader, VenueClient } from '@venue/sdk';
 import type { Command } from 'commander';
 import { DEFAULT_CHAIN_RPC, withContext } from './context.ts';
+import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseTreeId, parseU64 } from './parsers.ts';
 
@@ -148,7 +149,7 @@ async function settleEndedOrders(
 ): Promise<void> {
   let trader: Trader;
   try {
-    trader = Trader.open(client, keys, stateDir, { wallet });
+    trader = (await loadSdk()).Trader.open(client, keys, stateDir, { wallet });
   } catch {
     return;
   }

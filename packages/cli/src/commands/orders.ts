@@ -1,17 +1,9 @@
 import type { ValidInputProver } from '@venue/notes';
 import type { OrderRecord, OrderType, Side } from '@venue/protocol';
-import {
-  type KeyFile,
-  type LocalOrder,
-  type NoteInput,
-  NoteWallet,
-  nominalCost,
-  spentMintOf,
-  type Trader,
-  type VenueClient,
-} from '@venue/sdk';
+import type { KeyFile, LocalOrder, NoteInput, NoteWallet, Trader, VenueClient } from '@venue/sdk';
 import { type Command, Option } from 'commander';
 import { withContext } from './context.ts';
+import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseOrderId, parseU64 } from './parsers.ts';
 
@@ -209,6 +201,7 @@ async function noteInputFor(
   trader: Trader,
   prover: ValidInputProver | null,
 ): Promise<NoteInput | undefined> {
+  const { NoteWallet, nominalCost, spentMintOf } = await loadSdk();
   const instrument = await client.instrument(flags.symbol);
   const mint = spentMintOf(flags.side, instrument);
   const cost = nominalCost(flags, instrument);

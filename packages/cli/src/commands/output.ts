@@ -1,6 +1,5 @@
-import { AttestationError, VenueApiError } from '@venue/sdk';
-import { SingleBar } from 'cli-progress';
-import Table from 'cli-table3';
+import type { AttestationError, VenueApiError } from '@venue/sdk';
+import { progressBarClass, tableClass } from './lazy.ts';
 
 /**
  * How commands print: tables and short lines for people, or one JSON document per result with
@@ -45,6 +44,7 @@ export class Output {
       this.io.stdout(`${empty}\n`);
       return;
     }
+    const Table = tableClass();
     const table = new Table({ head: Object.keys(columns), style: { head: [], border: [] } });
     for (const row of rows) table.push(Object.values(columns).map((cell) => cell(row)));
     this.io.stdout(`${table.toString()}\n`);
@@ -53,6 +53,7 @@ export class Output {
   /** A progress bar on stderr for long work; silent when stderr is not a terminal or with --json. */
   progress(label: string): { update(done: number, total: number): void; stop(): void } {
     if (this.json || !this.io.interactive) return { update() {}, stop() {} };
+    const SingleBar = progressBarClass();
     const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total}`, stream: process.stderr });
     let started = false;
     return {
@@ -87,7 +88,7 @@ export class CliError extends Error {
  * (and the request id to quote to the operator); with --json the same fields go out as JSON.
  */
 export function describeFailure(error: unknown, json: boolean): string {
-  if (error instanceof VenueApiError) {
+  if (isNamed<VenueApiError>(error, 'VenueApiError')) {
     if (json) {
       return `${jsonText({ error: { code: error.code, status: error.status, message: error.message, request_id: error.requestId ?? null } })}\n`;
     }
@@ -95,10 +96,18 @@ export function describeFailure(error: unknown, json: boolean): string {
     return `venue: error ${error.code} (HTTP ${error.status}): ${error.message}${where}\n`;
   }
   const message = error instanceof Error ? error.message : String(error);
-  const kind = error instanceof AttestationError ? error.failure : 'cli';
+  const kind = isNamed<AttestationError>(error, 'AttestationError') ? error.failure : 'cli';
   if (json) return `${jsonText({ error: { kind, message } })}\n`;
   const code = (error as NodeJS.ErrnoException).code;
   const hint =
     code === 'EADDRINUSE' ? ' (another process holds the port; pass --port 0 to pick a free one)' : '';
   return `venue: ${message}${hint}\n`;
+}
+
+/**
+ * The SDK's error classes, recognised by name: this module must not load the SDK just to describe a
+ * failure (lazy.ts), and the SDK sets each class's `name`.
+ */
+function isNamed<T extends Error>(error: unknown, name: string): error is T {
+  return error instanceof Error && error.name === name;
 }

@@ -1,5 +1,7 @@
-import { U64_MAX } from '@venue/protocol';
 import { InvalidArgumentError } from 'commander';
+
+/** The largest u64, as the protocol's U64_MAX (kept here so parsing loads no protocol code). */
+const U64_MAX = (1n << 64n) - 1n;
 
 /** Argument parsers: a wrong value is refused before anything is sent, saying what was expected. */
 

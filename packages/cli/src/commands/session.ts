@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withContext } from './context.ts';
+import { loadTokenCache } from './lazy.ts';
 import type { CliIo } from './output.ts';
-import { bootBindingOf } from './token-cache.ts';
 
 /**
  * `logout`: revokes the account's cached token on the venue (spec 4.6) and removes it from the
@@ -16,11 +16,11 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
       withContext(command, io, async (context) => {
         const name = context.options.account ?? 'alice';
         const credentials = context.credentials(name);
-        const cache = context.tokenCache(credentials);
+        const cache = await context.tokenCache(credentials);
         let revoked = false;
         try {
           const client = await context.connect();
-          const binding = bootBindingOf(client);
+          const binding = (await loadTokenCache()).bootBindingOf(client);
           // A token of another boot is already dead there (tokens do not survive a restart).
           const cached = cache.read(binding, client.clock.nowMs());
           if (cached !== null) {

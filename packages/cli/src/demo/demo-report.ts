@@ -1,5 +1,5 @@
 import type { Balance } from '@venue/sdk';
-import Table from 'cli-table3';
+import { tableClass } from '../commands/lazy.ts';
 
 /**
  * What `venue demo` found, per trader: what it deposited, the orders it placed, every event and
@@ -208,7 +208,7 @@ export function formatReport(report: DemoReport): string {
 
 function table(head: string[], rows: string[][]): string {
   if (rows.length === 0) return '  (none)';
-  const t = new Table({ head, style: { head: [], border: [] } });
+  const t = new (tableClass())({ head, style: { head: [], border: [] } });
   for (const row of rows) t.push(row);
   return t.toString();
 }

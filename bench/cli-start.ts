@@ -1,0 +1,55 @@
+/**
+ * `venue --version` and `venue --help`: how long a person waits for the CLI to answer (issue 24
+ * asks for under 300 ms). Each figure is a fresh process, timed from spawn to exit:
+ *   - built: the published CLI, `node packages/cli/dist/main.js` (what `npm install @venue/cli`
+ *     runs; built first if dist/ is missing), against the baseline
+ *   - workspace: the repository's `bin/venue.mjs`, which compiles the TypeScript sources through tsx
+ *     on every start (the 1.6 s the issue measured).
+ * A third figure, plain `node -e 0`, shows the floor any Node CLI pays on this machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Figure, figure, type Sampled, summarise } from './harness.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BUILT = join(ROOT, 'packages/cli/dist/main.js');
+const WORKSPACE = join(ROOT, 'packages/cli/bin/venue.mjs');
+
+function wallMs(args: readonly string[], runs: number): Sampled {
+  const samples: number[] = [];
+  for (let run = 0; run <= runs; run += 1) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, [...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    if (run > 0) samples.push(ms); // the first run warms the file cache
+  }
+  return summarise(samples);
+}
+
+export async function run(quick: boolean): Promise<Figure[]> {
+  if (!existsSync(BUILT)) {
+    process.stderr.write('cli-start: building the published packages first\n');
+    const { buildPackages } = (await import('../scripts/build-packages.mjs')) as {
+      buildPackages: () => void;
+    };
+    buildPackages();
+  }
+  const runs = quick ? 3 : 7;
+  const figures: Figure[] = [];
+  for (const flag of ['--version', '--help']) {
+    const name = flag.slice(2);
+    const workspace = wallMs([WORKSPACE, flag], runs);
+    const built = wallMs([BUILT, flag], runs);
+    figures.push(
+      figure('cli-start', `built_dist_${name}`, 'ms', 'lower', built, {
+        name: `workspace_tsx_${name}`,
+        value: Math.round(workspace.median),
+      }),
+    );
+  }
+  const floor = wallMs(['-e', '0'], runs);
+  figures.push(figure('cli-start', 'node_empty_process', 'ms', 'lower', floor, null));
+  return figures;
+}
