@@ -1,7 +1,8 @@
-import type { Channel, FillMessage, OrderEvent } from '@venue/protocol';
+import type { Channel, FillMemoPlaintext, FillMessage, OrderEvent } from '@venue/protocol';
 import type { KeyFile, Trader, VenueClient, VenueStream } from '@venue/sdk';
 import type { Command } from 'commander';
 import { type CommandContext, openWalletTrader, withContext } from './context.ts';
+import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo, jsonText } from './output.ts';
 
 /**
@@ -37,7 +38,17 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
         const keys = flags.wallet ? await keyFileIfAny(context, io) : null;
         const stream = await client.openStream({ channels: channels as Channel[] });
         const local = keys === null ? null : new LocalState(client, keys, context.stateDir(), io);
-        await watch(stream, channels, flags.count, context, io, local);
+        // With the key file at hand, a fill line shows what the memo says: amount, price, quote paid.
+        const { openFillMemoWithKeyFile } = await loadSdk();
+        const memoOf = (message: FillMessage) => {
+          if (keys === null) return null;
+          try {
+            return openFillMemoWithKeyFile(message, keys);
+          } catch {
+            return null; // not for this key file: the line shows the public fields only
+          }
+        };
+        await watch(stream, channels, flags.count, context, io, local, memoOf);
         await local?.idle();
         await stream.close();
       }),
@@ -52,6 +63,7 @@ async function watch(
   context: CommandContext,
   io: CliIo,
   local: LocalState | null,
+  memoOf: (message: FillMessage) => FillMemoPlaintext | null,
 ): Promise<void> {
   const json = context.options.json;
   let seen = 0;
@@ -72,7 +84,21 @@ async function watch(
     });
     stream.on('fill', (f) => {
       local?.fill(f);
-      print('fill', `fill  ${f.order_id} match ${f.match_id} batch ${f.batch_seq}`, f);
+      const memo = memoOf(f);
+      const what =
+        memo === null
+          ? ''
+          : ` amount ${memo.fill_quantity} at ${memo.clearing_price} (quote ${memo.quote_amount})`;
+      print('fill', `fill  ${f.order_id}${what} match ${f.match_id} batch ${f.batch_seq}`, {
+        ...f,
+        ...(memo === null
+          ? {}
+          : {
+              fill_quantity: memo.fill_quantity,
+              clearing_price: memo.clearing_price,
+              quote_amount: memo.quote_amount,
+            }),
+      });
     });
     stream.on('tree', (t) =>
       print('tree', `tree  shard ${t.tree_id} root ${t.root} leaves ${t.leaf_count}`, t),
