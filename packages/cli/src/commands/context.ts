@@ -161,6 +161,8 @@ export class CommandContext {
       });
       try {
         return await body({ trader, client, keys, prover });
+      } catch (error) {
+        throw this.#chainResetHint(error);
       } finally {
         trader.close();
         wallet.close();
@@ -168,6 +170,30 @@ export class CommandContext {
     } finally {
       await prover?.close();
     }
+  }
+
+  /**
+   * 1305 (note not found) for a note the wallet recorded as a leaf almost always means the chain
+   * it knew is gone: a dev venue keeps its chain in memory and starts again from genesis on every
+   * restart. Say that, and what to do, instead of the bare code.
+   */
+  #chainResetHint(error: unknown): unknown {
+    if (
+      !(
+        error instanceof Error &&
+        error.name === 'VenueApiError' &&
+        (error as { code?: number }).code === 1305
+      )
+    ) {
+      return error;
+    }
+    const dir = this.stateDir();
+    return new CliError(
+      `the venue's chain does not hold a note your wallet recorded (error 1305: ${error.message}). ` +
+        'If the venue restarted from a fresh chain (venue dev always does), the notes your wallet knew ' +
+        `are gone: move notes.log and orders.log out of ${dir} (or pass --wallet-dir with a new folder), ` +
+        'then deposit again',
+    );
   }
 
   async wallet(keys: KeyFile): Promise<NoteWallet> {
