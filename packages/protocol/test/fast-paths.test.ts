@@ -10,9 +10,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import type { TSchema } from 'typebox';
 import { VenueError } from '../src/errors/venue-error.ts';
+import { CLIENT_FRAMES, ROUTES } from '../src/index.ts';
 import { JsonNumberToken, parseJsonText, parseStrictly } from '../src/json/json-text.ts';
 import { NOT_SURE, parseWellFormed } from '../src/json/well-formed-json.ts';
+import { decode, decodeByWalking } from '../src/schema/decode.ts';
+import { ModifyRequestSchema, PlaceOrderSchema } from '../src/schema/orders.ts';
 
 function outcome(run: () => unknown): unknown {
   try {
@@ -121,4 +125,137 @@ test('the one-pass parse vouches for ordinary bodies and hands back the corner c
       `the fast path must not vouch for ${JSON.stringify(text)}`,
     );
   }
+});
+
+/** Every property name a schema mentions, nested ones included. */
+function keysOf(schema: unknown, into = new Set<string>()): Set<string> {
+  if (typeof schema !== 'object' || schema === null) return into;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (properties !== undefined) {
+    for (const [key, child] of Object.entries(properties)) {
+      into.add(key);
+      keysOf(child, into);
+    }
+  }
+  for (const nested of ['items', 'anyOf']) {
+    const child = (schema as Record<string, unknown>)[nested];
+    if (Array.isArray(child)) for (const branch of child) keysOf(branch, into);
+    else keysOf(child, into);
+  }
+  return into;
+}
+
+const scalarText = fc.oneof(
+  fc.constantFrom(
+    '0',
+    '1',
+    '-1',
+    '-0',
+    '1.0',
+    '1e3',
+    '18446744073709551615',
+    '18446744073709551616',
+    'true',
+    'null',
+    '""',
+    '"0"',
+    '"01"',
+    '"bid"',
+    '"ask"',
+    '"limit"',
+    '"ioc"',
+    '"fok"',
+    '"SOL-USDC"',
+    '"__proto__"',
+    '[]',
+    '{}',
+    '[1,1]',
+  ),
+  fc
+    .integer({ min: 0, max: 70 })
+    .chain((n) => fc.constantFrom('0', 'a', 'F', 'g').map((c) => JSON.stringify(c.repeat(n)))),
+  fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s)),
+);
+
+function objectText(keys: readonly string[], depth: number): fc.Arbitrary<string> {
+  const key = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...keys) },
+    { weight: 1, arbitrary: fc.constantFrom('extra', '') },
+  );
+  const value: fc.Arbitrary<string> =
+    depth <= 0
+      ? scalarText
+      : fc.oneof({ weight: 5, arbitrary: scalarText }, { weight: 1, arbitrary: objectText(keys, depth - 1) });
+  return fc
+    .array(fc.tuple(key, value), { maxLength: keys.length + 2 })
+    .map((entries) => `{${[...new Map(entries)].map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
+}
+
+/** A valid place body, then one field replaced (or dropped, or a stranger added). */
+const placeBody = {
+  symbol: '"SOL-USDC"',
+  side: '"bid"',
+  order_type: '"limit"',
+  amount: '1000',
+  price_limit: '150000',
+  expiry_slot: '1000000',
+  order_id: `"${'1f'.repeat(16)}"`,
+  note_commitment: `"${'2e'.repeat(32)}"`,
+  arrival_nonce: '7',
+  trading_key: `"${'3d'.repeat(32)}"`,
+  trading_key_signature: `"${'4c'.repeat(64)}"`,
+  owner_commitment: `"${'05'.repeat(32)}"`,
+  note_inner_hash: `"${'06'.repeat(32)}"`,
+  merkle_root: `"${'07'.repeat(32)}"`,
+  valid_input_proof: `"${'08'.repeat(256)}"`,
+  viewing_pubkey: `"${'09'.repeat(32)}"`,
+  session_id: `"${'0a'.repeat(32)}"`,
+} as const;
+
+const mutatedPlace = fc
+  .tuple(
+    fc.constantFrom(...Object.keys(placeBody), 'min_fill_size', 'collateral_amount', 'extra'),
+    fc.option(scalarText),
+  )
+  .map(([key, value]) => {
+    const entries: [string, string][] = Object.entries(placeBody).filter(([k]) => k !== key);
+    if (value !== null) entries.push([key, value]);
+    return `{${entries.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+  });
+
+test('compiled decoders answer every route body and client frame as the schema walker does', () => {
+  const schemas: TSchema[] = [];
+  for (const route of ROUTES)
+    for (const part of ['body', 'query', 'params'] as const) {
+      const schema = route[part];
+      if (schema !== undefined) schemas.push(schema);
+    }
+  schemas.push(...(Object.values(CLIENT_FRAMES) as TSchema[]));
+  for (const schema of schemas) {
+    const keys = [...keysOf(schema)];
+    if (keys.length === 0) keys.push('x');
+    fc.assert(
+      fc.property(objectText(keys, 2), fc.boolean(), (text, ignore) => {
+        const json = parseJsonText(text);
+        const options = { unknownFields: ignore ? ('ignore' as const) : ('refuse' as const) };
+        assert.deepStrictEqual(
+          outcome(() => decode(schema, json, options)),
+          outcome(() => decodeByWalking(schema, json, options)),
+        );
+      }),
+      { numRuns: 150 },
+    );
+  }
+  fc.assert(
+    fc.property(mutatedPlace, (text) => {
+      const json = parseJsonText(text);
+      for (const schema of [PlaceOrderSchema, ModifyRequestSchema]) {
+        assert.deepStrictEqual(
+          outcome(() => decode(schema, json)),
+          outcome(() => decodeByWalking(schema, json)),
+        );
+      }
+    }),
+    { numRuns: 2_000 },
+  );
 });
