@@ -585,13 +585,7 @@ export function run(quick: boolean): Figure[] {
     figure('core', 'dependent_read_64mb_ns', 'ns', 'lower', far, null),
   );
   warmUpClears(quick);
-  for (const bookDepth of quick ? [1_000, 2_000] : [1_000, 5_000, 10_000]) {
-    clearTimeMs(bookDepth); // warm-up at this depth, untimed: see the header
-    const samples = Array.from({ length: runs }, () => clearTimeMs(bookDepth));
-    figures.push(
-      figure('core', `clear_batch_${bookDepth}_orders_ms`, 'ms', 'lower', summarise(samples), null),
-    );
-  }
+  figures.push(...clearingFigures(quick));
   const hostileDepth = quick ? 2_000 : 10_000;
   for (const kind of ['all_or_none', 'single_owner'] as const) {
     const samples = hostileBatchTimesMs(hostileDepth, kind, runs);
@@ -601,3 +595,160 @@ export function run(quick: boolean): Figure[] {
   }
   return figures;
 }
+
+// ---- Clearing as the book deepens, and a tick over many markets (issue 21) ----
+
+/**
+ * Crossing books of growing depth, and one tick over 64 markets of 1,000 orders. Run alone with
+ * `npm run bench -- clearing`; `core` prints the same figures after its own.
+ *
+ * Baselines. No npm library runs a uniform-price batch auction, so the question each figure answers
+ * sets its baseline, measured in the same run:
+ * - a crossing book of N orders: linear growth from a smaller clear (1,000 orders for N up to
+ *   10,000, 10,000 orders above), its time times N / its depth. A ratio of 1 or more means clearing
+ *   grew no faster than the book.
+ * - 64 markets whose books cannot cross: the same tick with the shortcut for such books turned off
+ *   (CoreConfig.quietBookShortcut), which is what every tick cost before it: the full auction on
+ *   every book. 64 crossing markets take the full auction either way, so their tick has no baseline.
+ */
+export function clearingFigures(quick: boolean): Figure[] {
+  const runs = quick ? 3 : 5;
+  const figures: Figure[] = [];
+  const depths = quick ? [1_000, 10_000, 20_000] : [1_000, 5_000, 10_000, 20_000, 50_000, 100_000];
+  const medians = new Map<number, number>();
+  for (const depth of depths) {
+    clearTimeMs(depth); // warm-up at this depth, untimed: see the header
+    const measured = summarise(Array.from({ length: runs }, () => clearTimeMs(depth)));
+    medians.set(depth, measured.median);
+    const anchor = depth > 10_000 ? 10_000 : 1_000;
+    const anchorMs = medians.get(anchor);
+    const baseline =
+      depth === anchor || anchorMs === undefined
+        ? null
+        : { name: `linear_from_${anchor}_orders`, value: round3((anchorMs * depth) / anchor) };
+    figures.push(figure('core', `clear_batch_${depth}_orders_ms`, 'ms', 'lower', measured, baseline));
+  }
+  const markets = quick ? 16 : MANY_MARKETS;
+  const quiet = manyMarketTickMs(markets, 'resting', true, runs);
+  const full = manyMarketTickMs(markets, 'resting', false, runs);
+  figures.push(
+    figure('core', `tick_${markets}_markets_1000_resting_orders_ms`, 'ms', 'lower', summarise(quiet), {
+      name: 'full_auction_every_book',
+      value: round3(summarise(full).median),
+    }),
+    figure(
+      'core',
+      `tick_${markets}_markets_1000_crossing_orders_ms`,
+      'ms',
+      'lower',
+      summarise(manyMarketTickMs(markets, 'crossing', true, quick ? 1 : 3)),
+      null,
+    ),
+  );
+  return figures;
+}
+
+const MANY_MARKETS = 64;
+const ORDERS_PER_MARKET = 1_000;
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/** market(i) with an id that stays distinct past ten markets (market(1) and market(11) share one). */
+function manyMarket(i: number): MarketConfig {
+  const id = `Mkt${i}z`.padEnd(32, '1');
+  return { ...market(i), marketId: id, baseMint: id, quoteMint: id, oracleFeed: id };
+}
+
+/** A core with `markets` markets of ORDERS_PER_MARKET orders each, placed in slot 0. */
+function manyMarketCore(markets: number, kind: 'resting' | 'crossing', shortcut: boolean): VenueCore {
+  forgetCommitments();
+  const core = new VenueCore({ ...CONFIG, quietBookShortcut: shortcut });
+  core.apply({ type: 'boot', sessionId: SESSION, slot: 0n });
+  for (let m = 0; m < markets; m++) {
+    core.apply({ type: 'add_market', market: manyMarket(m) });
+    core.apply({ type: 'oracle_price', marketId: manyMarket(m).marketId, price: 1000n, slot: 0n });
+  }
+  core.apply({ type: 'roots', treeId: 0, roots: [ROOT], slot: 0n });
+  for (let m = 0; m < markets; m++) {
+    for (let i = 0; i < ORDERS_PER_MARKET; i++) {
+      const side = i % 2 === 0 ? 'bid' : 'ask';
+      // Resting: bids 900 to 999 and asks 1,001 to 1,100, a spread the book never closes.
+      const price =
+        kind === 'resting'
+          ? side === 'bid'
+            ? 999n - BigInt(i % 100)
+            : 1001n + BigInt((i * 7) % 100)
+          : side === 'bid'
+            ? 950n + BigInt(i % 100)
+            : 951n + BigInt((i * 7) % 100);
+      const label = `t${kind}${m}-${i}`;
+      const order = orderFor({
+        label,
+        market: m,
+        side,
+        price,
+        amount: 1n + BigInt(i % 50),
+        key: label,
+        nonce: 1n,
+      });
+      core.apply({
+        type: 'place',
+        order,
+        bodyDigest: hex(`tdigest-${label}`),
+        accountId: `acct-t${i % KEYS}`,
+        connectionId: null,
+        slot: 0n,
+      });
+    }
+  }
+  return core;
+}
+
+/**
+ * Times of `count` ticks over many markets. Resting books: one core, consecutive slots (nothing
+ * trades, so every tick repeats the same work), after untimed ones, each sample the mean of
+ * TICKS_PER_SAMPLE ticks. Crossing books: a fresh core per
+ * tick, since a tick leaves the matched orders pending.
+ */
+function manyMarketTickMs(
+  markets: number,
+  kind: 'resting' | 'crossing',
+  shortcut: boolean,
+  count: number,
+): number[] {
+  const timeTick = (core: VenueCore, slot: bigint): number => {
+    // Crossing ticks start from a collected heap, as clearTimeMs does; quiet ticks allocate little
+    // and run back to back, as a venue's slots do.
+    if (kind === 'crossing') (globalThis as { gc?: () => void }).gc?.();
+    const start = process.hrtime.bigint();
+    const events = core.apply({ type: 'tick', slot });
+    const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+    const batches = events.filter((e) => e.type === 'batch');
+    const filled = batches.filter((e) => e.type === 'batch' && e.result.fills.length > 0).length;
+    if (batches.length !== markets || filled !== (kind === 'crossing' ? markets : 0)) {
+      throw new Error(`tick benchmark (${kind}): ${batches.length} batches, ${filled} filled`);
+    }
+    return elapsedMs;
+  };
+  if (kind === 'crossing') {
+    return Array.from({ length: count }, () => timeTick(manyMarketCore(markets, kind, shortcut), 1n));
+  }
+  const core = manyMarketCore(markets, kind, shortcut);
+  const warmUp = 20;
+  for (let slot = 1; slot <= warmUp; slot++) timeTick(core, BigInt(slot));
+  // A quiet tick is far shorter than a scheduler's time slice on a busy machine: each sample is the
+  // mean of TICKS_PER_SAMPLE consecutive ticks, so one preemption does not become the figure.
+  let slot = warmUp;
+  return Array.from({ length: count }, () => {
+    let totalMs = 0;
+    for (let tick = 0; tick < TICKS_PER_SAMPLE; tick++) {
+      slot += 1;
+      totalMs += timeTick(core, BigInt(slot));
+    }
+    return totalMs / TICKS_PER_SAMPLE;
+  });
+}
+
+const TICKS_PER_SAMPLE = 10;

@@ -6,6 +6,7 @@ import type { Figure } from '../bench/harness.ts';
 import { report } from '../bench/harness.ts';
 
 const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
+  clearing: () => import('../bench/clearing.ts'),
   'cli-start': () => import('../bench/cli-start.ts'),
   core: () => import('../bench/core.ts'),
   intake: () => import('../bench/intake.ts'),

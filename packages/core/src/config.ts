@@ -25,6 +25,13 @@ export interface CoreConfig {
    * the value the order claims the note holds (spec 2.1 owner_commitment).
    */
   readonly noteCommitment: (ownerCommitment: string, innerHash: string, value: bigint) => string;
+  /**
+   * A batch over a book that cannot cross is answered from the price levels' resting totals
+   * without reading the book (batch/quiet-batch.ts); default on. Off, every batch runs the full
+   * auction: the same events and state, which tests check by running both, and the benchmark's
+   * baseline.
+   */
+  readonly quietBookShortcut?: boolean;
 }
 
 export function assertCoreConfig(config: CoreConfig): void {

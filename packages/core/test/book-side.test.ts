@@ -3,31 +3,59 @@
  * of orders joining (always the newest, as booking does) and leaving (any of them) on both sides,
  * with few price levels so levels fill, empty and come back. After every step each side lists
  * exactly its orders in allocation priority, its levels are strictly ordered and non-empty, and
- * every order points back at its level. (The core-model test also compares the sides with a sort
+ * every order points back at its level, and each level's resting count and base (what a batch over a
+ * book that cannot cross reads instead of the orders) equal a count over its orders, through runs
+ * that also move orders between resting and pending settlement with new quantities. (The core-model test also compares the sides with a sort
  * of the open orders after every command, through validateInternalState.)
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { enterLevel, leaveLevel, ordersByPriority } from '../src/state/book-side.ts';
+import {
+  enterLevel,
+  leaveLevel,
+  ordersByPriority,
+  startResting,
+  stopResting,
+} from '../src/state/book-side.ts';
 import type { BookSide, OrderRow } from '../src/state/venue-state.ts';
 
-type Step = { kind: 'enter'; bid: boolean; level: number } | { kind: 'leave'; pick: number };
+type Step =
+  | { kind: 'enter'; bid: boolean; level: number; units: number }
+  | { kind: 'leave'; pick: number }
+  | { kind: 'match'; pick: number }
+  | { kind: 'settle'; pick: number; units: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('enter' as const), bid: fc.boolean(), level: fc.nat(6) }),
+    arbitrary: fc.record({
+      kind: fc.constant('enter' as const),
+      bid: fc.boolean(),
+      level: fc.nat(6),
+      units: fc.integer({ min: 1, max: 1000 }),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('match' as const), pick: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('settle' as const),
+      pick: fc.nat(),
+      units: fc.integer({ min: 1, max: 1000 }),
+    }),
+  },
 );
 
 /** The fields book-side.ts reads and writes; the rest of a row plays no part here. */
-function row(sequence: bigint, side: 'bid' | 'ask', priceLimit: bigint): OrderRow {
+function row(sequence: bigint, side: 'bid' | 'ask', priceLimit: bigint, remaining: bigint): OrderRow {
   const fields = {
     sequence,
     side,
     priceLimit,
+    state: 'resting',
+    remaining,
     orderId: `order-${sequence}`,
     level: null,
     levelPrev: null,
@@ -53,27 +81,50 @@ function checkSide(side: BookSide, open: readonly OrderRow[]): void {
     assert.equal(side.byPrice.get(level.price), level);
     const next = side.levels[index + 1];
     if (next !== undefined) assert.ok(side.descending ? level.price > next.price : level.price < next.price);
+    let resting = 0;
+    let restingUnits = 0n;
     for (let at = level.head; at !== null; at = at.levelNext) {
       assert.equal(at.level, level, 'each order points back at its level');
       assert.equal(at.priceLimit, level.price);
+      if (at.state === 'resting') {
+        resting += 1;
+        restingUnits += at.remaining;
+      }
     }
+    assert.equal(level.resting, resting, 'the level counts its resting orders');
+    assert.equal(level.restingUnits, restingUnits, 'the level sums its resting orders');
   });
+  const restingLevels = side.levels.filter((level) => level.resting > 0).length;
+  assert.equal(side.restingLevels, restingLevels, 'the side counts its levels with a resting order');
 }
 
 test('book sides kept incrementally equal a from-scratch sort after any run of joins and leaves', () => {
   fc.assert(
     fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
-      const bids: BookSide = { descending: true, levels: [], byPrice: new Map() };
-      const asks: BookSide = { descending: false, levels: [], byPrice: new Map() };
+      const bids: BookSide = { descending: true, levels: [], byPrice: new Map(), restingLevels: 0 };
+      const asks: BookSide = { descending: false, levels: [], byPrice: new Map(), restingLevels: 0 };
       const open: OrderRow[] = [];
       let sequence = 0n;
       for (const s of steps) {
         if (s.kind === 'enter') {
           sequence += 1n;
           // Asks may rest at 0 ("any price"), which sorts before every other ask.
-          const entered = row(sequence, s.bid ? 'bid' : 'ask', BigInt(s.bid ? s.level + 1 : s.level) * 10n);
+          const price = BigInt(s.bid ? s.level + 1 : s.level) * 10n;
+          const entered = row(sequence, s.bid ? 'bid' : 'ask', price, BigInt(s.units));
           enterLevel(s.bid ? bids : asks, entered);
           open.push(entered);
+        } else if (s.kind === 'match' || s.kind === 'settle') {
+          // A batch matches a resting order; a settlement gives a pending one a new remainder.
+          const picked = open[s.pick % Math.max(open.length, 1)];
+          const side = picked?.side === 'bid' ? bids : asks;
+          if (picked !== undefined && s.kind === 'match' && picked.state === 'resting') {
+            stopResting(side, picked);
+            picked.state = 'pending_settlement';
+          } else if (picked !== undefined && s.kind === 'settle' && picked.state === 'pending_settlement') {
+            picked.remaining = BigInt(s.units);
+            picked.state = 'resting';
+            startResting(side, picked);
+          }
         } else if (open.length > 0) {
           const [left] = open.splice(s.pick % open.length, 1);
           if (left === undefined) continue;

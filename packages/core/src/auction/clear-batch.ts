@@ -86,7 +86,7 @@ export function clearGatheredBatch(
 }
 
 /** decisions 2: "with no valid oracle price the market does not clear." No candidate is looked at. */
-function noOracle(): AuctionResult {
+export function noOracle(): AuctionResult {
   return {
     clearingPrice: null,
     noClearReason: 'no_oracle',

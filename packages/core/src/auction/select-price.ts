@@ -171,7 +171,12 @@ function absoluteDifference(a: bigint, b: bigint): bigint {
   return a > b ? a - b : b - a;
 }
 
-function candidate(price: bigint, demand: bigint, supply: bigint, oraclePrice: bigint): CandidatePrice {
+export function candidate(
+  price: bigint,
+  demand: bigint,
+  supply: bigint,
+  oraclePrice: bigint,
+): CandidatePrice {
   return {
     price,
     demand,

@@ -4,6 +4,7 @@ import type { Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, CoreEvent, MatchEvent, MatchFill } from '../events.ts';
 import { priceBand } from '../market.ts';
+import { sideOf, stopResting } from '../state/book-side.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import {
   type BookSide,
@@ -15,6 +16,7 @@ import {
   type VenueState,
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
+import { quietBatch } from './quiet-batch.ts';
 
 /**
  * Runs one market's batch at the current slot (decisions section 2). Takes part: every resting
@@ -22,6 +24,8 @@ import { gatherSide } from './gather.ts';
  * take no part. Each order that fills gets one match for this batch and waits in
  * `pending_settlement`; ioc and fok orders that got nothing end here. Events are appended to
  * `events`.
+ *
+ * A book that cannot cross takes the shortcut in quiet-batch.ts instead, which reads no order.
  *
  * Cost: one walk of the market's live list to number the participants, one walk of each book side
  * (already in priority) to hand them to the auction, and work per fill. Nothing is sorted or looked
@@ -33,6 +37,7 @@ export function runBatch(
   market: MarketState,
   events: CoreEvent[],
 ): void {
+  if (config.quietBookShortcut !== false && quietBatch(state, config, market, events)) return;
   const rows = numberParticipants(state, market);
   if (rows.length === 0) return;
   const batch = market.batchCount;
@@ -187,6 +192,7 @@ function applyOutcome(
       }
       const matchId = matchIds[ref] as bigint;
       const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
+      stopResting(sideOf(market, row.side), row);
       row.state = 'pending_settlement';
       row.pending = pending;
       row.lastMatchId = matchId;
@@ -210,6 +216,7 @@ function applyOutcome(
     row.arrivalBatchDone = true;
     row.fillOrKill = false;
     fillOrKillColumn[row.slot] = 0;
+    market.arrivalBatchDue.delete(row);
     // An ioc's unfilled remainder ends after its settlement.
     if (from === to) unfilled.push(ref);
   }

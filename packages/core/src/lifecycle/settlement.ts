@@ -2,6 +2,7 @@ import { AssertionError, assert } from '@venue/protocol';
 import type { MatchFailedCommand, MatchSettledCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent, OrderEvent } from '../events.ts';
+import { sideOf, startResting } from '../state/book-side.ts';
 import { type Ending, finish, wakeAt } from '../state/order-index.ts';
 import { effectiveMinFill, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
 
@@ -55,6 +56,7 @@ export function applyMatchSettled(
   row.note = { ...command.changeNote, merkleRoot: row.note.merkleRoot };
   state.notes.set(row.note.commitment, row);
   row.state = 'resting';
+  startResting(sideOf(row.market, row.side), row);
   row.lastUpdateSlot = state.slot;
   const partial: OrderEvent = {
     type: 'order',

@@ -42,7 +42,15 @@ export function enterLevel(side: BookSide, row: OrderRow): void {
   if (level === undefined) {
     const index = findLevel(side, row.priceLimit);
     if (index >= 0) throw new AssertionError(`price level ${row.priceLimit} is missing from its index`);
-    level = { price: row.priceLimit, headSlot: -1, head: null, tail: null, size: 0 };
+    level = {
+      price: row.priceLimit,
+      headSlot: -1,
+      head: null,
+      tail: null,
+      size: 0,
+      resting: 0,
+      restingUnits: 0n,
+    };
     side.levels.splice(-index - 1, 0, level);
     side.byPrice.set(level.price, level);
   }
@@ -58,12 +66,14 @@ export function enterLevel(side: BookSide, row: OrderRow): void {
   else tail.levelNext = row;
   level.tail = row;
   level.size += 1;
+  if (row.state === 'resting') startResting(side, row);
 }
 
 /** Removes an order from its price level; a level left empty is dropped. */
 export function leaveLevel(side: BookSide, row: OrderRow): void {
   const level = row.level;
   if (level === null) throw new AssertionError(`order ${row.orderId} is in no price level`);
+  if (row.state === 'resting') stopResting(side, row);
   const { levelPrev: previous, levelNext: next } = row;
   if (previous === null) level.head = next;
   else previous.levelNext = next;
@@ -80,6 +90,29 @@ export function leaveLevel(side: BookSide, row: OrderRow): void {
   }
   side.levels.splice(index, 1);
   side.byPrice.delete(level.price);
+}
+
+/**
+ * The row, already in its level, counts as resting there from now: call it when the row enters its
+ * level as resting, or its state becomes `resting` again (a settlement left a remainder).
+ */
+export function startResting(side: BookSide, row: OrderRow): void {
+  const level = row.level;
+  if (level === null) throw new AssertionError(`order ${row.orderId} is in no price level`);
+  if (level.resting === 0) side.restingLevels += 1;
+  level.resting += 1;
+  level.restingUnits += row.remaining;
+}
+
+/** The row stops counting as resting (it is matched, or leaves its level), with its current remaining. */
+export function stopResting(side: BookSide, row: OrderRow): void {
+  const level = row.level;
+  if (level === null || level.resting === 0) {
+    throw new AssertionError(`order ${row.orderId} is not counted as resting`);
+  }
+  level.resting -= 1;
+  level.restingUnits -= row.remaining;
+  if (level.resting === 0) side.restingLevels -= 1;
 }
 
 /** Every order of the side in priority: best level first, oldest first within a level. */

@@ -150,6 +150,13 @@ function checkMarket(market: MarketState): number {
       `market ${id}: pending match ${key} names a settled order`,
     );
   }
+  // The ioc and fok orders awaiting their arrival batch, in intake order (batch/quiet-batch.ts).
+  const due = live.filter((row) => row.orderType !== 'limit' && !row.arrivalBatchDone);
+  const kept = [...market.arrivalBatchDue];
+  assert(
+    kept.length === due.length && kept.every((row, index) => row === due[index]),
+    `market ${id}: the orders due their arrival batch differ from the open ioc and fok orders`,
+  );
   checkSide(
     market.bids,
     market,
@@ -180,9 +187,15 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
       assert(ordered, `market ${id}: price levels ${level.price} and ${next.price} out of order`);
     }
     let count = 0;
+    let resting = 0;
+    let restingUnits = 0n;
     let previous: OrderRow | null = null;
     let slot = level.headSlot;
     for (let row = level.head; row !== null; row = row.levelNext) {
+      if (row.state === 'resting') {
+        resting += 1;
+        restingUnits += row.remaining;
+      }
       assert(row.level === level && row.levelPrev === previous, `market ${id}: broken level ${level.price}`);
       assert(row.priceLimit === level.price, `market ${id}: order ${row.orderId} in the wrong level`);
       // The columns' chain of the level lists the same orders (market-columns.ts).
@@ -194,7 +207,17 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
     }
     assert(slot === NO_SLOT, `market ${id}: level ${level.price} chains slots past its tail`);
     assert(level.tail === previous && count === level.size, `market ${id}: level ${level.price} size`);
+    // The resting totals a batch over a book that cannot cross reads (batch/quiet-batch.ts).
+    assert(
+      level.resting === resting && level.restingUnits === restingUnits,
+      `market ${id}: level ${level.price} counts ${level.resting} resting orders and ${level.restingUnits} base, not ${resting} and ${restingUnits}`,
+    );
   }
+  const restingLevels = side.levels.filter((level) => level.resting > 0).length;
+  assert(
+    side.restingLevels === restingLevels,
+    `market ${id}: ${side.restingLevels} levels counted as resting`,
+  );
   const expected = [...open].sort((a, b) => comparePriority(side, a, b));
   const kept = [...ordersByPriority(side)];
   assert(

@@ -47,6 +47,7 @@ export function linkOpen(state: VenueState, row: OrderRow, account: AccountState
   columns.chainAtTail(row.level as PriceLevel, row);
   appendAccount(account, row);
   if (row.connectionId !== null) connectionSet(state, row.connectionId).add(row);
+  if (row.orderType !== 'limit' && !row.arrivalBatchDone) row.market.arrivalBatchDue.add(row);
 }
 
 /** Takes an open order out of the open-order indexes (it ends, or a reprice replaces it). */
@@ -59,6 +60,7 @@ export function unlinkOpen(state: VenueState, row: OrderRow): void {
   const account = unlinkAccount(row);
   if (account.open === 0) state.accounts.delete(account.accountId);
   dropConnection(state, row);
+  row.market.arrivalBatchDue.delete(row);
 }
 
 function connectionSet(state: VenueState, connectionId: string): Set<OrderRow> {
@@ -93,9 +95,10 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
   if (isTerminal(row.state)) {
     throw new AssertionError(`finish: order ${row.orderId} already ended as ${row.state}`);
   }
+  // Unlinked in its open state first: its level counts it as resting or not by that state.
+  unlinkOpen(state, row);
   row.state = ending.kind;
   row.lastUpdateSlot = state.slot;
-  unlinkOpen(state, row);
   if (row.pending !== null) row.market.pendingMatches.delete(matchKey(row.pending.matchId));
   row.pending = null;
   if (state.notes.get(row.note.commitment) === row) state.notes.delete(row.note.commitment);

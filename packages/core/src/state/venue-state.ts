@@ -104,6 +104,13 @@ export interface PriceLevel {
   head: OrderRow | null;
   tail: OrderRow | null;
   size: number;
+  /**
+   * Of those, the orders in state `resting` and their remaining base: what a batch would take from
+   * this level (an order pending settlement takes no part). Kept at every change of state or
+   * quantity, so a batch can tell in O(1) whether the book can cross (batch/quiet-book.ts).
+   */
+  resting: number;
+  restingUnits: bigint;
 }
 
 /**
@@ -116,6 +123,8 @@ export interface BookSide {
   readonly levels: PriceLevel[];
   /** The same levels by price, so booking finds an existing level without a binary search. */
   readonly byPrice: Map<bigint, PriceLevel>;
+  /** Levels holding at least one resting order (the others hold only orders pending settlement). */
+  restingLevels: number;
 }
 
 /** The market's open orders (resting or pending settlement) in intake order. */
@@ -140,6 +149,11 @@ export interface MarketState {
   readonly pendingMatches: PendingMatches<OrderRow>;
   /** What a batch reads of each open order, by slot. */
   readonly columns: MarketColumns<OrderRow>;
+  /**
+   * Open ioc and fok orders that have not had their arrival batch, in intake order (the live list's
+   * order): a batch over a book that cannot cross ends them without walking the book.
+   */
+  readonly arrivalBatchDue: Set<OrderRow>;
 }
 
 /** An account's open orders, in intake order. Dropped when the last one ends. */
@@ -212,10 +226,11 @@ export function emptyMarket(config: MarketConfig): MarketState {
     batchCount: 0n,
     matchCount: 0n,
     live: { head: null, tail: null, size: 0 },
-    bids: { descending: true, levels: [], byPrice: new Map() },
-    asks: { descending: false, levels: [], byPrice: new Map() },
+    bids: { descending: true, levels: [], byPrice: new Map(), restingLevels: 0 },
+    asks: { descending: false, levels: [], byPrice: new Map(), restingLevels: 0 },
     pendingMatches: new PendingMatches<OrderRow>(),
     columns: new MarketColumns<OrderRow>(),
+    arrivalBatchDue: new Set(),
   };
 }
 

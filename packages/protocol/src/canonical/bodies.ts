@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { VenueError } from '../errors/venue-error.ts';
 import { BYTES } from '../limits.ts';
@@ -108,7 +109,12 @@ export interface ModifyCancelBody extends CancelBody {
   replacement_digest: string;
 }
 
+/** One-shot crypto.hash where Node has it (20.12+): about half the cost of a Hash object. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer })
+  .hash;
+
 export function sha256(bytes: Uint8Array): Uint8Array {
+  if (oneShot !== undefined) return oneShot('sha256', bytes, 'buffer');
   return createHash('sha256').update(bytes).digest();
 }
 

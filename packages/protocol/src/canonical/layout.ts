@@ -74,17 +74,19 @@ export function encodeLayout(
 ): Uint8Array {
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
+  // A Buffer over the same bytes writes hex and ASCII in place, without a Buffer per field.
+  const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   for (const field of layout) {
     const value = values[field.name];
     const type = field.type;
     switch (type.kind) {
       case 'domain':
-        out.set(Buffer.from(type.tag, 'ascii'), field.offset); // followed by its zero terminator
+        bytes.write(type.tag, field.offset, 'ascii'); // followed by its zero terminator
         break;
       case 'symbol': {
         assert(typeof value === 'string' && SYMBOL.test(value), `${field.name}: symbol expected`);
         out[field.offset] = value.length;
-        out.set(Buffer.from(value, 'ascii'), field.offset + 1);
+        bytes.write(value, field.offset + 1, 'ascii');
         break;
       }
       case 'enum': {
@@ -110,7 +112,7 @@ export function encodeLayout(
           typeof value === 'string' && value.length === type.bytes * 2,
           `${field.name}: ${type.bytes} bytes expected`,
         );
-        out.set(Buffer.from(value, 'hex'), field.offset);
+        bytes.write(value, field.offset, 'hex');
         break;
       }
       case 'optional-u64':

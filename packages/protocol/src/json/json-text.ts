@@ -1,6 +1,7 @@
 import { parse, stringify } from 'lossless-json';
 import { VenueError } from '../errors/venue-error.ts';
 import { JSON_DEPTH_MAX, JSON_TEXT_BYTES_MAX } from '../limits.ts';
+import { NOT_SURE, parseWellFormed } from './well-formed-json.ts';
 
 /**
  * A JSON number exactly as the client wrote it. Keeping the source text is what lets the decoder
@@ -17,12 +18,28 @@ export class JsonNumberToken {
  * than JSON_DEPTH_MAX is refused before the recursive parser sees it.
  *
  * Why lossless-json: it is a small, maintained parser whose number hook receives the source text;
- * writing our own JSON tokenizer would be more code to trust for the same result.
+ * writing our own JSON tokenizer would be more code to trust for the same result. It decides every
+ * refusal. A well-formed text, the usual case, takes a one-pass fast path first (well-formed-json.ts)
+ * that returns the same value and hands anything unexpected back to this strict path.
  */
 export function parseJsonText(text: string, bytesMax: number = JSON_TEXT_BYTES_MAX): unknown {
   if (Buffer.byteLength(text, 'utf8') > bytesMax) {
     throw new VenueError('BODY_TOO_LARGE', `the JSON text is larger than the limit of ${bytesMax} bytes`);
   }
+  const quick = parseWellFormed(text, newNumberToken);
+  if (quick !== NOT_SURE) return quick;
+  return parseStrictly(text);
+}
+
+function newNumberToken(source: string): JsonNumberToken {
+  return new JsonNumberToken(source);
+}
+
+/**
+ * The reference parse, and the one every text the fast path does not vouch for takes: it decides
+ * every refusal and its message.
+ */
+export function parseStrictly(text: string): unknown {
   assertDepthAndUniqueKeys(text, JSON_DEPTH_MAX);
   try {
     return parse(text, null, {
