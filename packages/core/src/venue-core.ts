@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AssertionError, assert, type OrderRecord, VenueError } from '@venue/protocol';
+import { AssertionError, assert, type DeadManStatus, type OrderRecord, VenueError } from '@venue/protocol';
 import type { Command } from './commands.ts';
 import { assertCoreConfig, type CoreConfig } from './config.ts';
 import type { CoreEvent } from './events.ts';
@@ -7,6 +7,7 @@ import { applyCancel } from './intake/cancel.ts';
 import { applyDisconnect } from './intake/disconnect.ts';
 import { applyModify } from './intake/modify.ts';
 import { applyPlace } from './intake/place.ts';
+import { applyDeadMan, deadManStatus } from './lifecycle/dead-man.ts';
 import { applyNotesConsumed } from './lifecycle/notes-consumed.ts';
 import { applyMatchFailed, applyMatchSettled, isPendingMatch } from './lifecycle/settlement.ts';
 import { applyTick } from './lifecycle/tick.ts';
@@ -77,6 +78,9 @@ export class VenueCore {
         return applyMatchFailed(state, config, command);
       case 'notes_consumed':
         return applyNotesConsumed(state, config, command);
+      case 'dead_man':
+        this.#advanceTo(command.slot);
+        return applyDeadMan(state, command);
     }
   }
 
@@ -135,6 +139,11 @@ export class VenueCore {
       records.push(recordOf(row));
     }
     return records;
+  }
+
+  /** The account's dead-man timer (GET /account/dead-man). */
+  deadMan(accountId: string): DeadManStatus {
+    return deadManStatus(this.#state, accountId);
   }
 
   /** The account that owns an order, for routing its events (spec 6.1). */

@@ -4,6 +4,7 @@ import type { CoreConfig } from '../config.ts';
 import type { CoreEvent, OrderEvent } from '../events.ts';
 import { type Ending, finish, wakeAt } from '../state/order-index.ts';
 import { effectiveMinFill, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { DEAD_MAN_CANCEL, takeDeadManSweep } from './dead-man.ts';
 
 /**
  * Settlement outcomes from the chain (spec 3.1). A confirmed match moves the order's filled
@@ -69,6 +70,7 @@ export function applyMatchSettled(
     newNoteAmount: row.note.value,
   };
   if (row.orderType === 'ioc') return [partial, finish(state, config, row, IOC_REMAINDER)];
+  if (takeDeadManSweep(state, row.orderId)) return [partial, finish(state, config, row, DEAD_MAN_CANCEL)];
   if (row.sweepAfterSettlement) return [partial, finish(state, config, row, SWEPT)];
   if (row.expirySlot < state.slot) return [partial, finish(state, config, row, EXPIRED)];
   wakeAt(state, row.expirySlot + 1n, row.orderId);

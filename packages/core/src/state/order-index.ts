@@ -98,6 +98,7 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
   unlinkOpen(state, row);
   if (row.pending !== null) row.market.pendingMatches.delete(matchKey(row.pending.matchId));
   row.pending = null;
+  state.deadManSweeps.delete(row.orderId);
   if (state.notes.get(row.note.commitment) === row) state.notes.delete(row.note.commitment);
   const event: {
     -readonly [K in keyof OrderEvent]: OrderEvent[K];

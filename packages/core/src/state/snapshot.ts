@@ -2,6 +2,7 @@ import { AssertionError, type CancelReason, type SettlementFailureReason } from 
 import type { MarketConfig } from '../market.ts';
 import { accountFor, linkOpen } from './order-index.ts';
 import {
+  type DeadManTimer,
   effectiveMinFill,
   emptyMarket,
   emptyState,
@@ -85,6 +86,9 @@ interface PersistedState {
   roots: [number, readonly string[]][];
   wakeups: [bigint, string[]][];
   wakeupCursor: bigint;
+  /** Absent in snapshots written before the dead-man timer existed (read as none armed). */
+  deadMen?: [string, DeadManTimer][];
+  deadManSweeps?: string[];
 }
 
 export function snapshotState(state: VenueState): string {
@@ -111,6 +115,9 @@ export function snapshotState(state: VenueState): string {
     wakeups: [...state.wakeups],
     wakeupCursor: state.wakeupCursor,
   };
+  // Written only when present, so a venue that never used the timer keeps its earlier snapshot bytes.
+  if (state.deadMen.size > 0) persisted.deadMen = [...state.deadMen];
+  if (state.deadManSweeps.size > 0) persisted.deadManSweeps = [...state.deadManSweeps];
   return JSON.stringify({ format: FORMAT_VERSION, state: persisted }, (_key, value: unknown) =>
     typeof value === 'bigint' ? { $big: value.toString() } : value,
   );
@@ -194,6 +201,8 @@ export function restoreState(text: string): VenueState {
   }
   for (const [treeId, roots] of saved.roots) state.roots.set(treeId, roots);
   for (const [slot, ids] of saved.wakeups) state.wakeups.set(slot, ids);
+  for (const [accountId, timer] of saved.deadMen ?? []) state.deadMen.set(accountId, timer);
+  for (const orderId of saved.deadManSweeps ?? []) state.deadManSweeps.add(orderId);
   return state;
 }
 

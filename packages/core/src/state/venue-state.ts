@@ -183,6 +183,17 @@ export interface VenueState {
   readonly wakeups: Map<bigint, string[]>;
   /** Every slot below it has been processed by the wake-up walk. */
   wakeupCursor: bigint;
+  /** Armed dead-man timers by account (lifecycle/dead-man.ts). */
+  readonly deadMen: Map<string, DeadManTimer>;
+  /** Orders pending settlement when their account's timer fired: the remainder is cancelled. */
+  readonly deadManSweeps: Set<string>;
+}
+
+export interface DeadManTimer {
+  readonly armedSlot: bigint;
+  readonly timeoutSlots: bigint;
+  /** The first tick at or past this slot cancels the account's resting orders. */
+  readonly deadlineSlot: bigint;
 }
 
 export function emptyState(): VenueState {
@@ -201,6 +212,8 @@ export function emptyState(): VenueState {
     roots: new Map(),
     wakeups: new Map(),
     wakeupCursor: 0n,
+    deadMen: new Map(),
+    deadManSweeps: new Set(),
   };
 }
 
