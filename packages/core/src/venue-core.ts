@@ -7,7 +7,7 @@ import { applyCancel } from './intake/cancel.ts';
 import { applyDisconnect } from './intake/disconnect.ts';
 import { applyModify } from './intake/modify.ts';
 import { applyPlace } from './intake/place.ts';
-import { applyDeadMan, deadManStatus } from './lifecycle/dead-man.ts';
+import { applyDeadMan, deadManStatus, fireDeadMenAtBoot } from './lifecycle/dead-man.ts';
 import { applyNotesConsumed } from './lifecycle/notes-consumed.ts';
 import { applyMatchFailed, applyMatchSettled, isPendingMatch } from './lifecycle/settlement.ts';
 import { applyTick } from './lifecycle/tick.ts';
@@ -40,7 +40,9 @@ export class VenueCore {
         assert(command.slot >= state.slot, 'boot: slot went backwards');
         state.sessionId = command.sessionId;
         state.slot = command.slot;
-        return [];
+        // A restart can move the slot past a dead-man deadline without a tick: fire it now, so no
+        // order outlives its account's deadline by a slot (expiries wait for the next tick as before).
+        return fireDeadMenAtBoot(state, config);
       case 'add_market':
         return this.#addMarket(command.market);
       case 'place':

@@ -86,6 +86,12 @@ export function fireDeadMen(state: VenueState, config: CoreConfig, events: CoreE
   }
 }
 
+export function fireDeadMenAtBoot(state: VenueState, config: CoreConfig): CoreEvent[] {
+  const events: CoreEvent[] = [];
+  fireDeadMen(state, config, events);
+  return events;
+}
+
 /**
  * True when the dead-man timer fired while this order was pending settlement: its remainder is
  * cancelled rather than left resting. Consumes the mark.
