@@ -129,6 +129,8 @@ export interface SimReport {
   readonly settlementBatches: Readonly<Record<string, number>>;
   readonly faults: Readonly<Record<string, number>>;
   readonly refusals: Readonly<Record<string, number>>;
+  /** Dead-man timer steps: dead_man_arm, _disarm, _fired (deadlines checked), _refused_<code>. */
+  readonly deadMan: Readonly<Record<string, number>>;
   readonly rates: FaultRates;
   readonly stateHash: string;
   readonly chainHash: string;
@@ -175,6 +177,7 @@ export class Simulator {
   readonly #deadManRandom: SimRandom;
   /** Account -> deadline slot of its armed dead-man timer, as the venue's replies stated it. */
   readonly #deadlines = new Map<string, bigint>();
+  readonly #deadManCounts: Record<string, number> = {};
   readonly #rates: FaultRates;
   readonly #hasherKind: SimHasherKind;
   readonly #hasher: NoteHasher;
@@ -688,14 +691,14 @@ export class Simulator {
       if (roll === 0 && name !== 'DEAD_MAN_TIMEOUT_ZERO' && !earlier) {
         this.#violations.push(`a dead-man timeout of 0 was refused with ${name}, not 1039`);
       }
-      this.#fault(`dead_man_refused_${name}`);
+      this.#countDeadMan(`dead_man_refused_${name}`);
       return;
     }
     if (roll === 0) this.#violations.push('a dead-man timeout of 0 was accepted');
     const result = reply['result'] as Frame;
     if (reply['op'] === 'dead_man.disarm') {
       this.#deadlines.delete(client.accountId);
-      this.#fault('dead_man_disarm');
+      this.#countDeadMan('dead_man_disarm');
       return;
     }
     const deadline = BigInt(result['deadline_slot'] as number);
@@ -703,7 +706,7 @@ export class Simulator {
       this.#violations.push(`dead-man deadline ${deadline} is not armed_slot + ${timeout}`);
     }
     this.#deadlines.set(client.accountId, deadline);
-    this.#fault('dead_man_arm');
+    this.#countDeadMan('dead_man_arm');
   }
 
   /**
@@ -715,7 +718,7 @@ export class Simulator {
     for (const [accountId, deadline] of this.#deadlines) {
       if (core.slot <= deadline) continue;
       this.#deadlines.delete(accountId);
-      this.#fault('dead_man_fired');
+      this.#countDeadMan('dead_man_fired');
       for (const record of core.openOrders(accountId)) {
         const rests = record.state === 'resting' || record.state === 'partially_filled';
         if (rests && record.arrival_slot < deadline) {
@@ -1121,6 +1124,11 @@ export class Simulator {
     }
   }
 
+  /** Dead-man steps are client behaviour, not faults: counted apart so calm seeds stay calm. */
+  #countDeadMan(kind: string): void {
+    this.#deadManCounts[kind] = (this.#deadManCounts[kind] ?? 0) + 1;
+  }
+
   #fault(kind: string): void {
     this.#faults[kind] = (this.#faults[kind] ?? 0) + 1;
   }
@@ -1154,6 +1162,7 @@ export class Simulator {
         ...(this.#disk.syncsFailed === 0 ? {} : { sync_failure: this.#disk.syncsFailed }),
       },
       refusals: { ...this.#refusals },
+      deadMan: { ...this.#deadManCounts },
       rates: this.#rates,
       stateHash: this.#venue.engine.core.stateHash(),
       chainHash: this.#chain.stateHash(),
