@@ -98,4 +98,8 @@ export interface BatchEvent {
   readonly batch: bigint;
   readonly slot: bigint;
   readonly result: AuctionResult;
+  /** Orders that took part (set once the batch's outcome is applied). */
+  participants: number;
+  /** Participants that got nothing, by reason (what the admin explanation publishes). */
+  readonly unfilled: Partial<Record<NoFillReason, number>>;
 }

@@ -284,6 +284,9 @@ function recordOf(row: OrderRow): OrderRecord {
   if (row.lastMatchId !== null) record.match_id = row.lastMatchId;
   if (row.reason !== null) record.reason = row.reason;
   if (row.cancelReason !== null) record.cancel_reason = row.cancelReason;
+  if (row.unfilledBatch !== null && row.unfilledSlot !== null && row.unfilledReason !== null) {
+    record.last_unfilled = { batch: row.unfilledBatch, slot: row.unfilledSlot, reason: row.unfilledReason };
+  }
   if (
     row.lockExpirySlot !== null &&
     (row.state === 'pending_settlement' || row.state === 'settlement_failed')

@@ -1,6 +1,7 @@
+import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
-import type { Fill } from '../auction/types.ts';
+import type { AuctionResult, Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, CoreEvent, MatchEvent, MatchFill } from '../events.ts';
 import { priceBand } from '../market.ts';
@@ -15,6 +16,7 @@ import {
   type VenueState,
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
+import { type BatchOutcome, firstSkips, noFillReason } from './no-fill-reason.ts';
 
 /**
  * Runs one market's batch at the current slot (decisions section 2). Takes part: every resting
@@ -88,9 +90,15 @@ function participantsByPriority(side: BookSide): OrderRow[] {
 interface Cleared {
   readonly fills: readonly Fill[];
   readonly price: bigint;
+  /** What explains the batch to each participant that got nothing (no-fill-reason.ts). */
+  readonly result: AuctionResult | null;
+  readonly bandLow: bigint;
+  readonly bandHigh: bigint;
+  /** The batch record, whose counts of unfilled orders applyOutcome fills in; null when paused. */
+  readonly record: BatchEvent | null;
 }
 
-const NOT_CLEARED: Cleared = { fills: [], price: 0n };
+const NOT_CLEARED: Cleared = { fills: [], price: 0n, result: null, bandLow: 0n, bandHigh: 0n, record: null };
 
 function auction(state: VenueState, market: MarketState, batch: bigint, events: CoreEvent[]): Cleared {
   const oracle = market.oraclePrice;
@@ -126,9 +134,18 @@ function auction(state: VenueState, market: MarketState, batch: bigint, events: 
     batch,
     slot: state.slot,
     result,
+    participants: 0,
+    unfilled: {},
   };
   events.push(record);
-  return { fills: result.fills, price: result.clearingPrice ?? 0n };
+  return {
+    fills: result.fills,
+    price: result.clearingPrice ?? 0n,
+    result,
+    bandLow: band.low,
+    bandHigh: band.high,
+    record,
+  };
 }
 
 const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
@@ -159,6 +176,14 @@ function applyOutcome(
   const fillOrKillColumn = market.columns.fillOrKill;
   // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
   const unfilled: number[] = [];
+  const explained: BatchOutcome = {
+    result: cleared.result,
+    bandLow: cleared.bandLow,
+    bandHigh: cleared.bandHigh,
+    firstSkip: firstSkips(cleared.result, count),
+  };
+  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
+  if (cleared.record !== null) cleared.record.participants = count;
   for (let ref = 0; ref < count; ref += 1) {
     const row = rows[ref] as OrderRow;
     const from = start[ref] as number;
@@ -204,6 +229,13 @@ function applyOutcome(
         lockExpirySlot,
       });
       events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
+    } else {
+      // Took part, got nothing: the owner may read why (GET /orders/{id}).
+      const reason = noFillReason(row, explained);
+      row.unfilledBatch = batch;
+      row.unfilledSlot = state.slot;
+      row.unfilledReason = reason;
+      unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
     }
     // ioc and fok take part in their arrival batch only (decisions section 2).
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
@@ -215,7 +247,9 @@ function applyOutcome(
   }
   for (const ref of unfilled) {
     const row = rows[ref] as OrderRow;
-    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
+    const ended = finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED);
+    // The event says why the arrival batch gave it nothing (an additional field, docs/api.md).
+    events.push(row.unfilledReason === null ? ended : { ...ended, unfilledReason: row.unfilledReason });
   }
 }
 

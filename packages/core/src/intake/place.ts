@@ -291,6 +291,9 @@ export function newRow(
     sweepAfterSettlement: false,
     reason: null,
     cancelReason: null,
+    unfilledBatch: null,
+    unfilledSlot: null,
+    unfilledReason: null,
   };
   state.nextSequence += 1n;
   return row;

@@ -1,4 +1,9 @@
-import { AssertionError, type CancelReason, type SettlementFailureReason } from '@venue/protocol';
+import {
+  AssertionError,
+  type CancelReason,
+  type NoFillReason,
+  type SettlementFailureReason,
+} from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { accountFor, linkOpen } from './order-index.ts';
 import {
@@ -62,7 +67,13 @@ type PersistedRow = Persisted<
     | 'lockExpirySlot'
     | 'lastUpdateSlot'
   >
->;
+> & {
+  /**
+   * [batch, slot, reason] of the latest batch that gave the order nothing. Written only when there
+   * is one, so rows that never sat out a batch keep the bytes they had before it existed.
+   */
+  unfilled?: [bigint, bigint, string];
+};
 
 interface PersistedMarket {
   config: MarketConfig;
@@ -153,6 +164,9 @@ function persistedRow(row: OrderRow): PersistedRow {
     cancelReason: row.cancelReason,
     lockExpirySlot: row.lockExpirySlot,
     lastUpdateSlot: row.lastUpdateSlot,
+    ...(row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null
+      ? {}
+      : { unfilled: [row.unfilledBatch, row.unfilledSlot, row.unfilledReason] }),
   };
 }
 
@@ -254,6 +268,9 @@ function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
     sweepAfterSettlement: saved.sweepAfterSettlement,
     reason: saved.reason as SettlementFailureReason | null,
     cancelReason: saved.cancelReason as CancelReason | null,
+    unfilledBatch: saved.unfilled?.[0] ?? null,
+    unfilledSlot: saved.unfilled?.[1] ?? null,
+    unfilledReason: (saved.unfilled?.[2] ?? null) as NoFillReason | null,
   };
 }
 

@@ -1,4 +1,11 @@
-import type { CancelReason, OrderState, OrderType, SettlementFailureReason, Side } from '@venue/protocol';
+import type {
+  CancelReason,
+  NoFillReason,
+  OrderState,
+  OrderType,
+  SettlementFailureReason,
+  Side,
+} from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { MarketColumns, NO_SLOT } from './market-columns.ts';
 import { PendingMatches } from './pending-matches.ts';
@@ -71,6 +78,13 @@ export interface OrderRow {
   cancelReason: CancelReason | null;
   lockExpirySlot: bigint | null;
   lastUpdateSlot: bigint;
+  /**
+   * The latest batch the order took part in and got nothing from, and why (batch/no-fill-reason.ts);
+   * all three null until that first happens. Shown to the owner only (GET /orders/{id}).
+   */
+  unfilledBatch: bigint | null;
+  unfilledSlot: bigint | null;
+  unfilledReason: NoFillReason | null;
 
   // ---- derived: what the auction reads (kept equal to the persisted facts by order-index.ts) ----
   /** amount - filled. */

@@ -1,0 +1,64 @@
+import type { NoFillReason } from '@venue/protocol';
+import type { AuctionResult, SkipReason } from '../auction/types.ts';
+import type { OrderRow } from '../state/venue-state.ts';
+
+/**
+ * Why an order that took part in a batch got nothing in it (docs/core-auction.md, "What an owner is
+ * told"). The answer is built from the order's own terms and the batch's outcome relative to them:
+ * whether the batch cleared, whether the price lay inside the order's limit and the oracle band,
+ * and what the allocation recorded against this order itself. It never depends on which other
+ * orders there were, beyond the fact that volume went to orders ahead of it ('priority'), which is
+ * deliberately not split into price and time priority: telling them apart would reveal whether
+ * another order sat at exactly this order's limit.
+ */
+
+/** What a batch decided, as the explanation of each unfilled participant needs it. */
+export interface BatchOutcome {
+  /** null: the batch did not run its auction (trading paused). */
+  readonly result: AuctionResult | null;
+  readonly bandLow: bigint;
+  readonly bandHigh: bigint;
+  /** Per participant ref, the first reason the allocation passed it over, or undefined. */
+  readonly firstSkip: readonly (SkipReason | undefined)[];
+}
+
+export function noFillReason(row: OrderRow, outcome: BatchOutcome): NoFillReason {
+  const result = outcome.result;
+  if (result === null) return 'market_paused';
+  const price = result.clearingPrice;
+  if (price === null) {
+    if (result.noClearReason === 'no_oracle') return 'no_oracle';
+    if (result.noClearReason === 'no_candidate_in_band') return 'outside_band';
+    return 'no_counterparty';
+  }
+  const limit = row.priceLimit;
+  const marketable = row.side === 'bid' ? limit >= price : limit === 0n || limit <= price;
+  if (!marketable) {
+    // A limit beyond the band on its own side could not be met by any price this batch allowed.
+    const beyondBand = row.side === 'bid' ? limit < outcome.bandLow : limit > outcome.bandHigh;
+    return beyondBand ? 'outside_band' : 'limit';
+  }
+  switch (outcome.firstSkip[row.ref]) {
+    case 'self_trade':
+      return 'self_trade';
+    case 'min_fill':
+      // minFill is min_fill_size capped at what remains: equal means all-or-none for this remainder.
+      return row.minFill === row.remaining ? 'all_or_none' : 'min_fill';
+    case 'fill_or_kill':
+      return 'fill_or_kill';
+    case 'zero_quote':
+      return 'zero_quote';
+    case undefined:
+      return 'priority';
+  }
+}
+
+/** The first skip reason of each ref (the log keeps them in order of first occurrence). */
+export function firstSkips(result: AuctionResult | null, count: number): (SkipReason | undefined)[] {
+  const first: (SkipReason | undefined)[] = new Array(count);
+  if (result === null) return first;
+  for (const { ref, reason } of result.skipped) {
+    if (ref >= 0 && ref < count && first[ref] === undefined) first[ref] = reason;
+  }
+  return first;
+}
