@@ -20,11 +20,16 @@ export interface BatchOutcome {
   readonly bandHigh: bigint;
   /** Per participant ref, the first reason the allocation passed it over, or undefined. */
   readonly firstSkip: readonly (SkipReason | undefined)[];
+  /** The filled order first in allocation priority on each side, or null when none filled. */
+  readonly bestFilledBid: OrderRow | null;
+  readonly bestFilledAsk: OrderRow | null;
 }
 
 export function noFillReason(row: OrderRow, outcome: BatchOutcome): NoFillReason {
   const result = outcome.result;
   if (result === null) return 'market_paused';
+  // A fok its batch could not fill whole is set aside before the price is chosen.
+  if (outcome.firstSkip[row.ref] === 'fill_or_kill') return 'fill_or_kill';
   const price = result.clearingPrice;
   if (price === null) {
     if (result.noClearReason === 'no_oracle') return 'no_oracle';
@@ -48,9 +53,38 @@ export function noFillReason(row: OrderRow, outcome: BatchOutcome): NoFillReason
       return 'fill_or_kill';
     case 'zero_quote':
       return 'zero_quote';
-    case undefined:
-      return 'priority';
+    case undefined: {
+      // Volume went to orders ahead of it, or (nothing ahead filled) the other side's orders could
+      // not be paired with it on their own terms.
+      const best = row.side === 'bid' ? outcome.bestFilledBid : outcome.bestFilledAsk;
+      return best !== null && ahead(best, row) ? 'priority' : 'unmatched';
+    }
   }
+}
+
+/** Allocation priority (decisions section 2): the more aggressive limit, then arrival slot, then intake. */
+export function ahead(a: OrderRow, b: OrderRow): boolean {
+  if (a.priceLimit !== b.priceLimit) {
+    return a.side === 'bid' ? a.priceLimit > b.priceLimit : a.priceLimit < b.priceLimit;
+  }
+  if (a.arrivalSlot !== b.arrivalSlot) return a.arrivalSlot < b.arrivalSlot;
+  return a.sequence < b.sequence;
+}
+
+/** The best-priority filled order of each side. */
+export function bestFilled(
+  rows: readonly OrderRow[],
+  fills: readonly { readonly bidRef: number; readonly askRef: number }[],
+): { bid: OrderRow | null; ask: OrderRow | null } {
+  let bid: OrderRow | null = null;
+  let ask: OrderRow | null = null;
+  for (const fill of fills) {
+    const b = rows[fill.bidRef] as OrderRow;
+    const a = rows[fill.askRef] as OrderRow;
+    if (bid === null || ahead(b, bid)) bid = b;
+    if (ask === null || ahead(a, ask)) ask = a;
+  }
+  return { bid, ask };
 }
 
 /** The first skip reason of each ref (the log keeps them in order of first occurrence). */

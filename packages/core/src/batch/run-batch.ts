@@ -16,7 +16,7 @@ import {
   type VenueState,
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
-import { type BatchOutcome, firstSkips, noFillReason } from './no-fill-reason.ts';
+import { type BatchOutcome, bestFilled, firstSkips, noFillReason } from './no-fill-reason.ts';
 
 /**
  * Runs one market's batch at the current slot (decisions section 2). Takes part: every resting
@@ -176,11 +176,14 @@ function applyOutcome(
   const fillOrKillColumn = market.columns.fillOrKill;
   // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
   const unfilled: number[] = [];
+  const best = bestFilled(rows, fills);
   const explained: BatchOutcome = {
     result: cleared.result,
     bandLow: cleared.bandLow,
     bandHigh: cleared.bandHigh,
     firstSkip: firstSkips(cleared.result, count),
+    bestFilledBid: best.bid,
+    bestFilledAsk: best.ask,
   };
   const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
   if (cleared.record !== null) cleared.record.participants = count;

@@ -75,6 +75,7 @@ export const NO_FILL_REASONS = [
   'no_counterparty', // no price at which both sides had volume
   'limit', // the batch cleared at a price worse than the order's limit
   'priority', // eligible at the clearing price, but orders ahead of it (price, then time) took the volume
+  'unmatched', // eligible, nothing ahead of it filled, yet no pairing met both sides' terms (theirs or self-trade)
   'min_fill', // the fill available to it was below its own min_fill_size
   'all_or_none', // the fill available to it was below its whole remaining size (min_fill_size == amount)
   'fill_or_kill', // a fok order whose whole amount could not be filled in its arrival batch
