@@ -110,6 +110,21 @@ describe('venue CLI', () => {
     assert.equal((await venueCli('orders')).stdout, 'no open orders\n');
   });
 
+  test('dead-man arm, status and disarm: text and --json agree with the venue; a bad timeout exits 1', async () => {
+    const armed = await venueCli('--json', '--account', 'bob', 'dead-man', 'arm', '40');
+    assert.equal(armed.status, 0, armed.stderr);
+    const status = JSON.parse(armed.stdout);
+    assert.equal(status.armed, true);
+    assert.equal(BigInt(status.deadline_slot), BigInt(status.armed_slot) + 40n);
+    const shown = await venueCli('--account', 'bob', 'dead-man', 'status');
+    assert.match(shown.stdout, new RegExp(`cancelled at slot ${status.deadline_slot} unless refreshed`));
+    const zero = await venueCli('--account', 'bob', 'dead-man', 'arm', '0');
+    assert.equal(zero.status, 1);
+    assert.match(zero.stderr, /error 1039 \(HTTP 400\)/);
+    const off = await venueCli('--account', 'bob', 'dead-man', 'disarm');
+    assert.equal(off.stdout.trim(), 'not armed');
+  });
+
   test("a refusal prints the venue's code and message and exits 1, as text or as JSON", async () => {
     const missing = 'ab'.repeat(16);
     const text = await venueCli('--account', 'bob', 'orders', missing);

@@ -21,7 +21,8 @@ export type Command =
   | RootsCommand
   | MatchSettledCommand
   | MatchFailedCommand
-  | NotesConsumedCommand;
+  | NotesConsumedCommand
+  | DeadManCommand;
 
 /** A new boot: every body signed for an earlier session id is stale from now on (spec 2.1). */
 export interface BootCommand {
@@ -65,6 +66,17 @@ export interface ModifyCommand {
   readonly replacementDigest: string;
   readonly accountId: string;
   readonly connectionId: string | null;
+  readonly slot: bigint;
+}
+
+/**
+ * The account arms or refreshes its dead-man timer (timeoutSlots from the current slot), or disarms
+ * it (null). Authorised by the account's bearer token alone, like cancel-on-disconnect.
+ */
+export interface DeadManCommand {
+  readonly type: 'dead_man';
+  readonly accountId: string;
+  readonly timeoutSlots: bigint | null;
   readonly slot: bigint;
 }
 

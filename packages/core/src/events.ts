@@ -1,7 +1,9 @@
 import type {
   CancelReason,
   CancelResponse,
+  DeadManStatus,
   ModifyResponse,
+  NoFillReason,
   OrderEventKind,
   PlaceResponse,
   SettlementFailureReason,
@@ -23,7 +25,8 @@ export type ReplyEvent =
       readonly repeat: boolean;
     }
   | { readonly type: 'cancelled_reply'; readonly accountId: string; readonly response: CancelResponse }
-  | { readonly type: 'modified'; readonly accountId: string; readonly response: ModifyResponse };
+  | { readonly type: 'modified'; readonly accountId: string; readonly response: ModifyResponse }
+  | { readonly type: 'dead_man_reply'; readonly accountId: string; readonly response: DeadManStatus };
 
 /**
  * A spec 6.1 order event, routed to the owning account only. `server_time_ms` and `seq` are added
@@ -44,6 +47,8 @@ export interface OrderEvent {
   readonly lockExpirySlot?: bigint;
   /** Not on the wire (spec 6.1 fixes the fields); kept for the order record. */
   readonly cancelReason?: CancelReason;
+  /** ioc/fok cancelled after an arrival batch that gave it nothing: why (sent as `unfilled_reason`). */
+  readonly unfilledReason?: NoFillReason;
 }
 
 /**
@@ -93,4 +98,8 @@ export interface BatchEvent {
   readonly batch: bigint;
   readonly slot: bigint;
   readonly result: AuctionResult;
+  /** Orders that took part (set once the batch's outcome is applied). */
+  participants: number;
+  /** Participants that got nothing, by reason (what the admin explanation publishes). */
+  readonly unfilled: Partial<Record<NoFillReason, number>>;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AssertionError, assert, type OrderRecord, VenueError } from '@venue/protocol';
+import { AssertionError, assert, type DeadManStatus, type OrderRecord, VenueError } from '@venue/protocol';
 import type { Command } from './commands.ts';
 import { assertCoreConfig, type CoreConfig } from './config.ts';
 import type { CoreEvent } from './events.ts';
@@ -7,11 +7,13 @@ import { applyCancel } from './intake/cancel.ts';
 import { applyDisconnect } from './intake/disconnect.ts';
 import { applyModify } from './intake/modify.ts';
 import { applyPlace } from './intake/place.ts';
+import { applyDeadMan, deadManStatus, fireDeadMenAtBoot } from './lifecycle/dead-man.ts';
 import { applyNotesConsumed } from './lifecycle/notes-consumed.ts';
 import { applyMatchFailed, applyMatchSettled, isPendingMatch } from './lifecycle/settlement.ts';
 import { applyTick } from './lifecycle/tick.ts';
 import { assertMarketConfig, type MarketConfig } from './market.ts';
 import { validateState } from './state/invariants.ts';
+import { lastUnfilled } from './state/last-unfilled.ts';
 import { restoreState, snapshotState } from './state/snapshot.ts';
 import { emptyMarket, emptyState, type OrderRow, type VenueState } from './state/venue-state.ts';
 
@@ -39,7 +41,9 @@ export class VenueCore {
         assert(command.slot >= state.slot, 'boot: slot went backwards');
         state.sessionId = command.sessionId;
         state.slot = command.slot;
-        return [];
+        // A restart can move the slot past a dead-man deadline without a tick: fire it now, so no
+        // order outlives its account's deadline by a slot (expiries wait for the next tick as before).
+        return fireDeadMenAtBoot(state, config);
       case 'add_market':
         return this.#addMarket(command.market);
       case 'place':
@@ -77,6 +81,9 @@ export class VenueCore {
         return applyMatchFailed(state, config, command);
       case 'notes_consumed':
         return applyNotesConsumed(state, config, command);
+      case 'dead_man':
+        this.#advanceTo(command.slot);
+        return applyDeadMan(state, command);
     }
   }
 
@@ -135,6 +142,11 @@ export class VenueCore {
       records.push(recordOf(row));
     }
     return records;
+  }
+
+  /** The account's dead-man timer (GET /account/dead-man). */
+  deadMan(accountId: string): DeadManStatus {
+    return deadManStatus(this.#state, accountId);
   }
 
   /** The account that owns an order, for routing its events (spec 6.1). */
@@ -273,6 +285,8 @@ function recordOf(row: OrderRow): OrderRecord {
   if (row.lastMatchId !== null) record.match_id = row.lastMatchId;
   if (row.reason !== null) record.reason = row.reason;
   if (row.cancelReason !== null) record.cancel_reason = row.cancelReason;
+  const unfilled = lastUnfilled(row);
+  if (unfilled !== null) record.last_unfilled = unfilled;
   if (
     row.lockExpirySlot !== null &&
     (row.state === 'pending_settlement' || row.state === 'settlement_failed')

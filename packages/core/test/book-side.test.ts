@@ -101,8 +101,20 @@ function checkSide(side: BookSide, open: readonly OrderRow[]): void {
 test('book sides kept incrementally equal a from-scratch sort after any run of joins and leaves', () => {
   fc.assert(
     fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
-      const bids: BookSide = { descending: true, levels: [], byPrice: new Map(), restingLevels: 0 };
-      const asks: BookSide = { descending: false, levels: [], byPrice: new Map(), restingLevels: 0 };
+      const bids: BookSide = {
+        descending: true,
+        levels: [],
+        byPrice: new Map(),
+        restingLevels: 0,
+        restingOrders: 0,
+      };
+      const asks: BookSide = {
+        descending: false,
+        levels: [],
+        byPrice: new Map(),
+        restingLevels: 0,
+        restingOrders: 0,
+      };
       const open: OrderRow[] = [];
       let sequence = 0n;
       for (const s of steps) {

@@ -21,6 +21,8 @@ export * from './schema/account.ts';
 export * from './schema/admin.ts';
 export * from './schema/attestation.ts';
 export * from './schema/auth.ts';
+export * from './schema/clearing.ts';
+export * from './schema/dead-man.ts';
 export * from './schema/decode.ts';
 export * from './schema/encode.ts';
 export * from './schema/events.ts';

@@ -13,6 +13,12 @@ export const U8_MAX = 255;
 /** spec section 8: an order may expire at most this many slots after the venue's current slot. */
 export const ORDER_LIFETIME_SLOTS_MAX = 4500n;
 
+/**
+ * Longest dead-man timer (POST /account/dead-man): as long as an order may live, so a timer never
+ * outlasts every order it could protect. Shorter timers are refreshed.
+ */
+export const DEAD_MAN_TIMEOUT_SLOTS_MAX = 4500n;
+
 /** Longest market symbol (BASE-QUOTE, each part 1-12 of A-Z and 0-9). */
 export const SYMBOL_LENGTH_MAX = 25;
 

@@ -144,6 +144,8 @@ const memo = {
   nonce: hex(12),
   ciphertext: hex(events.FILL_MEMO_CIPHERTEXT_BYTES),
 };
+const deadManArmed = { armed: true, timeout_slots: 25, armed_slot: 4000, deadline_slot: 4025 };
+const candidate = { price: 1000, demand: 300, supply: 250, executable: 250, surplus: 50, oracle_distance: 0 };
 const loginResult = { account_id: ACCT, expires_at: 1700000360000, cancel_on_disconnect: false };
 
 /** One valid sample per exported schema; the test below fails when a schema has none. */
@@ -318,6 +320,31 @@ const SAMPLES: Record<string, unknown> = {
   OrderModifyFrameSchema: { op: 'order.modify', order_id: H16, params: modify },
   PingFrameSchema: { op: 'ping' },
   LogoutFrameSchema: { op: 'logout', request_id: 'bye' },
+  DeadManArmFrameSchema: { op: 'dead_man.arm', request_id: 'd1', params: { timeout_slots: 25 } },
+  DeadManDisarmFrameSchema: { op: 'dead_man.disarm' },
+  DeadManArmReplySchema: { op: 'dead_man.arm', seq: 4, result: deadManArmed },
+  DeadManDisarmReplySchema: { op: 'dead_man.disarm', seq: 5, result: { armed: false } },
+  // dead-man.ts, clearing.ts
+  DeadManArmRequestSchema: { timeout_slots: 25 },
+  DeadManStatusSchema: deadManArmed,
+  UnfilledBatchSchema: { batch: 17, slot: 4000, reason: 'priority' },
+  AuctionParamsSchema: { market_id: ADDR, batch: '17' },
+  CandidatePriceSchema: candidate,
+  UnfilledCountSchema: { reason: 'limit', orders: 3 },
+  AuctionExplanationSchema: {
+    market_id: ADDR,
+    batch: 17,
+    slot: 4000,
+    participants: 12,
+    clearing_price: 1000,
+    decided_by: 'surplus',
+    candidates_considered: 5,
+    candidates_out_of_band: 1,
+    shortlist: [candidate],
+    fills: 4,
+    volume: 250,
+    unfilled: [{ reason: 'limit', orders: 3 }],
+  },
   // stream.ts: server frames
   OrderPlaceReplySchema: { op: 'order.place', seq: 1, request_id: 'p:1', result: placeResponse },
   OrderCancelReplySchema: { op: 'order.cancel', seq: 2, result: cancelResponse },
@@ -476,6 +503,11 @@ describe('route catalogue', () => {
     'GET /account',
     'GET /account/settings',
     'PUT /account/settings',
+    // Ours: the dead-man timer and the auction explanation (issue 25).
+    'GET /account/dead-man',
+    'POST /account/dead-man',
+    'DELETE /account/dead-man',
+    'GET /admin/auctions/:market_id/:batch',
     'POST /auth/token',
     'DELETE /auth/token',
     'GET /health',

@@ -6,6 +6,8 @@ import {
   type AccountStatusResponse,
   AccountStatusResponseSchema,
   type AttestationReport,
+  type AuctionExplanation,
+  AuctionExplanationSchema,
   type CancelParams,
   CancelParamsSchema,
   type CancelResponse,
@@ -14,6 +16,9 @@ import {
   CreateAccountRequestSchema,
   type CreateAccountResponse,
   CreateAccountResponseSchema,
+  DeadManArmRequestSchema,
+  type DeadManStatus,
+  DeadManStatusSchema,
   type DrainResponse,
   DrainResponseSchema,
   type InclusionProofResponse,
@@ -290,6 +295,26 @@ export class VenueClient {
     return decodeResponse(AccountSettingsSchema, text);
   }
 
+  // ---- Dead-man timer (ours; docs/api.md "Dead-man timer") ----
+
+  /**
+   * Arms or refreshes the account's dead-man timer: unless it is refreshed or disarmed within
+   * `timeoutSlots` slots (1 to 4500), the venue cancels every resting order of the account. A bot
+   * refreshes it on a heartbeat well inside the timeout (the stream's armDeadMan does the same).
+   */
+  async armDeadMan(timeoutSlots: bigint): Promise<DeadManStatus> {
+    const body = wireJsonText(DeadManArmRequestSchema, { timeout_slots: timeoutSlots });
+    return decodeResponse(DeadManStatusSchema, await this.#authed('POST', '/account/dead-man', body));
+  }
+
+  async disarmDeadMan(): Promise<DeadManStatus> {
+    return decodeResponse(DeadManStatusSchema, await this.#authed('DELETE', '/account/dead-man'));
+  }
+
+  async deadMan(): Promise<DeadManStatus> {
+    return decodeResponse(DeadManStatusSchema, await this.#authed('GET', '/account/dead-man'));
+  }
+
   /**
    * Reads the record of each order id, in order, for gap recovery (spec 6.1). An id the venue does
    * not know (or that belongs to another account, D31) maps to null. Other errors are thrown.
@@ -369,6 +394,14 @@ export class VenueClient {
   async drain(action: 'inspect' | 'begin' | 'cancel' = 'inspect'): Promise<DrainResponse> {
     const method = action === 'inspect' ? 'GET' : action === 'begin' ? 'POST' : 'DELETE';
     return decodeResponse(DrainResponseSchema, await this.#authed(method, '/admin/drain'));
+  }
+
+  /** GET /admin/auctions/{market_id}/{batch}: one recent batch auction explained, no owner identities. */
+  async auctionExplanation(marketId: string, batch: bigint): Promise<AuctionExplanation> {
+    return decodeResponse(
+      AuctionExplanationSchema,
+      await this.#authed('GET', `/admin/auctions/${encodeURIComponent(marketId)}/${batch}`),
+    );
   }
 
   /** GET /admin/metrics/settlement: per-market aggregates, nothing per order. */

@@ -6,6 +6,7 @@ import {
   CLIENT_FRAMES,
   type ClientFrame,
   type ClientOp,
+  type DeadManStatus,
   type decode,
   decodeServerMessage,
   type FillMessage,
@@ -197,6 +198,20 @@ export class VenueStream extends EventEmitter<StreamEventMap> {
       params: request,
     });
     return (reply as ReplyOf<'order.modify'>).result;
+  }
+
+  /** As VenueClient.armDeadMan, over the stream (frame `dead_man.arm`). */
+  async armDeadMan(timeoutSlots: bigint): Promise<DeadManStatus> {
+    const reply = await this.#request('dead_man.arm', {
+      op: 'dead_man.arm',
+      params: { timeout_slots: timeoutSlots },
+    });
+    return (reply as ReplyOf<'dead_man.arm'>).result;
+  }
+
+  async disarmDeadMan(): Promise<DeadManStatus> {
+    const reply = await this.#request('dead_man.disarm', { op: 'dead_man.disarm' });
+    return (reply as ReplyOf<'dead_man.disarm'>).result;
   }
 
   async ping(): Promise<void> {

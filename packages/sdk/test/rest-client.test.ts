@@ -56,6 +56,29 @@ describe('REST client', () => {
     assert.deepEqual((await client.account()).open_orders, []);
   });
 
+  test('dead-man timer: arm, refresh and disarm over REST and the stream; a bad timeout is a VenueApiError', async () => {
+    const slot = venue.clock.slot();
+    assert.deepEqual(await client.armDeadMan(20n), {
+      armed: true,
+      timeout_slots: 20n,
+      armed_slot: slot,
+      deadline_slot: slot + 20n,
+    });
+    assert.equal((await client.deadMan()).deadline_slot, slot + 20n);
+    await assert.rejects(client.armDeadMan(0n), (error: unknown) => {
+      assert.ok(error instanceof VenueApiError);
+      assert.equal(error.code, 1039);
+      assert.equal(error.status, 400);
+      return true;
+    });
+    const stream = await client.openStream();
+    assert.equal((await stream.armDeadMan(30n)).deadline_slot, slot + 30n, 'a refresh over the stream');
+    assert.deepEqual(await stream.disarmDeadMan(), { armed: false });
+    await stream.close();
+    assert.deepEqual(await client.disarmDeadMan(), { armed: false });
+    assert.deepEqual(await client.deadMan(), { armed: false });
+  });
+
   test('settings are read and replaced whole', async () => {
     assert.deepEqual(await client.settings(), { cancel_on_disconnect_default: false });
     assert.deepEqual(await client.updateSettings({ cancel_on_disconnect_default: true }), {

@@ -14,6 +14,7 @@ import { venueReadRoutes } from '../http/venue-read-routes.ts';
 import type { Recovery } from '../journal/recovery.ts';
 import { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
 import { StreamServer, type StreamServerOptions } from '../stream/stream-server.ts';
+import { AuctionExplanations } from '../venue/auction-explanations.ts';
 import { DrainControl } from '../venue/drain-control.ts';
 import { bootEngine, type StateDirectory } from '../venue/engine-boot.ts';
 import { type ProofChecks, pooledSignatureChecks, type SignatureChecks } from '../venue/intake-checks.ts';
@@ -134,6 +135,7 @@ interface Inner {
   readonly intake: OrderIntake;
   readonly drain: DrainControl;
   readonly limiter: TradingRateLimiter;
+  readonly auctions: AuctionExplanations;
   readonly recovery: Recovery | null;
   /** Where a failed snapshot is reported: the front's log once it exists. */
   readonly snapshotErrors: { report: (error: unknown) => void };
@@ -172,7 +174,10 @@ async function openInner(parts: VenueServerParts, sessionId: string): Promise<In
     signatures = pooledSignatureChecks(pool);
   }
   const intake = new OrderIntake({ engine, limiter, signatures, proofs: parts.proofs, clock });
+  const auctions = new AuctionExplanations();
+  engine.onEvents((events) => auctions.follow(events));
   return {
+    auctions,
     engine,
     auth,
     gates,
@@ -215,6 +220,7 @@ function openHttp(parts: VenueServerParts, inner: Inner, front: FrontPorts): Ven
               chain: parts.chain,
               attestation: parts.attestation,
               settlement: parts.settlement,
+              auctions: inner.auctions,
             }),
           ],
           { auth, clock },

@@ -647,3 +647,9 @@ export function checkLimitRelations(limits: VenueLimits = VENUE_LIMITS): void {
   const broken = brokenLimitRelations(limits);
   assert(broken.length === 0, `limits: ${broken.join('; ')}`);
 }
+
+/**
+ * Batch auction explanations kept for GET /admin/auctions (venue/auction-explanations.ts), newest
+ * first out: a minute or more of batches at one per slot on a few markets, a few hundred bytes each.
+ */
+export const AUCTION_EXPLANATIONS_MAX = 1024;

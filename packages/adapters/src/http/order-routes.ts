@@ -2,6 +2,7 @@ import {
   type AccountResponse,
   AccountResponseSchema,
   type AccountSettings,
+  DeadManStatusSchema,
   OrderRecordSchema,
   toWire,
 } from '@venue/protocol';
@@ -60,6 +61,28 @@ export function orderRoutes(intake: OrderIntake, auth: AuthService): RouteHandle
         };
         return toWire(AccountResponseSchema, body);
       },
+    },
+    {
+      method: 'GET',
+      path: '/account/dead-man',
+      handle: async (context: RouteContext) =>
+        toWire(DeadManStatusSchema, await intake.deadMan(principalOf(context).account.accountId)),
+    },
+    {
+      method: 'POST',
+      path: '/account/dead-man',
+      rawBody: true,
+      handle: async (context: RouteContext) =>
+        toWire(
+          DeadManStatusSchema,
+          await intake.armDeadMan(context.body, principalOf(context).account.accountId),
+        ),
+    },
+    {
+      method: 'DELETE',
+      path: '/account/dead-man',
+      handle: async (context: RouteContext) =>
+        toWire(DeadManStatusSchema, await intake.setDeadMan(null, principalOf(context).account.accountId)),
     },
     {
       method: 'GET',

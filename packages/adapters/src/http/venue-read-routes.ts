@@ -1,4 +1,5 @@
 import {
+  AuctionExplanationSchema,
   asyncApiDocument,
   type InclusionQuery,
   type InstrumentListResponse,
@@ -10,9 +11,11 @@ import {
   settlementLookupOf,
   TRANSPARENCY_PAGE_MAX,
   type TransparencyQuery,
+  toWire,
   VenueError,
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import type { AuctionExplanations } from '../venue/auction-explanations.ts';
 import type { DrainControl } from '../venue/drain-control.ts';
 import type { AttestationSource, ChainReads, SettlementTelemetry } from '../venue/ports.ts';
 import type { TradingGates } from '../venue/trading-gates.ts';
@@ -32,6 +35,7 @@ export interface ReadDeps {
   readonly chain: ChainReads | null;
   readonly attestation: AttestationSource | null;
   readonly settlement: SettlementTelemetry;
+  readonly auctions: AuctionExplanations;
 }
 
 function chainOf(deps: ReadDeps): ChainReads {
@@ -137,6 +141,12 @@ export function venueReadRoutes(deps: ReadDeps): RouteHandler[] {
             TRANSPARENCY_PAGE_MAX,
           ),
         ),
+    },
+    {
+      method: 'GET',
+      path: '/admin/auctions/:market_id/:batch',
+      handle: (context: RouteContext<{ market_id: string; batch: bigint }>) =>
+        toWire(AuctionExplanationSchema, deps.auctions.get(context.params.market_id, context.params.batch)),
     },
     { method: 'GET', path: '/admin/drain', handle: () => deps.drain.status() },
     { method: 'POST', path: '/admin/drain', handle: () => deps.drain.begin(deps.clock.nowMs()) },

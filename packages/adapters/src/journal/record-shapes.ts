@@ -147,6 +147,9 @@ export const COMMAND_SHAPES: { readonly [C in Command as C['type']]: ShapeOf<C> 
     fields: { type: 'string', marketId: 'string', matchId: 'bigint', reason: 'string', slot: 'bigint' },
   },
   notes_consumed: { fields: { type: 'string', noteCommitments: { list: 'string' }, slot: 'bigint' } },
+  dead_man: {
+    fields: { type: 'string', accountId: 'string', timeoutSlots: { nullable: 'bigint' }, slot: 'bigint' },
+  },
 };
 
 const CHANGE_OPENING: ShapeOf<ChangeOpening> = {

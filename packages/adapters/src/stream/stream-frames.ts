@@ -84,6 +84,7 @@ export function orderEventFrame(event: CoreOrderEvent, serverTimeMs: number): Or
     ...(event.newNoteAmount === undefined ? {} : { new_note_amount: event.newNoteAmount }),
     ...(event.reason === undefined ? {} : { reason: event.reason }),
     ...(event.lockExpirySlot === undefined ? {} : { lock_expiry_slot: event.lockExpirySlot }),
+    ...(event.unfilledReason === undefined ? {} : { unfilled_reason: event.unfilledReason }),
   };
 }
 

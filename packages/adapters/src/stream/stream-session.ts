@@ -259,6 +259,15 @@ export class StreamSession {
         );
         return async () => ({ op: 'order.modify', result: await run() });
       }
+      case 'dead_man.arm': {
+        const accountId = this.#requireLogin();
+        const timeoutSlots = frame.params.timeout_slots;
+        return async () => ({ op: 'dead_man.arm', result: await intake.setDeadMan(timeoutSlots, accountId) });
+      }
+      case 'dead_man.disarm': {
+        const accountId = this.#requireLogin();
+        return async () => ({ op: 'dead_man.disarm', result: await intake.setDeadMan(null, accountId) });
+      }
     }
   }
 

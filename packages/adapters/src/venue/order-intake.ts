@@ -3,6 +3,8 @@ import {
   CancelParamsSchema,
   type CancelResponse,
   checkPlaceOrderFields,
+  DeadManArmRequestSchema,
+  type DeadManStatus,
   decode,
   type ModifyRequest,
   ModifyRequestSchema,
@@ -145,6 +147,32 @@ export class OrderIntake {
       });
       return replyOf(events, 'modified').response;
     };
+  }
+
+  /**
+   * The dead-man timer (POST and DELETE /account/dead-man, stream dead_man.arm/disarm). One unit of
+   * the cancel reserve, so a bot at its trading limit can still refresh or disarm it: keeping it
+   * alive is the kind of request that must not be starved. Sequenced like an order, so the journal
+   * holds it and a replay arms it at the same slot.
+   */
+  async armDeadMan(body: unknown, accountId: string): Promise<DeadManStatus> {
+    return this.setDeadMan(decode(DeadManArmRequestSchema, body).timeout_slots, accountId);
+  }
+
+  async setDeadMan(timeoutSlots: bigint | null, accountId: string): Promise<DeadManStatus> {
+    const { engine, limiter, clock } = this.#deps;
+    limiter.charge(accountId, 'cancel', clock.nowMs());
+    const events = await engine.submit({ type: 'dead_man', accountId, timeoutSlots });
+    return replyOf(events, 'dead_man_reply').response;
+  }
+
+  /** GET /account/dead-man: one read unit, like every read of the account. */
+  async deadMan(accountId: string): Promise<DeadManStatus> {
+    const { engine, limiter, clock } = this.#deps;
+    limiter.charge(accountId, 'read', clock.nowMs());
+    engine.catchUp();
+    await engine.settled();
+    return engine.core.deadMan(accountId);
   }
 
   /**

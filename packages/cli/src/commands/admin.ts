@@ -2,6 +2,7 @@ import type { AccountRole } from '@venue/protocol';
 import { type Command, Option } from 'commander';
 import { withContext } from './context.ts';
 import type { CliIo } from './output.ts';
+import { parseU64 } from './parsers.ts';
 
 /** The protocol's ACCOUNT_ROLES, listed here so declaring the command loads no protocol code. */
 const ACCOUNT_ROLES = ['trader', 'admin'] as const satisfies readonly AccountRole[];
@@ -77,6 +78,32 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
           drain,
           () =>
             `drain: ${drain.state}; trading ${drain.trading_closed ? 'closed' : 'open'}; journal records in flight ${drain.journal_records_in_flight}`,
+        );
+      }),
+    );
+
+  admin
+    .command('auction')
+    .description('Explain one recent batch auction of a market: candidates, price, counts by outcome.')
+    .argument('<market_id>', 'base58 market id (GET /instruments)')
+    .argument('<batch>', 'auction batch number', parseU64)
+    .action((marketId: string, batch: bigint, _flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const client = await context.login('admin');
+        const explained = await client.auctionExplanation(marketId, batch);
+        context.out.result(explained, () =>
+          [
+            `batch ${explained.batch} at slot ${explained.slot}: ${explained.participants} orders took part`,
+            explained.clearing_price === undefined
+              ? `did not clear (${explained.no_clear_reason ?? 'nothing crossed'})`
+              : `cleared at ${explained.clearing_price} (decided by ${explained.decided_by}), ${explained.fills} fills, ${explained.volume} base units`,
+            `candidates: ${explained.candidates_considered}, outside the band: ${explained.candidates_out_of_band}`,
+            ...explained.shortlist.map(
+              (c) =>
+                `  ${c.price}: demand ${c.demand}, supply ${c.supply}, executable ${c.executable}, surplus ${c.surplus}`,
+            ),
+            ...explained.unfilled.map((u) => `unfilled (${u.reason}): ${u.orders}`),
+          ].join('\n'),
         );
       }),
     );

@@ -1,5 +1,5 @@
 import type { ValidInputProver } from '@venue/notes';
-import type { OrderRecord, OrderType, Side } from '@venue/protocol';
+import type { DeadManStatus, OrderRecord, OrderType, Side } from '@venue/protocol';
 import type { KeyFile, LocalOrder, NoteInput, NoteWallet, Trader, VenueClient } from '@venue/sdk';
 import { type Command, Option } from 'commander';
 import { withContext } from './context.ts';
@@ -168,6 +168,50 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
         context.out.table(records, ORDER_COLUMNS, 'no open orders');
       }),
     );
+
+  registerDeadManCommands(program, io);
+}
+
+/**
+ * `dead-man arm|disarm|status`: the account's cancel-all-after timer. A bot normally refreshes it
+ * through the SDK on its own heartbeat; the command is for operators at a desk and for scripts.
+ */
+function registerDeadManCommands(program: Command, io: CliIo): void {
+  const deadMan = program
+    .command('dead-man')
+    .description("The account's dead-man timer: cancel every resting order unless refreshed in time.");
+  const show = (status: DeadManStatus) =>
+    status.armed
+      ? `armed: resting orders are cancelled at slot ${status.deadline_slot} unless refreshed (timeout ${status.timeout_slots} slots)`
+      : 'not armed';
+  deadMan
+    .command('arm')
+    .description('Arm or refresh the timer (POST /account/dead-man).')
+    .argument('<slots>', 'timeout in slots from now, 1 to 4500', parseU64)
+    .action((slots: bigint, _flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const status = await (await context.login()).armDeadMan(slots);
+        context.out.result(status, () => show(status));
+      }),
+    );
+  deadMan
+    .command('disarm')
+    .description('Switch the timer off (DELETE /account/dead-man).')
+    .action((_flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const status = await (await context.login()).disarmDeadMan();
+        context.out.result(status, () => show(status));
+      }),
+    );
+  deadMan
+    .command('status')
+    .description('Show the timer (GET /account/dead-man).')
+    .action((_flags: unknown, command: Command) =>
+      withContext(command, io, async (context) => {
+        const status = await (await context.login()).deadMan();
+        context.out.result(status, () => show(status));
+      }),
+    );
 }
 
 export const ORDER_COLUMNS: Record<string, (record: OrderRecord) => string> = {
@@ -181,6 +225,9 @@ export const ORDER_COLUMNS: Record<string, (record: OrderRecord) => string> = {
   filled: (r) => String(r.filled_quantity),
   price: (r) => String(r.price_limit),
   expiry: (r) => String(r.expiry_slot),
+  // Why the order got nothing in the latest batch it took part in (docs/api.md).
+  'last unfilled': (r) =>
+    r.last_unfilled === undefined ? '-' : `${r.last_unfilled.reason} @${r.last_unfilled.batch}`,
 };
 
 /** What a script needs of a local order (the signed body stays in the sealed log). */

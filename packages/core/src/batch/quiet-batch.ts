@@ -1,3 +1,4 @@
+import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { noOracle } from '../auction/clear-batch.ts';
 import { cannotCross, rankQuietBook } from '../auction/quiet-book.ts';
@@ -7,6 +8,7 @@ import type { CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import type { MarketState, OrderRow, VenueState } from '../state/venue-state.ts';
+import { unclearedReason } from './no-fill-reason.ts';
 
 /**
  * A batch over a book that cannot cross, without walking the book (docs/core-auction.md, "A book
@@ -34,14 +36,22 @@ export function quietBatch(
   if (market.bids.restingLevels + market.asks.restingLevels === 0) return true;
   const batch = market.batchCount;
   market.batchCount += 1n;
+  const result = quietResult(market);
+  // Every resting order takes part (none arrived this slot) and gets the market's reason, as in
+  // run-batch.ts applyOutcome: counted from the sides, kept once for the market.
+  const reason = unclearedReason(result) as NoFillReason;
+  const participants = market.bids.restingOrders + market.asks.restingOrders;
+  market.lastUncleared = { batch, slot: state.slot, reason };
   events.push({
     type: 'batch',
     marketId: market.config.marketId,
     batch,
     slot: state.slot,
-    result: quietResult(market),
+    result,
+    participants,
+    unfilled: { [reason]: participants },
   });
-  endArrivalBatch(state, config, market, events);
+  endArrivalBatch(state, config, market, batch, reason, events);
   return true;
 }
 
@@ -79,6 +89,8 @@ function endArrivalBatch(
   state: VenueState,
   config: CoreConfig,
   market: MarketState,
+  batch: bigint,
+  reason: NoFillReason,
   events: CoreEvent[],
 ): void {
   if (market.arrivalBatchDue.size === 0) return;
@@ -90,8 +102,12 @@ function endArrivalBatch(
     row.arrivalBatchDone = true;
     row.fillOrKill = false;
     market.columns.fillOrKill[row.slot] = 0;
+    row.unfilledBatch = batch;
+    row.unfilledSlot = state.slot;
+    row.unfilledReason = reason;
   }
   for (const row of due) {
-    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
+    const ended = finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED);
+    events.push({ ...ended, unfilledReason: reason });
   }
 }

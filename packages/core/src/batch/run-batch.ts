@@ -1,10 +1,12 @@
+import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
-import type { Fill } from '../auction/types.ts';
+import type { AuctionResult, Fill } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, CoreEvent, MatchEvent, MatchFill } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { sideOf, stopResting } from '../state/book-side.ts';
+import { keepLastUnfilled } from '../state/last-unfilled.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import {
   type BookSide,
@@ -16,6 +18,13 @@ import {
   type VenueState,
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
+import {
+  type BatchOutcome,
+  bestFilled,
+  firstSkips,
+  noFillReason,
+  unclearedReason,
+} from './no-fill-reason.ts';
 import { quietBatch } from './quiet-batch.ts';
 
 /**
@@ -93,9 +102,15 @@ function participantsByPriority(side: BookSide): OrderRow[] {
 interface Cleared {
   readonly fills: readonly Fill[];
   readonly price: bigint;
+  /** What explains the batch to each participant that got nothing (no-fill-reason.ts). */
+  readonly result: AuctionResult | null;
+  readonly bandLow: bigint;
+  readonly bandHigh: bigint;
+  /** The batch record, whose counts of unfilled orders applyOutcome fills in; null when paused. */
+  readonly record: BatchEvent | null;
 }
 
-const NOT_CLEARED: Cleared = { fills: [], price: 0n };
+const NOT_CLEARED: Cleared = { fills: [], price: 0n, result: null, bandLow: 0n, bandHigh: 0n, record: null };
 
 function auction(state: VenueState, market: MarketState, batch: bigint, events: CoreEvent[]): Cleared {
   const oracle = market.oraclePrice;
@@ -131,9 +146,18 @@ function auction(state: VenueState, market: MarketState, batch: bigint, events: 
     batch,
     slot: state.slot,
     result,
+    participants: 0,
+    unfilled: {},
   };
   events.push(record);
-  return { fills: result.fills, price: result.clearingPrice ?? 0n };
+  return {
+    fills: result.fills,
+    price: result.clearingPrice ?? 0n,
+    result,
+    bandLow: band.low,
+    bandHigh: band.high,
+    record,
+  };
 }
 
 const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder' };
@@ -164,6 +188,20 @@ function applyOutcome(
   const fillOrKillColumn = market.columns.fillOrKill;
   // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
   const unfilled: number[] = [];
+  const best = bestFilled(rows, fills);
+  const explained: BatchOutcome = {
+    result: cleared.result,
+    bandLow: cleared.bandLow,
+    bandHigh: cleared.bandHigh,
+    firstSkip: firstSkips(cleared.result, count),
+    bestFilledBid: best.bid,
+    bestFilledAsk: best.ask,
+  };
+  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
+  if (cleared.record !== null) cleared.record.participants = count;
+  // A batch that did not clear gives every participant the market's reason: kept once, not per row.
+  const marketReason = unclearedReason(cleared.result);
+  if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
   for (let ref = 0; ref < count; ref += 1) {
     const row = rows[ref] as OrderRow;
     const from = start[ref] as number;
@@ -192,6 +230,7 @@ function applyOutcome(
       }
       const matchId = matchIds[ref] as bigint;
       const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
+      keepLastUnfilled(row);
       stopResting(sideOf(market, row.side), row);
       row.state = 'pending_settlement';
       row.pending = pending;
@@ -210,6 +249,17 @@ function applyOutcome(
         lockExpirySlot,
       });
       events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
+    } else {
+      // Took part, got nothing: the owner may read why (GET /orders/{id}).
+      const reason = noFillReason(row, explained);
+      unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
+      // The market's reason is read through lastUncleared; a row records only its own.
+      const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
+      if (reason !== marketReason || endsNow) {
+        row.unfilledBatch = batch;
+        row.unfilledSlot = state.slot;
+        row.unfilledReason = reason;
+      }
     }
     // ioc and fok take part in their arrival batch only (decisions section 2).
     if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
@@ -222,7 +272,9 @@ function applyOutcome(
   }
   for (const ref of unfilled) {
     const row = rows[ref] as OrderRow;
-    events.push(finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED));
+    const ended = finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED);
+    // The event says why the arrival batch gave it nothing (an additional field, docs/api.md).
+    events.push(row.unfilledReason === null ? ended : { ...ended, unfilledReason: row.unfilledReason });
   }
 }
 

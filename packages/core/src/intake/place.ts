@@ -291,6 +291,10 @@ export function newRow(
     sweepAfterSettlement: false,
     reason: null,
     cancelReason: null,
+    unfilledBatch: null,
+    unfilledSlot: null,
+    unfilledReason: null,
+    resumedBatch: null,
   };
   state.nextSequence += 1n;
   return row;

@@ -5,6 +5,7 @@ import type { CoreEvent, OrderEvent } from '../events.ts';
 import { sideOf, startResting } from '../state/book-side.ts';
 import { type Ending, finish, wakeAt } from '../state/order-index.ts';
 import { effectiveMinFill, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { DEAD_MAN_CANCEL, takeDeadManSweep } from './dead-man.ts';
 
 /**
  * Settlement outcomes from the chain (spec 3.1). A confirmed match moves the order's filled
@@ -56,6 +57,7 @@ export function applyMatchSettled(
   row.note = { ...command.changeNote, merkleRoot: row.note.merkleRoot };
   state.notes.set(row.note.commitment, row);
   row.state = 'resting';
+  row.resumedBatch = row.market.batchCount;
   startResting(sideOf(row.market, row.side), row);
   row.lastUpdateSlot = state.slot;
   const partial: OrderEvent = {
@@ -71,6 +73,7 @@ export function applyMatchSettled(
     newNoteAmount: row.note.value,
   };
   if (row.orderType === 'ioc') return [partial, finish(state, config, row, IOC_REMAINDER)];
+  if (takeDeadManSweep(state, row.orderId)) return [partial, finish(state, config, row, DEAD_MAN_CANCEL)];
   if (row.sweepAfterSettlement) return [partial, finish(state, config, row, SWEPT)];
   if (row.expirySlot < state.slot) return [partial, finish(state, config, row, EXPIRED)];
   wakeAt(state, row.expirySlot + 1n, row.orderId);

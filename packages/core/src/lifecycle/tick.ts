@@ -5,6 +5,7 @@ import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
 import { type Ending, finish, forget } from '../state/order-index.ts';
 import { isTerminal, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { fireDeadMen } from './dead-man.ts';
 
 /**
  * The chain reached a new slot. First orders whose expiry_slot has passed expire (spec 3.1: the
@@ -16,6 +17,8 @@ export function applyTick(state: VenueState, config: CoreConfig, command: TickCo
   state.slot = command.slot;
   const events: CoreEvent[] = [];
   wakeUp(state, config, events);
+  // Before the auctions: an account whose deadline has come trades in no batch at or after it.
+  fireDeadMen(state, config, events);
   for (const market of state.markets.values()) {
     if (state.slot % market.config.batchIntervalSlots === 0n) runBatch(state, config, market, events);
   }

@@ -100,6 +100,7 @@ export function startResting(side: BookSide, row: OrderRow): void {
   const level = row.level;
   if (level === null) throw new AssertionError(`order ${row.orderId} is in no price level`);
   if (level.resting === 0) side.restingLevels += 1;
+  side.restingOrders += 1;
   level.resting += 1;
   level.restingUnits += row.remaining;
 }
@@ -111,6 +112,7 @@ export function stopResting(side: BookSide, row: OrderRow): void {
     throw new AssertionError(`order ${row.orderId} is not counted as resting`);
   }
   level.resting -= 1;
+  side.restingOrders -= 1;
   level.restingUnits -= row.remaining;
   if (level.resting === 0) side.restingLevels -= 1;
 }

@@ -1,5 +1,6 @@
 import { assert } from '@venue/protocol';
 import type { CoreConfig } from '../config.ts';
+import { checkDeadMen } from '../lifecycle/dead-man.ts';
 import { ordersByPriority } from './book-side.ts';
 import { fingerprint, NO_SLOT } from './market-columns.ts';
 import {
@@ -18,6 +19,7 @@ import {
  * incrementally kept book side with a from-scratch sort of the market's open orders.
  */
 export function validateState(state: VenueState, config: CoreConfig): void {
+  checkDeadMen(state);
   let open = 0;
   for (const [orderId, row] of state.orders) {
     checkRow(state, orderId, row);
@@ -217,6 +219,11 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
   assert(
     side.restingLevels === restingLevels,
     `market ${id}: ${side.restingLevels} levels counted as resting`,
+  );
+  const restingOrders = side.levels.reduce((sum, level) => sum + level.resting, 0);
+  assert(
+    side.restingOrders === restingOrders,
+    `market ${id}: ${side.restingOrders} orders counted as resting, not ${restingOrders}`,
   );
   const expected = [...open].sort((a, b) => comparePriority(side, a, b));
   const kept = [...ordersByPriority(side)];

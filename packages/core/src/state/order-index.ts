@@ -2,6 +2,7 @@ import { AssertionError, type CancelReason, type SettlementFailureReason } from 
 import type { CoreConfig } from '../config.ts';
 import type { OrderEvent } from '../events.ts';
 import { enterLevel, leaveLevel, sideOf } from './book-side.ts';
+import { keepLastUnfilled } from './last-unfilled.ts';
 import { appendAccount, appendLive, unlinkAccount, unlinkLive } from './order-lists.ts';
 import {
   type AccountState,
@@ -95,12 +96,15 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
   if (isTerminal(row.state)) {
     throw new AssertionError(`finish: order ${row.orderId} already ended as ${row.state}`);
   }
+  // What its last batch told it stays readable once it has ended (state/last-unfilled.ts).
+  keepLastUnfilled(row);
   // Unlinked in its open state first: its level counts it as resting or not by that state.
   unlinkOpen(state, row);
   row.state = ending.kind;
   row.lastUpdateSlot = state.slot;
   if (row.pending !== null) row.market.pendingMatches.delete(matchKey(row.pending.matchId));
   row.pending = null;
+  state.deadManSweeps.delete(row.orderId);
   if (state.notes.get(row.note.commitment) === row) state.notes.delete(row.note.commitment);
   const event: {
     -readonly [K in keyof OrderEvent]: OrderEvent[K];

@@ -1,7 +1,13 @@
-import { AssertionError, type CancelReason, type SettlementFailureReason } from '@venue/protocol';
+import {
+  AssertionError,
+  type CancelReason,
+  type NoFillReason,
+  type SettlementFailureReason,
+} from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { accountFor, linkOpen } from './order-index.ts';
 import {
+  type DeadManTimer,
   effectiveMinFill,
   emptyMarket,
   emptyState,
@@ -61,7 +67,15 @@ type PersistedRow = Persisted<
     | 'lockExpirySlot'
     | 'lastUpdateSlot'
   >
->;
+> & {
+  /**
+   * [batch, slot, reason] of the latest batch that gave the order nothing. Written only when there
+   * is one, so rows that never sat out a batch keep the bytes they had before it existed.
+   */
+  unfilled?: [bigint, bigint, string];
+  /** The batch count when a settlement last put the order back to resting; absent when never. */
+  resumedBatch?: bigint;
+};
 
 interface PersistedMarket {
   config: MarketConfig;
@@ -69,6 +83,8 @@ interface PersistedMarket {
   pausedReason: string | null;
   batchCount: bigint;
   matchCount: bigint;
+  /** [batch, slot, reason] of the latest batch that did not clear; absent until one has not. */
+  lastUncleared?: [bigint, bigint, string];
 }
 
 interface PersistedState {
@@ -85,6 +101,9 @@ interface PersistedState {
   roots: [number, readonly string[]][];
   wakeups: [bigint, string[]][];
   wakeupCursor: bigint;
+  /** Absent in snapshots written before the dead-man timer existed (read as none armed). */
+  deadMen?: [string, DeadManTimer][];
+  deadManSweeps?: string[];
 }
 
 export function snapshotState(state: VenueState): string {
@@ -99,6 +118,15 @@ export function snapshotState(state: VenueState): string {
       pausedReason: market.pausedReason,
       batchCount: market.batchCount,
       matchCount: market.matchCount,
+      ...(market.lastUncleared === null
+        ? {}
+        : {
+            lastUncleared: [
+              market.lastUncleared.batch,
+              market.lastUncleared.slot,
+              market.lastUncleared.reason,
+            ] as [bigint, bigint, string],
+          }),
     })),
     orders: [...state.orders.values()].map(persistedRow),
     notes: [...state.notes].map(([commitment, hold]) => [
@@ -111,6 +139,9 @@ export function snapshotState(state: VenueState): string {
     wakeups: [...state.wakeups],
     wakeupCursor: state.wakeupCursor,
   };
+  // Written only when present, so a venue that never used the timer keeps its earlier snapshot bytes.
+  if (state.deadMen.size > 0) persisted.deadMen = [...state.deadMen];
+  if (state.deadManSweeps.size > 0) persisted.deadManSweeps = [...state.deadManSweeps];
   return JSON.stringify({ format: FORMAT_VERSION, state: persisted }, (_key, value: unknown) =>
     typeof value === 'bigint' ? { $big: value.toString() } : value,
   );
@@ -146,6 +177,10 @@ function persistedRow(row: OrderRow): PersistedRow {
     cancelReason: row.cancelReason,
     lockExpirySlot: row.lockExpirySlot,
     lastUpdateSlot: row.lastUpdateSlot,
+    ...(row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null
+      ? {}
+      : { unfilled: [row.unfilledBatch, row.unfilledSlot, row.unfilledReason] }),
+    ...(row.resumedBatch === null ? {} : { resumedBatch: row.resumedBatch }),
   };
 }
 
@@ -172,6 +207,14 @@ export function restoreState(text: string): VenueState {
       pausedReason: market.pausedReason,
       batchCount: market.batchCount,
       matchCount: market.matchCount,
+      lastUncleared:
+        market.lastUncleared === undefined
+          ? null
+          : {
+              batch: market.lastUncleared[0],
+              slot: market.lastUncleared[1],
+              reason: market.lastUncleared[2] as NoFillReason,
+            },
     });
     state.markets.set(market.config.marketId, restored);
     state.marketsBySymbol.set(market.config.symbol, restored);
@@ -194,6 +237,8 @@ export function restoreState(text: string): VenueState {
   }
   for (const [treeId, roots] of saved.roots) state.roots.set(treeId, roots);
   for (const [slot, ids] of saved.wakeups) state.wakeups.set(slot, ids);
+  for (const [accountId, timer] of saved.deadMen ?? []) state.deadMen.set(accountId, timer);
+  for (const orderId of saved.deadManSweeps ?? []) state.deadManSweeps.add(orderId);
   return state;
 }
 
@@ -245,6 +290,10 @@ function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
     sweepAfterSettlement: saved.sweepAfterSettlement,
     reason: saved.reason as SettlementFailureReason | null,
     cancelReason: saved.cancelReason as CancelReason | null,
+    unfilledBatch: saved.unfilled?.[0] ?? null,
+    unfilledSlot: saved.unfilled?.[1] ?? null,
+    unfilledReason: (saved.unfilled?.[2] ?? null) as NoFillReason | null,
+    resumedBatch: saved.resumedBatch ?? null,
   };
 }
 

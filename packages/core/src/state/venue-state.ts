@@ -1,4 +1,11 @@
-import type { CancelReason, OrderState, OrderType, SettlementFailureReason, Side } from '@venue/protocol';
+import type {
+  CancelReason,
+  NoFillReason,
+  OrderState,
+  OrderType,
+  SettlementFailureReason,
+  Side,
+} from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { MarketColumns, NO_SLOT } from './market-columns.ts';
 import { PendingMatches } from './pending-matches.ts';
@@ -71,6 +78,20 @@ export interface OrderRow {
   cancelReason: CancelReason | null;
   lockExpirySlot: bigint | null;
   lastUpdateSlot: bigint;
+  /**
+   * The latest batch the order took part in and got nothing from, and why (batch/no-fill-reason.ts);
+   * all three null until that first happens. Shown to the owner only (GET /orders/{id}), through
+   * state/last-unfilled.ts: a batch that did not clear at all is kept once for its market
+   * (MarketState.lastUncleared), not written into every row, so a quiet book costs O(1) per batch.
+   */
+  unfilledBatch: bigint | null;
+  unfilledSlot: bigint | null;
+  unfilledReason: NoFillReason | null;
+  /**
+   * The market's batch count when a settlement last put the order back to resting (null if it never
+   * waited on one): it takes part in that batch and the ones after, whatever their slot.
+   */
+  resumedBatch: bigint | null;
 
   // ---- derived: what the auction reads (kept equal to the persisted facts by order-index.ts) ----
   /** amount - filled. */
@@ -125,6 +146,8 @@ export interface BookSide {
   readonly byPrice: Map<bigint, PriceLevel>;
   /** Levels holding at least one resting order (the others hold only orders pending settlement). */
   restingLevels: number;
+  /** Resting orders on the side: a batch over a book that cannot cross counts its participants so. */
+  restingOrders: number;
 }
 
 /** The market's open orders (resting or pending settlement) in intake order. */
@@ -154,6 +177,19 @@ export interface MarketState {
    * order): a batch over a book that cannot cross ends them without walking the book.
    */
   readonly arrivalBatchDue: Set<OrderRow>;
+  /**
+   * The latest batch of this market that did not clear at a price (paused, no oracle, no candidate
+   * in the band, no volume). Every order that took part got the same market-wide reason, so it is
+   * kept here once instead of in each row (state/last-unfilled.ts reads it).
+   */
+  lastUncleared: UnclearedBatch | null;
+}
+
+/** A batch that did not clear, and the one reason each of its participants was given. */
+export interface UnclearedBatch {
+  readonly batch: bigint;
+  readonly slot: bigint;
+  readonly reason: NoFillReason;
 }
 
 /** An account's open orders, in intake order. Dropped when the last one ends. */
@@ -197,6 +233,17 @@ export interface VenueState {
   readonly wakeups: Map<bigint, string[]>;
   /** Every slot below it has been processed by the wake-up walk. */
   wakeupCursor: bigint;
+  /** Armed dead-man timers by account (lifecycle/dead-man.ts). */
+  readonly deadMen: Map<string, DeadManTimer>;
+  /** Orders pending settlement when their account's timer fired: the remainder is cancelled. */
+  readonly deadManSweeps: Set<string>;
+}
+
+export interface DeadManTimer {
+  readonly armedSlot: bigint;
+  readonly timeoutSlots: bigint;
+  /** The first tick at or past this slot cancels the account's resting orders. */
+  readonly deadlineSlot: bigint;
 }
 
 export function emptyState(): VenueState {
@@ -215,6 +262,8 @@ export function emptyState(): VenueState {
     roots: new Map(),
     wakeups: new Map(),
     wakeupCursor: 0n,
+    deadMen: new Map(),
+    deadManSweeps: new Set(),
   };
 }
 
@@ -226,11 +275,12 @@ export function emptyMarket(config: MarketConfig): MarketState {
     batchCount: 0n,
     matchCount: 0n,
     live: { head: null, tail: null, size: 0 },
-    bids: { descending: true, levels: [], byPrice: new Map(), restingLevels: 0 },
-    asks: { descending: false, levels: [], byPrice: new Map(), restingLevels: 0 },
+    bids: { descending: true, levels: [], byPrice: new Map(), restingLevels: 0, restingOrders: 0 },
+    asks: { descending: false, levels: [], byPrice: new Map(), restingLevels: 0, restingOrders: 0 },
     pendingMatches: new PendingMatches<OrderRow>(),
     columns: new MarketColumns<OrderRow>(),
     arrivalBatchDue: new Set(),
+    lastUncleared: null,
   };
 }
 

@@ -173,6 +173,17 @@ export const ERRORS = {
     http: 400,
     meaning: 'subscribe or unsubscribe names a channel other than orders, fills, tree.',
   },
+  DEAD_MAN_TIMEOUT_ZERO: {
+    code: 1039,
+    http: 400,
+    meaning:
+      'timeout_slots is 0: a dead-man timer needs at least 1 slot; to switch it off, DELETE /account/dead-man.',
+  },
+  DEAD_MAN_TIMEOUT_TOO_LONG: {
+    code: 1040,
+    http: 400,
+    meaning: 'timeout_slots is above 4,500 (the longest order lifetime); arm a shorter timer and refresh it.',
+  },
 
   // 1100-1199: who the caller is, and what they may do.
   MISSING_TOKEN: {
@@ -308,6 +319,12 @@ export const ERRORS = {
     code: 1306,
     http: 404,
     meaning: 'No settlement batch matches the transaction named.',
+  },
+  AUCTION_NOT_FOUND: {
+    code: 1307,
+    http: 404,
+    meaning:
+      'The venue keeps no explanation of this auction batch: it never ran (nothing took part), or it is older than the last 1,024 kept.',
   },
 
   // 1400-1499: too much, too fast.

@@ -59,8 +59,40 @@ export const CANCEL_REASONS = [
   'ioc_remainder', // the part of an ioc order its arrival batch did not fill
   'fok_unfilled', // a fok order its arrival batch could not fill whole
   'note_consumed', // its note was consumed on chain (withdrawn, merged or settled elsewhere)
+  'dead_man', // the account's dead-man timer ran out (POST /account/dead-man)
 ] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+/**
+ * Why an order that took part in a batch auction got nothing in it (docs/core-auction.md, "What an
+ * owner is told"). Each word depends on the order's own terms and on the batch's outcome relative to
+ * them, never on another order's identity or size.
+ */
+export const NO_FILL_REASONS = [
+  'market_paused', // trading was paused: the batch did not clear at all
+  'no_oracle', // no valid oracle price: the market cannot clear
+  'outside_band', // no candidate price inside the oracle band, or the order's limit lies beyond it
+  'no_counterparty', // no price at which both sides had volume
+  'limit', // the batch cleared at a price worse than the order's limit
+  'priority', // eligible at the clearing price, but orders ahead of it (price, then time) took the volume
+  'unmatched', // eligible, nothing ahead of it filled, yet no pairing met both sides' terms (theirs or self-trade)
+  'min_fill', // the fill available to it was below its own min_fill_size
+  'all_or_none', // the fill available to it was below its whole remaining size (min_fill_size == amount)
+  'fill_or_kill', // a fok order whose whole amount could not be filled in its arrival batch
+  'self_trade', // the only volume left was of the same trading key or note owner
+  'zero_quote', // the fill available to it was too small to move one quote unit
+] as const;
+export type NoFillReason = (typeof NO_FILL_REASONS)[number];
+
+/** The latest batch in which an open order took part and got nothing, and why. */
+export const UnfilledBatchSchema = Strict(
+  {
+    batch: U64({ description: "The market's auction batch number (GET /admin/auctions/... for auditors)." }),
+    slot: U64({ description: 'Slot at which the batch ran.' }),
+    reason: OneOf(NO_FILL_REASONS),
+  },
+  { title: 'UnfilledBatch' },
+);
 
 /** GET /orders/{order_id}: the venue's current view of one order of the caller's account. */
 export const OrderRecordSchema = Strict(
@@ -101,6 +133,7 @@ export const OrderRecordSchema = Strict(
     last_update_slot: U64({
       description: 'Slot of the last state change; orders the record against events.',
     }),
+    last_unfilled: Type.Optional(UnfilledBatchSchema),
   },
   { title: 'OrderRecord' },
 );

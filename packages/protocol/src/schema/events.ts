@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { BYTES } from '../limits.ts';
-import { ORDER_STATES, type OrderState, SETTLEMENT_FAILURE_REASONS } from './account.ts';
+import { NO_FILL_REASONS, ORDER_STATES, type OrderState, SETTLEMENT_FAILURE_REASONS } from './account.ts';
 import { Base58Address, Count, DecimalU64, Hex, OneOf, Strict, U8, U64, UnixMs } from './primitives.ts';
 import { LEAVES_PAGE_MAX, LeafSchema } from './tree.ts';
 
@@ -47,6 +47,12 @@ export const OrderEventSchema = Strict(
     reason: Type.Optional(OneOf(SETTLEMENT_FAILURE_REASONS, { description: 'settlement_failed only.' })),
     lock_expiry_slot: Type.Optional(
       U64({ description: 'pending_settlement and settlement_failed: earliest unlock slot of the note.' }),
+    ),
+    // An additional field (ours, not in spec 6.1's table): readers that ignore unknown fields, as
+    // the SDK does, are unaffected. Only on the `cancelled` event of an ioc or fok order whose
+    // arrival batch gave it nothing (docs/api.md, "Why an order did not fill").
+    unfilled_reason: Type.Optional(
+      OneOf(NO_FILL_REASONS, { description: 'ioc/fok cancelled unfilled: why its batch gave it nothing.' }),
     ),
   },
   { title: 'OrderEvent' },

@@ -16,6 +16,8 @@ import {
   TransportAttestationResponseSchema,
 } from './attestation.ts';
 import { ApiKey, RevokeTokenResponseSchema, TokenRequestSchema, TokenResponseSchema } from './auth.ts';
+import { AuctionExplanationSchema, AuctionParamsSchema } from './clearing.ts';
+import { DeadManArmRequestSchema, DeadManStatusSchema } from './dead-man.ts';
 import { CHANNEL_MESSAGES } from './events.ts';
 import { InstrumentListResponseSchema, InstrumentSchema } from './market.ts';
 import {
@@ -268,6 +270,40 @@ export const ROUTES: readonly RouteDef[] = [
     response: AccountSettingsSchema,
     errors: errors(BODY, BEARER, WRITE, ALWAYS),
   },
+  // Ours (spec 4.3 leaves account routes beyond these open): the dead-man timer, docs/api.md.
+  {
+    method: 'GET',
+    path: '/account/dead-man',
+    auth: 'bearer',
+    summary: "The account's dead-man timer: whether it runs and its deadline slot.",
+    response: DeadManStatusSchema,
+    errors: errors(BEARER, ALWAYS),
+  },
+  {
+    method: 'POST',
+    path: '/account/dead-man',
+    auth: 'bearer',
+    summary:
+      'Arm or refresh the dead-man timer: at the deadline every resting order of the account is cancelled.',
+    body: DeadManArmRequestSchema,
+    bodyBytesMax: 256,
+    response: DeadManStatusSchema,
+    errors: errors(
+      BODY,
+      BEARER,
+      ['DEAD_MAN_TIMEOUT_ZERO', 'DEAD_MAN_TIMEOUT_TOO_LONG', 'TRADING_RATE_LIMITED'],
+      WRITE,
+      ALWAYS,
+    ),
+  },
+  {
+    method: 'DELETE',
+    path: '/account/dead-man',
+    auth: 'bearer',
+    summary: 'Disarm the dead-man timer (a no-op when none runs).',
+    response: DeadManStatusSchema,
+    errors: errors(BEARER, ['TRADING_RATE_LIMITED'], WRITE, ALWAYS),
+  },
 
   // spec 4.2, 4.6: tokens
   {
@@ -500,6 +536,15 @@ export const ROUTES: readonly RouteDef[] = [
     response: SettlementMetricsResponseSchema,
     errors: errors(ADMIN, ALWAYS),
   },
+  {
+    method: 'GET',
+    path: '/admin/auctions/:market_id/:batch',
+    auth: 'admin',
+    summary: "Why one of the market's recent batch auctions cleared as it did; no owner identities.",
+    params: AuctionParamsSchema,
+    response: AuctionExplanationSchema,
+    errors: errors(ADMIN, QUERY, ['AUCTION_NOT_FOUND'], ALWAYS),
+  },
 ];
 
 // ---- Stream catalogue (spec 4.8, 6) ----
@@ -581,6 +626,12 @@ export const STREAM_OPS: readonly StreamOpDef[] = [
   op('order.place', 'As POST /orders.', streamErrorsOf('POST', '/orders')),
   op('order.cancel', 'As DELETE /orders/{order_id}.', streamErrorsOf('DELETE', '/orders/:order_id')),
   op('order.modify', 'As PUT /orders/{order_id}.', streamErrorsOf('PUT', '/orders/:order_id')),
+  op(
+    'dead_man.arm',
+    'As POST /account/dead-man: arm or refresh the account dead-man timer.',
+    streamErrorsOf('POST', '/account/dead-man'),
+  ),
+  op('dead_man.disarm', 'As DELETE /account/dead-man.', streamErrorsOf('DELETE', '/account/dead-man')),
   op('ping', 'Heartbeat; answered by pong.', FRAME_FIELDS),
   op('logout', 'End the session: reply, then close with 1000.', FRAME_FIELDS),
 ];

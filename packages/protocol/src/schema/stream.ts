@@ -3,6 +3,7 @@ import { VenueError } from '../errors/venue-error.ts';
 import { JsonNumberToken, printable } from '../json/json-text.ts';
 import { BYTES } from '../limits.ts';
 import { AccessToken, AccountId } from './auth.ts';
+import { DeadManArmRequestSchema, DeadManStatusSchema } from './dead-man.ts';
 import { decode } from './decode.ts';
 import { CHANNELS, Seq } from './events.ts';
 import {
@@ -84,6 +85,17 @@ export const OrderModifyFrameSchema = Strict(
   { title: 'OrderModifyFrame' },
 );
 
+/** Ours: the account's dead-man timer over the stream, as POST and DELETE /account/dead-man. */
+export const DeadManArmFrameSchema = Strict(
+  { op: Type.Literal('dead_man.arm'), request_id: requestId, params: DeadManArmRequestSchema },
+  { title: 'DeadManArmFrame' },
+);
+
+export const DeadManDisarmFrameSchema = Strict(
+  { op: Type.Literal('dead_man.disarm'), request_id: requestId },
+  { title: 'DeadManDisarmFrame' },
+);
+
 export const PingFrameSchema = Strict(
   { op: Type.Literal('ping'), request_id: requestId },
   { title: 'PingFrame' },
@@ -102,6 +114,8 @@ export const CLIENT_FRAMES = {
   'order.place': OrderPlaceFrameSchema,
   'order.cancel': OrderCancelFrameSchema,
   'order.modify': OrderModifyFrameSchema,
+  'dead_man.arm': DeadManArmFrameSchema,
+  'dead_man.disarm': DeadManDisarmFrameSchema,
   ping: PingFrameSchema,
   logout: LogoutFrameSchema,
 } as const;
@@ -144,6 +158,8 @@ function Reply<const Op extends string, R extends TSchema>(op: Op, result: R, ti
 export const OrderPlaceReplySchema = Reply('order.place', PlaceResponseSchema, 'OrderPlaceReply');
 export const OrderCancelReplySchema = Reply('order.cancel', CancelResponseSchema, 'OrderCancelReply');
 export const OrderModifyReplySchema = Reply('order.modify', ModifyResponseSchema, 'OrderModifyReply');
+export const DeadManArmReplySchema = Reply('dead_man.arm', DeadManStatusSchema, 'DeadManArmReply');
+export const DeadManDisarmReplySchema = Reply('dead_man.disarm', DeadManStatusSchema, 'DeadManDisarmReply');
 
 /** Result of login: who the session is, until when, and the effective disconnect policy. */
 export const LoginResultSchema = Strict(
@@ -205,6 +221,8 @@ export const SERVER_FRAMES = {
   'order.place': OrderPlaceReplySchema,
   'order.cancel': OrderCancelReplySchema,
   'order.modify': OrderModifyReplySchema,
+  'dead_man.arm': DeadManArmReplySchema,
+  'dead_man.disarm': DeadManDisarmReplySchema,
   pong: PongFrameSchema,
   logout: LogoutReplySchema,
   auth_expired: AuthExpiredFrameSchema,
@@ -222,6 +240,8 @@ export const REPLY_OF = {
   'order.place': 'order.place',
   'order.cancel': 'order.cancel',
   'order.modify': 'order.modify',
+  'dead_man.arm': 'dead_man.arm',
+  'dead_man.disarm': 'dead_man.disarm',
   ping: 'pong',
   logout: 'logout',
 } as const satisfies Record<ClientOp, ServerOp>;

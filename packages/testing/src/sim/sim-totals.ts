@@ -16,6 +16,7 @@ export class SimTotals {
   readonly settlementBatches: Record<string, number> = {};
   readonly faults: Record<string, number> = {};
   readonly refusals: Record<string, number> = {};
+  readonly deadMan: Record<string, number> = {};
 
   add(report: SimReport): void {
     this.seeds += 1;
@@ -35,6 +36,8 @@ export class SimTotals {
       this.faults[kind] = (this.faults[kind] ?? 0) + count;
     for (const [name, count] of Object.entries(report.refusals))
       this.refusals[name] = (this.refusals[name] ?? 0) + count;
+    for (const [name, count] of Object.entries(report.deadMan))
+      this.deadMan[name] = (this.deadMan[name] ?? 0) + count;
   }
 
   summary(): string[] {
@@ -50,6 +53,7 @@ export class SimTotals {
         `settlement batches (${list(this.settlementBatches)}), ${this.crashes} crashes recovered`,
       `faults: ${list(this.faults)}`,
       `refusals: ${list(this.refusals)}`,
+      `dead-man timers: ${list(this.deadMan)}`,
     ];
   }
 }

@@ -22,6 +22,15 @@ test('fixed seeds run clean: every invariant after every step, crashes recovered
   assert.ok(totals.orders > 0 && totals.events > 0, 'the clients traded');
   assert.ok(totals.calm > 0 && totals.calm < SEEDS.length, 'the set holds calm and stormy seeds');
   assert.ok(totals.crashes > 0, 'the set includes crashes and their recovery');
+  // Bots arm and disarm dead-man timers, and deadlines pass with the invariant checked.
+  for (const step of [
+    'dead_man_arm',
+    'dead_man_disarm',
+    'dead_man_fired',
+    'dead_man_refused_DEAD_MAN_TIMEOUT_ZERO',
+  ]) {
+    assert.ok((totals.deadMan[step] ?? 0) > 0, `the set runs ${step}`);
+  }
   for (const symbol of ['SOL-USDC', 'ETH-USDC']) {
     assert.ok((totals.settlementBatches[symbol] ?? 0) > 0, `batches of ${symbol} settled on the chain`);
   }

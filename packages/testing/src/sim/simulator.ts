@@ -56,6 +56,14 @@ import { SimVenue } from './sim-venue.ts';
  */
 
 export const REPLAY_CHECK_STEPS = 250;
+/** Share of steps in which a logged-in client works its dead-man timer. */
+const DEAD_MAN_STEP_RATE = 0.04;
+const DEAD_MAN_EARLIER_REFUSALS: ReadonlySet<string> = new Set([
+  'TRADING_RATE_LIMITED',
+  'JOURNAL_UNAVAILABLE',
+  'SHUTTING_DOWN',
+  'VENUE_BUSY',
+]);
 const ACCOUNTS = 4;
 /** Worker threads of the real prover on the circuit seed. */
 const PROVER_WORKERS = 2;
@@ -121,6 +129,8 @@ export interface SimReport {
   readonly settlementBatches: Readonly<Record<string, number>>;
   readonly faults: Readonly<Record<string, number>>;
   readonly refusals: Readonly<Record<string, number>>;
+  /** Dead-man timer steps: dead_man_arm, _disarm, _fired (deadlines checked), _refused_<code>. */
+  readonly deadMan: Readonly<Record<string, number>>;
   readonly rates: FaultRates;
   readonly stateHash: string;
   readonly chainHash: string;
@@ -160,6 +170,14 @@ function settle(): Promise<void> {
 
 export class Simulator {
   readonly #random: SimRandom;
+  /**
+   * Draws of the dead-man timer's steps, from their own stream so that the main stream (and with it
+   * every fault rate a seed draws) is the one the seed drew before the timer existed.
+   */
+  readonly #deadManRandom: SimRandom;
+  /** Account -> deadline slot of its armed dead-man timer, as the venue's replies stated it. */
+  readonly #deadlines = new Map<string, bigint>();
+  readonly #deadManCounts: Record<string, number> = {};
   readonly #rates: FaultRates;
   readonly #hasherKind: SimHasherKind;
   readonly #hasher: NoteHasher;
@@ -210,6 +228,7 @@ export class Simulator {
     prover: BarrierProver | null,
   ) {
     this.#random = new SimRandom(seed);
+    this.#deadManRandom = new SimRandom(seed ^ 0x5eed_dead);
     this.#rates = drawFaultRates(this.#random);
     this.#hasherKind = hasherKind;
     this.#hasher = hasher;
@@ -352,6 +371,7 @@ export class Simulator {
   }
 
   async #step(): Promise<void> {
+    if (this.#deadManRandom.chance(DEAD_MAN_STEP_RATE)) await this.#deadMan();
     const roll = this.#random.below(100);
     if (roll < 42) await this.#place();
     else if (roll < 54) await this.#cancel();
@@ -633,6 +653,81 @@ export class Simulator {
       orderId: order.orderId,
       tokenAlive: alive,
     });
+  }
+
+  /**
+   * A logged-in client arms (timeout 1-8 slots), refreshes, disarms, or sends a timeout of 0 (which
+   * must be refused with 1039 and change nothing). The reply is awaited, so the deadline it states is
+   * durable: the invariant in #check holds it to that deadline across crashes.
+   */
+  async #deadMan(): Promise<void> {
+    const random = this.#deadManRandom;
+    const client = random.pick(this.#clients);
+    const socket = client.socket;
+    if (socket === null || socket.closed || !client.loggedIn || !this.#tokenAlive(client)) return;
+    const roll = random.below(10);
+    const timeout = roll === 0 ? 0 : 1 + random.below(8);
+    const frame = (id: string) =>
+      roll === 1 || roll === 2
+        ? JSON.stringify({ op: 'dead_man.disarm', request_id: id })
+        : JSON.stringify({ op: 'dead_man.arm', request_id: id, params: { timeout_slots: timeout } });
+    await this.#quiesce();
+    const id = client.requestId();
+    const holder: { reply: Frame | null } = { reply: null };
+    void socket.reply(id).then((received) => {
+      holder.reply = received;
+    });
+    socket.deliver(frame(id));
+    // The reply waits for its journal record: complete the disk's syncs until it comes.
+    while (holder.reply === null) {
+      this.#disk.completeSyncs();
+      await settle();
+    }
+    const reply = holder.reply as Frame;
+    if (reply['op'] === 'error') {
+      const name = errorNameOf(Number(reply['code']));
+      // Refusals that come before the timeout is looked at (token, rate limit, a failed journal) are fine.
+      const earlier = AUTH_REFUSALS.has(name ?? '') || DEAD_MAN_EARLIER_REFUSALS.has(name ?? '');
+      if (roll === 0 && name !== 'DEAD_MAN_TIMEOUT_ZERO' && !earlier) {
+        this.#violations.push(`a dead-man timeout of 0 was refused with ${name}, not 1039`);
+      }
+      this.#countDeadMan(`dead_man_refused_${name}`);
+      return;
+    }
+    if (roll === 0) this.#violations.push('a dead-man timeout of 0 was accepted');
+    const result = reply['result'] as Frame;
+    if (reply['op'] === 'dead_man.disarm') {
+      this.#deadlines.delete(client.accountId);
+      this.#countDeadMan('dead_man_disarm');
+      return;
+    }
+    const deadline = BigInt(result['deadline_slot'] as number);
+    if (deadline !== BigInt(result['armed_slot'] as number) + BigInt(timeout)) {
+      this.#violations.push(`dead-man deadline ${deadline} is not armed_slot + ${timeout}`);
+    }
+    this.#deadlines.set(client.accountId, deadline);
+    this.#countDeadMan('dead_man_arm');
+  }
+
+  /**
+   * The dead-man invariant: one slot after an account's deadline, none of the orders it held when
+   * the deadline came still rests (orders placed after the timer fired are the bot's new business).
+   */
+  #checkDeadlines(): void {
+    const core = this.#venue.engine.core;
+    for (const [accountId, deadline] of this.#deadlines) {
+      if (core.slot <= deadline) continue;
+      this.#deadlines.delete(accountId);
+      this.#countDeadMan('dead_man_fired');
+      for (const record of core.openOrders(accountId)) {
+        const rests = record.state === 'resting' || record.state === 'partially_filled';
+        if (rests && record.arrival_slot < deadline) {
+          this.#violations.push(
+            `order ${record.order_id} of ${accountId} still rests at slot ${core.slot}, after the dead-man deadline ${deadline}`,
+          );
+        }
+      }
+    }
   }
 
   async #cancel(): Promise<void> {
@@ -1005,6 +1100,7 @@ export class Simulator {
         }
       }
     }
+    this.#checkDeadlines();
     for (const client of this.#clients) {
       const socket = client.socket;
       if (socket !== null) this.#violations.push(...socket.violations.splice(0));
@@ -1026,6 +1122,11 @@ export class Simulator {
     if (replayed.length !== this.#released.length || replayed.some((text, i) => text !== this.#released[i])) {
       throw new SimInvariantError('the events the venue let out differ from those of its journal replayed');
     }
+  }
+
+  /** Dead-man steps are client behaviour, not faults: counted apart so calm seeds stay calm. */
+  #countDeadMan(kind: string): void {
+    this.#deadManCounts[kind] = (this.#deadManCounts[kind] ?? 0) + 1;
   }
 
   #fault(kind: string): void {
@@ -1061,6 +1162,7 @@ export class Simulator {
         ...(this.#disk.syncsFailed === 0 ? {} : { sync_failure: this.#disk.syncsFailed }),
       },
       refusals: { ...this.#refusals },
+      deadMan: { ...this.#deadManCounts },
       rates: this.#rates,
       stateHash: this.#venue.engine.core.stateHash(),
       chainHash: this.#chain.stateHash(),

@@ -1,0 +1,43 @@
+import type { NoFillReason } from '@venue/protocol';
+import type { OrderRow, UnclearedBatch } from './venue-state.ts';
+
+/** The latest batch an order took part in and got nothing from (GET /orders/{id} `last_unfilled`). */
+export interface LastUnfilled {
+  readonly batch: bigint;
+  readonly slot: bigint;
+  readonly reason: NoFillReason;
+}
+
+/**
+ * The order's latest unfilled batch: the newer of what its row records (batches that cleared, and
+ * the arrival batch of an ioc or fok) and its market's latest batch that did not clear, if the order
+ * took part in that one. It took part when it rests now and rested then: it arrived before that
+ * batch's slot, and no settlement put it back to resting after the batch (a row that waited on a
+ * settlement through the batch was not a participant). Rows leaving `resting` keep the answer
+ * (keepLastUnfilled), so an order that ended still says why its last batch gave it nothing.
+ */
+export function lastUnfilled(row: OrderRow): LastUnfilled | null {
+  const own = ownRecord(row);
+  const uncleared = row.market.lastUncleared;
+  if (uncleared === null || row.state !== 'resting' || !tookPart(row, uncleared)) return own;
+  return own !== null && own.batch >= uncleared.batch ? own : uncleared;
+}
+
+/** Writes lastUnfilled into the row: call it just before the row stops resting. */
+export function keepLastUnfilled(row: OrderRow): void {
+  const latest = lastUnfilled(row);
+  if (latest === null) return;
+  row.unfilledBatch = latest.batch;
+  row.unfilledSlot = latest.slot;
+  row.unfilledReason = latest.reason;
+}
+
+function ownRecord(row: OrderRow): LastUnfilled | null {
+  if (row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null) return null;
+  return { batch: row.unfilledBatch, slot: row.unfilledSlot, reason: row.unfilledReason };
+}
+
+function tookPart(row: OrderRow, uncleared: UnclearedBatch): boolean {
+  if (!(row.arrivalSlot < uncleared.slot)) return false;
+  return row.resumedBatch === null || row.resumedBatch <= uncleared.batch;
+}
