@@ -16,12 +16,18 @@ import { test } from 'node:test';
 import { type Command, type CoreConfig, type CoreEvent, type MarketConfig, VenueCore } from '@venue/core';
 import { type PlaceOrder, VenueError } from '@venue/protocol';
 
-const PINNED_STATE_HASH = '41993e2d276e18414232e6621c22c6c815adefc1ea06f864c91d2b27045cbbc3';
+const PINNED_STATE_HASH = '093bc4bf0b7c3abe92cd5ef4763e690b43fd079cc41e6ca4a2cfc89a9c5ec55a';
+// Re-pinned when finished orders became compact remains after their readable window (issue 20, soak
+// memory): snapshot format 3 carries the remains, and rows leave at end + retention instead of
+// max(end, expiry) + retention. Before it, 41993e2d....
 // Re-pinned when match events gained `fills` (issue 19): without that field the answers give the
 // previous digest, c6a30f0e...; the state hash did not move. Re-pinned again when a repeat of a
 // finished order's body became a 1211 refusal instead of `accepted` (issue 20 finding 6a): before it,
-// 4eb28ea0...; the state hash did not move (neither answer changes anything).
-const PINNED_TRANSCRIPT_DIGEST = 'ef10ba9457eaa1ab03efc6bb76536d0cb275fd8d0a2d96854f538ee5ee0eafb6';
+// 4eb28ea0...; the state hash did not move (neither answer changes anything). Re-pinned with the
+// compaction above, before it ef10ba94...: 23 cancels and modifies of orders past their readable
+// window now get 1300 (as GET /orders/{id} does) instead of 1205 (or a nonce code checked first),
+// and one repeat past its order's expiry gets the pause refusal instead of 1211: still refused.
+const PINNED_TRANSCRIPT_DIGEST = '9526c223863b2497006dc70d9fefd13e78d5d9a3da9b6a8a801d45e4b9dc2418';
 
 const COMMANDS = 5_000;
 const SESSION = 'ab'.repeat(32);

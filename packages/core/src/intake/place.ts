@@ -37,8 +37,8 @@ export interface AcceptedPlace {
 /**
  * The earlier result of the exact same signed body by the same account, if any (spec 2.1). A body
  * names its order id, so the order it booked, if any, is the one filed under that id with that
- * body's digest. An order replaced by a reprice in place, or forgotten after its retention, no
- * longer answers for its old body. `existing` is the order filed under the body's id.
+ * body's digest. An order replaced by a reprice in place, or compacted after its readable window,
+ * no longer answers for its old body here (assertNotCompactedRepeat covers the compacted one). `existing` is the order filed under the body's id.
  */
 export function isRepeatOf(
   existing: OrderRow | undefined,
@@ -60,6 +60,25 @@ export function assertRepeatLive(existing: OrderRow): void {
       `this body already booked order ${existing.orderId}, which is now ${existing.state}; nothing is booked again`,
     );
   }
+}
+
+/**
+ * The body of an order compacted after its readable window (FinishedOrder) is refused the same way,
+ * though its details can no longer be read.
+ */
+export function assertNotCompactedRepeat(
+  state: VenueState,
+  orderId: string,
+  bodyDigest: string,
+  accountId: string,
+): void {
+  const finished = state.finished.get(orderId);
+  if (finished === undefined || finished.bodyDigest !== bodyDigest || finished.accountId !== accountId)
+    return;
+  throw new VenueError(
+    'ORDER_FINISHED',
+    `this body already booked order ${orderId}, which ended ${finished.state} and is no longer readable; nothing is booked again`,
+  );
 }
 
 /**
@@ -148,7 +167,8 @@ export function checkPlace(
       'note_commitment does not re-derive from owner_commitment, note_inner_hash and the note value the order claims',
     );
   }
-  if (existing !== undefined && existing !== replacing) {
+  // A compacted order's id stays taken as long as its body is refused (FinishedOrder).
+  if ((existing !== undefined && existing !== replacing) || state.finished.has(order.order_id)) {
     throw new VenueError(
       'DUPLICATE_ORDER_ID',
       `order_id ${order.order_id} is already used; choose a fresh random id`,
@@ -315,6 +335,9 @@ export function applyPlace(state: VenueState, config: CoreConfig, command: Place
     return [
       { type: 'placed', accountId: command.accountId, response: placeResponse(existing), repeat: true },
     ];
+  }
+  if (existing === undefined) {
+    assertNotCompactedRepeat(state, command.order.order_id, command.bodyDigest, command.accountId);
   }
   const accepted = checkPlace(state, config, command.order, command.accountId, null, existing);
   const row = newRow(state, command.order, accepted, command);
