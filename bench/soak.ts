@@ -112,6 +112,9 @@ interface WindowFigures {
   loopMaxMs: number;
   handles: number;
   ackedPerS: number;
+  /** Order rows the core keeps (open, or finished and still readable) and compact remains. */
+  orderRows: number;
+  compactedOrders: number;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -185,6 +188,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
           : 0;
       collectGarbage();
       const memory = process.memoryUsage();
+      const retained = server.engine.core.retainedOrders();
       const result: WindowFigures = {
         rssMb: memory.rss / 2 ** 20,
         heapMb: memory.heapUsed / 2 ** 20,
@@ -192,6 +196,8 @@ export async function run(quick: boolean): Promise<Figure[]> {
         loopMaxMs: lateMs(delay.max),
         handles: median(inside.map((s) => s.handles)),
         ackedPerS,
+        orderRows: retained.rows,
+        compactedOrders: retained.compacted,
       };
       delay.reset();
       return result;
@@ -302,6 +308,22 @@ function figures(
       once(end.handles),
       first('active_handles', start.handles),
     ),
+    figure(
+      'soak',
+      `order_rows_last_${windowS}s${PATH}`,
+      'count',
+      'lower',
+      once(end.orderRows),
+      first('order_rows', start.orderRows),
+    ),
+    figure(
+      'soak',
+      `compacted_orders_last_${windowS}s${PATH}`,
+      'count',
+      'lower',
+      once(end.compactedOrders),
+      first('compacted_orders', start.compactedOrders),
+    ),
     figure('soak', `handle_growth${PATH}`, 'count', 'lower', once(end.handles - start.handles), null),
     figure('soak', `unexpected_errors${PATH}`, 'count', 'lower', once(unexpected), null),
   ];
@@ -310,7 +332,8 @@ function figures(
 function describe(w: WindowFigures): string {
   return (
     `rss ${fmt(w.rssMb)} MB, heap ${fmt(w.heapMb)} MB, loop p99 ${w.loopP99Ms.toFixed(1)} ms ` +
-    `(max ${w.loopMaxMs.toFixed(1)}), handles ${w.handles}, acked ${fmt(w.ackedPerS)} ops/s`
+    `(max ${w.loopMaxMs.toFixed(1)}), handles ${w.handles}, acked ${fmt(w.ackedPerS)} ops/s, ` +
+    `order rows ${w.orderRows}, compacted orders ${w.compactedOrders}`
   );
 }
 
