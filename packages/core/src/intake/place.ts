@@ -3,6 +3,7 @@ import type { PlaceCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { ReplyEvent } from '../events.ts';
 import { accountFor, book } from '../state/order-index.ts';
+import { own } from '../state/own-string.ts';
 import {
   type AccountState,
   effectiveMinFill,
@@ -262,7 +263,8 @@ export function newRow(
   const minFillSize = order.min_fill_size ?? 0n;
   // Field order matters for speed: the fields a batch reads or writes come first, so a batch touches
   // the first few cache lines of each row and not the rest (snapshot.ts builds restored rows in the
-  // same order, so all rows share one shape).
+  // same order, so all rows share one shape). Strings are copies (own-string.ts): a row outlives
+  // the request it came from by minutes.
   const row: OrderRow = {
     side: order.side,
     priceLimit: order.price_limit,
@@ -273,23 +275,23 @@ export function newRow(
     fillOrKill: order.order_type === 'fok',
     ref: -1,
     slot: NO_SLOT,
-    tradingKey: order.trading_key,
-    owner: order.owner_commitment,
+    tradingKey: own(order.trading_key),
+    owner: own(order.owner_commitment),
     state: 'resting',
     levelNext: null,
     liveNext: null,
     orderType: order.order_type,
     arrivalBatchDone: false,
-    orderId: order.order_id,
+    orderId: own(order.order_id),
     accountId: fields.accountId,
     marketId: accepted.market.config.marketId,
     note: {
-      commitment: order.note_commitment,
+      commitment: own(order.note_commitment),
       value: accepted.noteValue,
       treeId: order.tree_id ?? 0,
-      merkleRoot: order.merkle_root,
+      merkleRoot: own(order.merkle_root),
     },
-    viewingPubkey: order.viewing_pubkey,
+    viewingPubkey: own(order.viewing_pubkey),
     pending: null,
     lastMatchId: carried.lastMatchId,
     lockExpirySlot: null,
@@ -306,7 +308,7 @@ export function newRow(
     minFillSize,
     expirySlot: order.expiry_slot,
     connectionId: fields.connectionId,
-    bodyDigest: fields.bodyDigest,
+    bodyDigest: own(fields.bodyDigest),
     filled: carried.filled,
     sweepAfterSettlement: false,
     reason: null,
