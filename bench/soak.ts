@@ -36,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import {
   assembleVenue,
   createBootIdentity,
@@ -230,6 +231,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
     delay.reset();
     await sleepUntil(started, seconds);
     const end = measureWindow(seconds - windowS, seconds);
+    // SOAK_HEAP_SNAPSHOT=FILE: what the venue holds at the end, for finding what grows.
+    const snapshotFile = process.env['SOAK_HEAP_SNAPSHOT'];
+    if (snapshotFile !== undefined) log(`soak: heap snapshot ${writeHeapSnapshot(snapshotFile)}\n`);
     clearInterval(sampler);
     const final = await generator.stop();
     const unexpected = Object.values(final.unexpected).reduce((a, b) => a + b, 0);
