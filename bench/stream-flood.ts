@@ -16,6 +16,7 @@
  * STREAM_FLOOD_SECONDS sets each flood's length (30 s; 8 s with --quick).
  */
 import { spawn } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { TestVenue } from '@venue/testing';
 import { log } from './bench-venue.ts';
@@ -35,6 +36,10 @@ interface Phase {
   framesSent: number;
   connections: number;
   readPauses: number;
+  /** The venue process's CPU time per second of wall time while polling (user + system). */
+  cpuPerS: number;
+  /** Event-loop delay p99 in the venue's process while polling, beyond the 10 ms sampling. */
+  loopP99Ms: number;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -69,6 +74,14 @@ export async function run(quick: boolean): Promise<Figure[]> {
       ),
     ),
     figure('stream-flood', `health_p99_ms_idle${PATH}`, 'ms', 'lower', once(stat(idle, 'p99')), null),
+    figure('stream-flood', `venue_cpu_ms_per_s_flood${PATH}`, 'ms/s', 'lower', once(shipped.cpuPerS * 1000), {
+      name: 'venue CPU under the flood, read budget lifted',
+      value: round(lifted.cpuPerS * 1000),
+    }),
+    figure('stream-flood', `loop_delay_p99_ms_flood${PATH}`, 'ms', 'lower', once(shipped.loopP99Ms), {
+      name: 'loop delay p99 under the flood, read budget lifted',
+      value: round(lifted.loopP99Ms),
+    }),
     figure(
       'stream-flood',
       `flood_frames_sent_per_s${PATH}`,
@@ -116,6 +129,10 @@ async function phase(
             );
           });
     const latencies: number[] = [];
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
     const deadline = performance.now() + seconds * 1000;
     while (performance.now() < deadline) {
       const started = performance.now();
@@ -124,6 +141,9 @@ async function phase(
       latencies.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, POLL_PAUSE_MS));
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuPerS = (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore);
+    loop.disable();
     await exited;
     const counts = output === '' ? { framesSent: 0, connections: 0 } : JSON.parse(output);
     return {
@@ -131,6 +151,8 @@ async function phase(
       framesSent: counts.framesSent,
       connections: counts.connections,
       readPauses: venue.server.stream.readPauses,
+      cpuPerS,
+      loopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 10),
     };
   } finally {
     (child as ReturnType<typeof spawn> | null)?.kill('SIGKILL');
@@ -150,7 +172,8 @@ function describe(p: Phase): string {
   return (
     `/health ${p.latencies.length} answers, median ${percentile(p.latencies, 'p50').toFixed(1)} ms, ` +
     `p99 ${percentile(p.latencies, 'p99').toFixed(1)} ms, max ${percentile(p.latencies, 'max').toFixed(1)} ms; ` +
-    `${p.framesSent} frames sent on ${p.connections} connections, ${p.readPauses} read pauses`
+    `${p.framesSent} frames sent on ${p.connections} connections, ${p.readPauses} read pauses; ` +
+    `venue CPU ${(p.cpuPerS * 1000).toFixed(0)} ms/s, loop delay p99 ${p.loopP99Ms.toFixed(1)} ms`
   );
 }
 
