@@ -1,5 +1,6 @@
 // Issue 20, `/health` under a flood: the venue reads each stream socket at most at its read budget
-// (STREAM_READ_BUCKET once logged in, STREAM_LOGIN_READ_BUCKET before). A socket that sends faster
+// (STREAM_READ_BUCKET per account once logged in, shared by its sockets; STREAM_LOGIN_READ_BUCKET
+// per socket before). A socket that sends faster
 // is paused and its frames wait in TCP; they are answered later, every one and in order, never
 // refused or dropped. A socket within its trading limit is never paused. Real TLS sockets.
 import assert from 'node:assert/strict';
@@ -54,6 +55,26 @@ describe('stream read budget', () => {
     assert.ok(venue.server.stream.readPauses > pausesBefore, 'the socket was never paused');
     assertAllAnsweredInOrder(client, 'q', count);
     await client.close();
+  });
+
+  test('the sockets of one account share its budget: two bursts that fit it alone do not together', async () => {
+    const trader = await venue.trader('pair');
+    const [a, b] = [await venue.stream(), await venue.stream()];
+    await a.login(trader.token);
+    await b.login(trader.token);
+    const pausesBefore = venue.server.stream.readPauses;
+    const count = Math.ceil(STREAM_READ_BUCKET.capacity * 0.75);
+    for (let i = 0; i < count; i += 1) {
+      a.send({ op: 'ping', request_id: `a${i}` });
+      b.send({ op: 'ping', request_id: `b${i}` });
+    }
+    await a.next((f) => f['request_id'] === `a${count - 1}`, 30_000);
+    await b.next((f) => f['request_id'] === `b${count - 1}`, 30_000);
+    assert.ok(venue.server.stream.readPauses > pausesBefore, 'the account read faster than its budget');
+    assertAllAnsweredInOrder(a, 'a', count);
+    assertAllAnsweredInOrder(b, 'b', count);
+    await a.close();
+    await b.close();
   });
 
   test('a burst within the trading limit is never paused', async () => {

@@ -214,14 +214,15 @@ export const STREAM_STOP_WAIT_MS = 2_000;
 export const STREAM_FRAMES_IN_FLIGHT_MAX = 512;
 
 /**
- * Frames one logged-in socket is read at, sustained and in a burst (issue 20: the event loop under a
- * flood). Past it the venue stops reading the socket until the bucket refills: the frames wait in
- * TCP, cost nothing, and are answered later, in order. Above what the trading limit lets an account
- * use (TRADING_BUCKET: 200 units a second, each frame at least one), so only a flood meets it.
+ * Frames an account's logged-in sockets are read at, together, sustained and in a burst (issue 20:
+ * the event loop under a flood). Past it the venue stops reading the socket that found the bucket
+ * empty until it refills: the frames wait in TCP, cost nothing, and are answered later, in order.
+ * At least what the trading limit lets an account use (TRADING_BUCKET: 200 units a second, each
+ * frame at least one), so only a flood meets it.
  */
 export const STREAM_READ_BUCKET = { capacity: 400, refillPerSecond: 200 } as const;
 
-/** The same before login: a login frame and a few pings are all such a socket needs. */
+/** Per socket before login: a login frame and a few pings are all such a socket needs. */
 export const STREAM_LOGIN_READ_BUCKET = { capacity: 16, refillPerSecond: 8 } as const;
 
 /** Sockets one account may hold at once: a bot with a socket per strategy, not a socket flood. */

@@ -7,8 +7,9 @@ type Message = readonly [data: Buffer, isBinary: boolean];
 
 /**
  * How fast the venue handles one stream socket's frames (issue 20: `/health` and every other client
- * under a flood). Each frame spends a unit of the socket's bucket (STREAM_LOGIN_READ_BUCKET before
- * login, STREAM_READ_BUCKET after). When it is empty the socket is paused, so what its client sends
+ * under a flood). Each frame spends a unit of a bucket: the socket's own STREAM_LOGIN_READ_BUCKET
+ * before login, and after it STREAM_READ_BUCKET shared by all the account's sockets (so sixteen
+ * sockets of one account read no faster than one, as its trading limit is the account's too). When it is empty the socket is paused, so what its client sends
  * next waits in TCP (the client's and the kernel's buffers, not the venue's), and the few frames
  * `ws` had already taken off the socket wait here. They are handed on, in order, as the bucket
  * refills; reading resumes once they are all handled. Nothing is refused or dropped: every frame is
@@ -21,26 +22,31 @@ type Message = readonly [data: Buffer, isBinary: boolean];
 export class ReadBudget {
   readonly #ws: WebSocket;
   readonly #handle: (data: Buffer, isBinary: boolean) => void;
-  readonly #loggedIn: () => boolean;
+  /** The account's shared bucket once the socket has logged in, else null. */
+  readonly #accountBucket: () => TokenBucket | null;
   readonly #loggedInPolicy: TokenBucketPolicy;
   #policy: TokenBucketPolicy;
   #bucket: TokenBucket;
+  #loggedIn = false;
   /** Frames taken off the socket after it was paused, oldest at `#head`. */
   #waiting: Message[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
 
-  /** `policy`, when given, is the budget both before and after login (tests that flood on purpose). */
+  /**
+   * `policy`, when given, is the budget before login and the one the account's bucket was made
+   * with (tests that flood on purpose lift both).
+   */
   constructor(
     ws: WebSocket,
     handle: (data: Buffer, isBinary: boolean) => void,
-    loggedIn: () => boolean,
+    accountBucket: () => TokenBucket | null,
     policy?: TokenBucketPolicy,
   ) {
     this.#ws = ws;
     this.#handle = handle;
-    this.#loggedIn = loggedIn;
+    this.#accountBucket = accountBucket;
     this.#loggedInPolicy = policy ?? STREAM_READ_BUCKET;
     this.#policy = policy ?? STREAM_LOGIN_READ_BUCKET;
     this.#bucket = new TokenBucket(this.#policy, performance.now());
@@ -70,10 +76,14 @@ export class ReadBudget {
 
   #take(): boolean {
     const nowMs = performance.now();
-    if (this.#policy !== this.#loggedInPolicy && this.#loggedIn()) {
-      // Logging in lifts the socket to the full budget, starting full.
-      this.#policy = this.#loggedInPolicy;
-      this.#bucket = new TokenBucket(this.#policy, nowMs);
+    if (!this.#loggedIn) {
+      const shared = this.#accountBucket();
+      if (shared !== null) {
+        // From login on, the socket reads from its account's bucket.
+        this.#loggedIn = true;
+        this.#policy = this.#loggedInPolicy;
+        this.#bucket = shared;
+      }
     }
     return this.#bucket.take(1, nowMs) === null;
   }

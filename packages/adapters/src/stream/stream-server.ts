@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { CoreEvent } from '@venue/core';
 import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
@@ -14,11 +15,12 @@ import {
   STREAM_HEARTBEAT_INTERVAL_MS,
   STREAM_LOGIN_BUFFER_BYTES_MAX,
   STREAM_LOGIN_TIMEOUT_MS,
+  STREAM_READ_BUCKET,
   STREAM_SOCKET_BUFFER_BYTES_MAX,
   STREAM_STOP_WAIT_MS,
 } from '../config/limits.ts';
 import { writeRawEnvelope } from '../http/errors.ts';
-import type { TokenBucketPolicy } from '../rate-limit/token-bucket.ts';
+import { TokenBucket, type TokenBucketPolicy } from '../rate-limit/token-bucket.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 import { ReadBudget } from './read-budget.ts';
@@ -63,6 +65,8 @@ export class StreamServer implements StreamPublisher {
   #deadPeersDropped = 0;
   #socketBufferPeakBytes = 0;
   #readPauses = 0;
+  /** Each account's read bucket, shared by its sockets (ReadBudget); dropped once idle and full. */
+  readonly #readBuckets = new Map<string, TokenBucket>();
 
   constructor(options: StreamServerOptions) {
     this.#options = options;
@@ -187,7 +191,7 @@ export class StreamServer implements StreamPublisher {
     const budget = new ReadBudget(
       ws,
       (data, isBinary) => session.receive(data, isBinary),
-      () => session.accountId !== null,
+      () => (session.accountId === null ? null : this.#readBucketOf(session.accountId)),
       this.#options.readBucket,
     );
     ws.on('message', (data: Buffer, isBinary) => {
@@ -257,10 +261,23 @@ export class StreamServer implements StreamPublisher {
     if (accountId === null) return;
     const sessions = this.#byAccount.get(accountId);
     sessions?.delete(session);
-    if (sessions?.size === 0) this.#byAccount.delete(accountId);
+    if (sessions?.size === 0) {
+      this.#byAccount.delete(accountId);
+      // A full bucket forgets nothing; one still refilling stays, so reconnecting does not refill it.
+      if (this.#readBuckets.get(accountId)?.isFull(performance.now())) this.#readBuckets.delete(accountId);
+    }
     if (session.cancelOnDisconnect && !this.#closing) {
       this.#options.engine.record({ type: 'disconnect', connectionId: session.connectionId });
     }
+  }
+
+  #readBucketOf(accountId: string): TokenBucket {
+    let bucket = this.#readBuckets.get(accountId);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(this.#options.readBucket ?? STREAM_READ_BUCKET, performance.now());
+      this.#readBuckets.set(accountId, bucket);
+    }
+    return bucket;
   }
 
   /** spec 6.1: each order event goes to the sessions of the account that placed the order. */
