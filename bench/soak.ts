@@ -4,7 +4,7 @@
  * operations per second at the start and the end: RSS flat within 10 %, no growth in handles").
  *
  * The venue: the bench venue (stub proofs, no journal, no settlement: figure names end in
- * `_stub_no_journal`) on a wall-clock slot clock, one market, and an oracle port fed by the
+ * `_stub_no_journal`; with `--journal` the journal is on and they end in `_stub_journal`) on a wall-clock slot clock, one market, and an oracle port fed by the
  * simulator every slot, with faults: an update under a wrong key and a replayed update (each pauses
  * the market until the next good update), and once in the middle of the run a feed that stops for
  * longer than the market's oracle age (the market goes stale, then recovers).
@@ -29,10 +29,14 @@
  * fair comparison for a soak. SOAK_SECONDS, SOAK_RATE, SOAK_TRADERS override the shape.
  */
 import { fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import {
   assembleVenue,
   createBootIdentity,
@@ -69,7 +73,12 @@ const SLOW_PAUSE_MS = 2_000;
 const LOOP_RESOLUTION_MS = 10;
 const SLOW_BURST = 30;
 const LOAD_GENERATOR_ENV = 'VENUE_SOAK_LOAD_GENERATOR';
-const PATH = '_stub_no_journal';
+/**
+ * `--journal`: the same run with the journal on (sealed records, fsync, snapshots by the replica
+ * worker) in a temporary directory, the production path apart from real proofs.
+ */
+const JOURNAL = process.argv.includes('--journal');
+const PATH = JOURNAL ? '_stub_journal' : '_stub_no_journal';
 const MARKET = testMarket('SOL-USDC');
 /** Far from each other and from the oracle price (1000): nothing ever crosses, nothing settles. */
 const BID_PRICES = [950n, 940n] as const;
@@ -112,6 +121,9 @@ interface WindowFigures {
   loopMaxMs: number;
   handles: number;
   ackedPerS: number;
+  /** Order rows the core keeps (open, or finished and still readable) and compact remains. */
+  orderRows: number;
+  compactedOrders: number;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -121,8 +133,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
   log(
     `soak: ${seconds} s; windows: the first and last ${windowS} s; ${TRADERS} traders at ${RATE} ops/s in total ` +
       `(place -> modify -> cancel, signed), one reconnect every ${reconnectMs / 1000} s, ${SLOW_READERS} slow readers, ` +
-      'oracle faults; load from a child process; venue: stub proofs, no journal\n',
+      `oracle faults; load from a child process; venue: stub proofs, ${JOURNAL ? 'journal on' : 'no journal'}\n`,
   );
+  const stateDir = JOURNAL ? await mkdtemp(join(tmpdir(), 'venue-soak-')) : null;
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
   const oracle = faultyOracle(clock, seconds);
@@ -133,6 +146,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       markets: [testListing(MARKET)],
       settles: false,
       proofMode: 'stub',
+      ...(stateDir === null ? {} : { state: { directory: stateDir, sealingKey: randomBytes(32) } }),
     },
   );
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
@@ -185,6 +199,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
           : 0;
       collectGarbage();
       const memory = process.memoryUsage();
+      const retained = server.engine.core.retainedOrders();
       const result: WindowFigures = {
         rssMb: memory.rss / 2 ** 20,
         heapMb: memory.heapUsed / 2 ** 20,
@@ -192,6 +207,8 @@ export async function run(quick: boolean): Promise<Figure[]> {
         loopMaxMs: lateMs(delay.max),
         handles: median(inside.map((s) => s.handles)),
         ackedPerS,
+        orderRows: retained.rows,
+        compactedOrders: retained.compacted,
       };
       delay.reset();
       return result;
@@ -214,6 +231,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
     delay.reset();
     await sleepUntil(started, seconds);
     const end = measureWindow(seconds - windowS, seconds);
+    // SOAK_HEAP_SNAPSHOT=FILE: what the venue holds at the end, for finding what grows.
+    const snapshotFile = process.env['SOAK_HEAP_SNAPSHOT'];
+    if (snapshotFile !== undefined) log(`soak: heap snapshot ${writeHeapSnapshot(snapshotFile)}\n`);
     clearInterval(sampler);
     const final = await generator.stop();
     const unexpected = Object.values(final.unexpected).reduce((a, b) => a + b, 0);
@@ -229,6 +249,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
     delay.disable();
     runDelay.disable();
     await server.close();
+    if (stateDir !== null) await rm(stateDir, { recursive: true, force: true });
   }
 }
 
@@ -302,6 +323,22 @@ function figures(
       once(end.handles),
       first('active_handles', start.handles),
     ),
+    figure(
+      'soak',
+      `order_rows_last_${windowS}s${PATH}`,
+      'count',
+      'lower',
+      once(end.orderRows),
+      first('order_rows', start.orderRows),
+    ),
+    figure(
+      'soak',
+      `compacted_orders_last_${windowS}s${PATH}`,
+      'count',
+      'lower',
+      once(end.compactedOrders),
+      first('compacted_orders', start.compactedOrders),
+    ),
     figure('soak', `handle_growth${PATH}`, 'count', 'lower', once(end.handles - start.handles), null),
     figure('soak', `unexpected_errors${PATH}`, 'count', 'lower', once(unexpected), null),
   ];
@@ -310,7 +347,8 @@ function figures(
 function describe(w: WindowFigures): string {
   return (
     `rss ${fmt(w.rssMb)} MB, heap ${fmt(w.heapMb)} MB, loop p99 ${w.loopP99Ms.toFixed(1)} ms ` +
-    `(max ${w.loopMaxMs.toFixed(1)}), handles ${w.handles}, acked ${fmt(w.ackedPerS)} ops/s`
+    `(max ${w.loopMaxMs.toFixed(1)}), handles ${w.handles}, acked ${fmt(w.ackedPerS)} ops/s, ` +
+    `order rows ${w.orderRows}, compacted orders ${w.compactedOrders}`
   );
 }
 

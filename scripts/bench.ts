@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   rest: () => import('../bench/rest.ts'),
   settlement: () => import('../bench/settlement.ts'),
   soak: () => import('../bench/soak.ts'),
+  'stream-flood': () => import('../bench/stream-flood.ts'),
   stream: () => import('../bench/stream.ts'),
 };
 
@@ -24,7 +25,7 @@ const quick = args.includes('--quick');
 const name = args.find((a) => !a.startsWith('--'));
 if (name === undefined || (name !== 'all' && !(name in BENCHMARKS))) {
   process.stderr.write(
-    `usage: npm run bench -- NAME [--quick]\nNAME: all, ${Object.keys(BENCHMARKS).join(', ')}\n`,
+    `usage: npm run bench -- NAME [--quick] [--journal: soak only]\nNAME: all, ${Object.keys(BENCHMARKS).join(', ')}\n`,
   );
   process.exit(2);
 }

@@ -48,6 +48,11 @@ const BREAKING_EDITS: ReadonlyArray<[string, Partial<VenueLimits>]> = [
   ['HEADERS_TIMEOUT_MS <= REQUEST_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: 60_000 }],
   ['CONNECTIONS_PER_ADDRESS_MAX < CONNECTIONS_MAX', { CONNECTIONS_PER_ADDRESS_MAX: 1_024 }],
   ['CONNECTIONS_PER_ADDRESS_MAX > STREAM_CONNECTIONS_PER_ACCOUNT_MAX', { CONNECTIONS_PER_ADDRESS_MAX: 16 }],
+  ['STREAM_READ_BUCKET >= TRADING_BUCKET', { STREAM_READ_BUCKET: { capacity: 400, refillPerSecond: 100 } }],
+  [
+    'STREAM_LOGIN_READ_BUCKET capacity <= STREAM_READ_BUCKET capacity',
+    { STREAM_LOGIN_READ_BUCKET: { capacity: 500, refillPerSecond: 8 } },
+  ],
 ];
 
 test('the limits as shipped satisfy every relation the boot check asserts', () => {

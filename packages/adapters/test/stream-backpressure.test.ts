@@ -20,6 +20,12 @@ const FLOOD_FRAMES_MAX = 200_000;
  */
 const FLOOD_FRAME = 'x'.repeat(1024);
 
+/**
+ * The read budget (ReadBudget) lifted: at the shipped 200 frames a second, replies build up too
+ * slowly to reach a send bound within a test. The bounds must hold whatever the read rate.
+ */
+const FLOOD_READ_BUCKET = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
+
 /** A raw ws client: counts what it reads without parsing it, so draining a backlog is cheap. */
 async function rawClient(venue: TestVenue, token?: string) {
   const socket = new WebSocket(`wss://127.0.0.1:${venue.port}/v1/stream`, {
@@ -89,7 +95,7 @@ async function closedWithinBound(
 
 describe('stream send bounds (issue 20 finding 1)', () => {
   test('a logged-in socket that floods frames and never reads is closed with 1011 within its bound', async (t) => {
-    const venue = await TestVenue.start();
+    const venue = await TestVenue.start({ streamReadBucket: FLOOD_READ_BUCKET });
     try {
       const trader = await venue.trader('flooder');
       const client = await rawClient(venue, trader.token);
@@ -100,7 +106,7 @@ describe('stream send bounds (issue 20 finding 1)', () => {
   });
 
   test('a socket that never logs in, floods and never reads is closed with 1011 within the login bound', async (t) => {
-    const venue = await TestVenue.start();
+    const venue = await TestVenue.start({ streamReadBucket: FLOOD_READ_BUCKET });
     try {
       const client = await rawClient(venue);
       t.diagnostic(await closedWithinBound(venue, client, STREAM_LOGIN_BUFFER_BYTES_MAX));

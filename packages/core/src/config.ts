@@ -14,7 +14,10 @@ export interface CoreConfig {
   readonly orderLifetimeSlotsMax: bigint;
   /** A matched note is locked on chain this many slots after its batch. */
   readonly lockDurationSlots: bigint;
-  /** Finished orders stay queryable (and their ids taken) this many slots after they end. */
+  /**
+   * Finished orders stay readable this many slots after they end; their ids stay taken (and their
+   * bodies refused with 1211) until that and their expiry_slot have both passed.
+   */
   readonly retentionSlots: bigint;
   /** Most open orders per account (protocol ACCOUNT_OPEN_ORDERS_MAX). */
   readonly accountOpenOrdersMax: number;

@@ -149,6 +149,14 @@ export class VenueCore {
     return deadManStatus(this.#state, accountId);
   }
 
+  /**
+   * How many orders the state keeps: rows (open, or finished and still readable) and the compact
+   * remains of finished ones. The soak benchmark reports them to show memory is bounded.
+   */
+  retainedOrders(): { rows: number; compacted: number } {
+    return { rows: this.#state.orders.size, compacted: this.#state.finished.size };
+  }
+
   /** The account that owns an order, for routing its events (spec 6.1). */
   accountOf(orderId: string): string | undefined {
     return this.#state.orders.get(orderId)?.accountId;

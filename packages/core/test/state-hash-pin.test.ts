@@ -16,19 +16,23 @@ import { test } from 'node:test';
 import { type Command, type CoreConfig, type CoreEvent, type MarketConfig, VenueCore } from '@venue/core';
 import { type PlaceOrder, VenueError } from '@venue/protocol';
 
-// Re-pinned when orders gained the latest batch that gave them nothing (issue 25): with that field
-// left out of the snapshot the state hash is the previous 41993e2d..., so nothing else moved.
-// Re-pinned again when a batch that did not clear was kept once per market (lastUncleared) instead
-// of in every row, and rows a settlement put back to resting gained resumedBatch: with the unfilled
-// fields, lastUncleared and resumedBatch all left out, the hash is still 41993e2d....
-const PINNED_STATE_HASH = '7104519841013eeabb14522af6f04ad8261a7af2c16f61067615a99ee64f07b1';
+// Re-pinned when finished orders became compact remains after their readable window (issue 20, soak
+// memory): snapshot format 3 carries the remains, and rows leave at end + retention instead of
+// max(end, expiry) + retention. Before it, 41993e2d.... Re-pinned when orders gained the latest
+// batch that gave them nothing (issue 25), kept per row for batches that cleared and once per market
+// (lastUncleared) for batches that did not, with resumedBatch on rows a settlement put back to
+// resting: with those fields left out of the snapshot the hash is the compaction's 093bc4bf....
+const PINNED_STATE_HASH = '4d0e4b1e509af94fa2849cb1e59ffa98e0f1bbdf22f2fd00338356f01e28d94f';
 // Re-pinned when match events gained `fills` (issue 19): without that field the answers give the
 // previous digest, c6a30f0e...; the state hash did not move. Re-pinned again when a repeat of a
 // finished order's body became a 1211 refusal instead of `accepted` (issue 20 finding 6a): before it,
-// 4eb28ea0...; the state hash did not move (neither answer changes anything). Re-pinned for issue
-// 25: batch events count participants and unfilled orders by reason, and an ioc/fok cancelled
-// unfilled carries its reason; before it, ef10ba94....
-const PINNED_TRANSCRIPT_DIGEST = '935d8753e2d79ea4c9dfde11ed679141e950a26a5f3da9aa0a2b3a119d86433d';
+// 4eb28ea0...; the state hash did not move (neither answer changes anything). Re-pinned with the
+// compaction above, before it ef10ba94...: 23 cancels and modifies of orders past their readable
+// window now get 1300 (as GET /orders/{id} does) instead of 1205 (or a nonce code checked first),
+// and one repeat past its order's expiry gets the pause refusal instead of 1211: still refused.
+// Re-pinned for issue 25: batch events count participants and unfilled orders by reason, and an
+// ioc/fok cancelled unfilled carries its reason; before it, 9526c223....
+const PINNED_TRANSCRIPT_DIGEST = 'c5d90ac533ab8096558106f126e677ed9d18da15271ffc1dce67aa6928f04f9a';
 
 const COMMANDS = 5_000;
 const SESSION = 'ab'.repeat(32);

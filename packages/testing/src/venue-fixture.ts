@@ -79,6 +79,8 @@ export interface TestVenueOptions {
   roots?: readonly string[];
   streamAccountBufferBytesMax?: number;
   streamHeartbeatIntervalMs?: number;
+  /** Every stream socket's read budget (adapters ReadBudget), before and after login. */
+  streamReadBucket?: { capacity: number; refillPerSecond: number };
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
   clock?: ManualClock;
@@ -185,6 +187,7 @@ export class TestVenue {
         stream: {
           accountBufferBytesMax: options.streamAccountBufferBytesMax,
           heartbeatIntervalMs: options.streamHeartbeatIntervalMs,
+          readBucket: options.streamReadBucket,
         },
       },
     );

@@ -9,6 +9,7 @@ import type { Enclave } from '../enclave/enclave-attestation.ts';
 import type { GovernanceSource } from '../enclave/governance-watch.ts';
 import type { HttpServerOptions } from '../http/server.ts';
 import type { OracleMonitor } from '../oracle/oracle-monitor.ts';
+import type { TokenBucketPolicy } from '../rate-limit/token-bucket.ts';
 import type { TreeUpdateSource } from '../settlement/remote-tree-feed.ts';
 import type { SettlementChain } from '../settlement/settlement-chain.ts';
 import type { TreeSource } from '../settlement/tree-feed.ts';
@@ -132,4 +133,9 @@ export interface StreamOverrides {
   readonly accountBufferBytesMax?: number | undefined;
   /** The heartbeat interval (tests find a dead peer quickly; the simulator never beats). */
   readonly heartbeatIntervalMs?: number | undefined;
+  /**
+   * The read budget of every socket, before and after login (tests that flood on purpose lift it
+   * to reach the send bounds; the default is STREAM_READ_BUCKET and STREAM_LOGIN_READ_BUCKET).
+   */
+  readonly readBucket?: TokenBucketPolicy | undefined;
 }

@@ -103,6 +103,7 @@ export async function openVenueServer(
     ...(parts.stream.heartbeatIntervalMs === undefined
       ? {}
       : { heartbeatIntervalMs: parts.stream.heartbeatIntervalMs }),
+    ...(parts.stream.readBucket === undefined ? {} : { readBucket: parts.stream.readBucket }),
   });
   if (http !== null) stream.attach(http.app.server);
   const stopBeat = http === null ? () => {} : startWallBeat(parts.clock, inner, stream);

@@ -213,6 +213,18 @@ export const STREAM_STOP_WAIT_MS = 2_000;
 /** Frames of one socket that may await their replies; more get an error frame (5007). */
 export const STREAM_FRAMES_IN_FLIGHT_MAX = 512;
 
+/**
+ * Frames an account's logged-in sockets are read at, together, sustained and in a burst (issue 20:
+ * the event loop under a flood). Past it the venue stops reading the socket that found the bucket
+ * empty until it refills: the frames wait in TCP, cost nothing, and are answered later, in order.
+ * At least what the trading limit lets an account use (TRADING_BUCKET: 200 units a second, each
+ * frame at least one), so only a flood meets it.
+ */
+export const STREAM_READ_BUCKET = { capacity: 400, refillPerSecond: 200 } as const;
+
+/** Per socket before login: a login frame and a few pings are all such a socket needs. */
+export const STREAM_LOGIN_READ_BUCKET = { capacity: 16, refillPerSecond: 8 } as const;
+
 /** Sockets one account may hold at once: a bot with a socket per strategy, not a socket flood. */
 export const STREAM_CONNECTIONS_PER_ACCOUNT_MAX = 16;
 
@@ -442,6 +454,8 @@ const SHIPPED_LIMITS = {
   STREAM_ACCOUNT_BUFFER_BYTES_MAX,
   STREAM_SOCKET_BUFFER_BYTES_MAX,
   STREAM_LOGIN_BUFFER_BYTES_MAX,
+  STREAM_READ_BUCKET,
+  STREAM_LOGIN_READ_BUCKET,
   STREAM_TREE_FRAME_BYTES_MAX,
   INTAKE_IN_FLIGHT_RECORDS_MAX,
   JOURNAL_COMMAND_BYTES_MAX,
@@ -568,6 +582,15 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= l.STREAM_CONNECTIONS_MAX,
       'STREAM_CONNECTIONS_PER_ACCOUNT_MAX <= STREAM_CONNECTIONS_MAX',
+    ],
+    [
+      l.STREAM_READ_BUCKET.capacity >= l.TRADING_BUCKET.capacity &&
+        l.STREAM_READ_BUCKET.refillPerSecond >= l.TRADING_BUCKET.refillPerSecond,
+      'STREAM_READ_BUCKET >= TRADING_BUCKET: reading never slows a socket that stays within its trading limit',
+    ],
+    [
+      l.STREAM_LOGIN_READ_BUCKET.capacity <= l.STREAM_READ_BUCKET.capacity,
+      'STREAM_LOGIN_READ_BUCKET capacity <= STREAM_READ_BUCKET capacity: logging in never tightens reading',
     ],
     // Stream send bounds (issue 20 finding 1).
     [

@@ -1,3 +1,4 @@
+import type { CoreEvent } from '@venue/core';
 import { assert, type PlaceOrder } from '@venue/protocol';
 import { NOTE_OPENINGS_MAX } from '../config/limits.ts';
 import type { JournalRecord } from '../journal/journal-record.ts';
@@ -25,12 +26,21 @@ export interface NoteOpening {
   readonly derived: boolean;
 }
 
-/** How an opening is stored in a snapshot: [commitment, owner, inner hash, derived]. */
-type StoredOpening = readonly [string, string, string, boolean];
+/**
+ * How an opening is stored in a snapshot: [commitment, owner, inner hash, derived, the id of the open
+ * order booked on it]. The fifth element is absent for a derived note and in older snapshots.
+ */
+type StoredOpening = readonly [string, string, string, boolean, string?];
 
 export class NoteOpenings implements StateCompanion {
   readonly name = 'note-openings';
   readonly #byCommitment = new Map<string, NoteOpening>();
+  /**
+   * Order id -> the note it was booked on, while the order is open. An order cancelled or expired
+   * leaves its note backing nothing (a note backs one open order at a time), so its opening goes
+   * (issue 20 soak: every cancelled order's opening used to stay until the 1,000,000-entry cap).
+   */
+  readonly #noteOf = new Map<string, string>();
   readonly #max: number;
 
   constructor(max = NOTE_OPENINGS_MAX) {
@@ -70,10 +80,28 @@ export class NoteOpenings implements StateCompanion {
     this.#byCommitment.delete(commitment);
   }
 
+  /**
+   * An applied place or modify booked `order` (a repeat changes nothing). A reprice in place onto
+   * another note releases the old one, whose opening then backs nothing.
+   */
+  #booked(order: PlaceOrder): void {
+    this.rememberOrder(order);
+    const before = this.#noteOf.get(order.order_id);
+    this.#noteOf.set(order.order_id, order.note_commitment);
+    if (before !== undefined && before !== order.note_commitment) this.forget(before);
+  }
+
   save(): StoredOpening[] {
+    const orderOf = new Map<string, string>();
+    for (const [orderId, commitment] of this.#noteOf) orderOf.set(commitment, orderId);
     const stored: StoredOpening[] = [];
     for (const [commitment, o] of this.#byCommitment) {
-      stored.push([commitment, o.ownerCommitment, o.innerHash, o.derived]);
+      const orderId = orderOf.get(commitment);
+      stored.push(
+        orderId === undefined
+          ? [commitment, o.ownerCommitment, o.innerHash, o.derived]
+          : [commitment, o.ownerCommitment, o.innerHash, o.derived, orderId],
+      );
     }
     return stored;
   }
@@ -81,8 +109,9 @@ export class NoteOpenings implements StateCompanion {
   load(part: unknown): void {
     assert(Array.isArray(part), 'the note-openings part of a snapshot is a list');
     for (const entry of part as StoredOpening[]) {
-      const [commitment, ownerCommitment, innerHash, derived] = entry;
+      const [commitment, ownerCommitment, innerHash, derived, orderId] = entry;
       this.remember(commitment, { ownerCommitment, innerHash, derived });
+      if (orderId !== undefined) this.#noteOf.set(orderId, commitment);
     }
   }
 
@@ -91,9 +120,19 @@ export class NoteOpenings implements StateCompanion {
    * notes in the `changeOpening` annotation. This is the only writer of a change note's opening,
    * live and in recovery alike; an order's opening is also remembered when its proof verifies.
    */
-  follow({ command, annotations }: JournalRecord): void {
-    if (command.type === 'place') this.rememberOrder(command.order);
-    else if (command.type === 'modify') this.rememberOrder(command.request.replacement);
+  follow({ command, annotations }: JournalRecord, events: readonly CoreEvent[] = []): void {
+    // Orders this record ended first: a modify's replacement may take the same note in this very
+    // record, and is remembered again below. Only orders that never reached a settlement end here
+    // (a cancel needs a resting order, expiry too); a settled note is forgotten by the pipeline.
+    for (const event of events) {
+      if (event.type !== 'order' || (event.kind !== 'cancelled' && event.kind !== 'expired')) continue;
+      const commitment = this.#noteOf.get(event.orderId);
+      if (commitment === undefined) continue;
+      this.#noteOf.delete(event.orderId);
+      this.forget(commitment);
+    }
+    if (command.type === 'place') this.#booked(command.order);
+    else if (command.type === 'modify') this.#booked(command.request.replacement);
     else if (command.type === 'match_settled') {
       const change = annotations.changeOpening;
       if (change !== undefined) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { CoreEvent } from '@venue/core';
 import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
@@ -14,12 +15,15 @@ import {
   STREAM_HEARTBEAT_INTERVAL_MS,
   STREAM_LOGIN_BUFFER_BYTES_MAX,
   STREAM_LOGIN_TIMEOUT_MS,
+  STREAM_READ_BUCKET,
   STREAM_SOCKET_BUFFER_BYTES_MAX,
   STREAM_STOP_WAIT_MS,
 } from '../config/limits.ts';
 import { writeRawEnvelope } from '../http/errors.ts';
+import { TokenBucket, type TokenBucketPolicy } from '../rate-limit/token-bucket.ts';
 import type { OrderIntake } from '../venue/order-intake.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import { ReadBudget } from './read-budget.ts';
 import {
   type ChannelFrame,
   type FillFrame,
@@ -45,6 +49,8 @@ export interface StreamServerOptions {
   readonly accountBufferBytesMax?: number;
   /** Overrides STREAM_HEARTBEAT_INTERVAL_MS (tests use a short one). */
   readonly heartbeatIntervalMs?: number;
+  /** One read budget before and after login, instead of the shipped two (ReadBudget). */
+  readonly readBucket?: TokenBucketPolicy;
   readonly log: { error(object: unknown, message: string): void };
 }
 
@@ -58,6 +64,9 @@ export class StreamServer implements StreamPublisher {
   #slowConsumersClosed = 0;
   #deadPeersDropped = 0;
   #socketBufferPeakBytes = 0;
+  #readPauses = 0;
+  /** Each account's read bucket, shared by its sockets (ReadBudget); dropped once idle and full. */
+  readonly #readBuckets = new Map<string, TokenBucket>();
 
   constructor(options: StreamServerOptions) {
     this.#options = options;
@@ -98,6 +107,14 @@ export class StreamServer implements StreamPublisher {
   /** Sockets dropped for not answering a ping within a heartbeat interval, since start. */
   get deadPeersDropped(): number {
     return this.#deadPeersDropped;
+  }
+
+  /**
+   * Times a socket was paused for reading faster than its read budget (ReadBudget), since start:
+   * an operator metric, and how a benchmark sees a flood being held back.
+   */
+  get readPauses(): number {
+    return this.#readPauses;
   }
 
   /** Sockets closed with 1011 for falling behind, since start (an operator metric). */
@@ -171,13 +188,22 @@ export class StreamServer implements StreamPublisher {
       if (session.accountId === null) session.close(CLOSE.policy, 'no login in time');
     }, STREAM_LOGIN_TIMEOUT_MS);
     loginTimer.unref();
-    ws.on('message', (data: Buffer, isBinary) => session.receive(data, isBinary));
+    const budget = new ReadBudget(
+      ws,
+      (data, isBinary) => session.receive(data, isBinary),
+      () => (session.accountId === null ? null : this.#readBucketOf(session.accountId)),
+      this.#options.readBucket,
+    );
+    ws.on('message', (data: Buffer, isBinary) => {
+      if (budget.receive(data, isBinary)) this.#readPauses += 1;
+    });
     ws.on('pong', () => {
       session.alive = true;
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
       clearTimeout(loginTimer);
+      budget.stop();
       this.#detach(session);
     });
     return session;
@@ -236,10 +262,23 @@ export class StreamServer implements StreamPublisher {
     if (accountId === null) return;
     const sessions = this.#byAccount.get(accountId);
     sessions?.delete(session);
-    if (sessions?.size === 0) this.#byAccount.delete(accountId);
+    if (sessions?.size === 0) {
+      this.#byAccount.delete(accountId);
+      // A full bucket forgets nothing; one still refilling stays, so reconnecting does not refill it.
+      if (this.#readBuckets.get(accountId)?.isFull(performance.now())) this.#readBuckets.delete(accountId);
+    }
     if (session.cancelOnDisconnect && !this.#closing) {
       this.#options.engine.record({ type: 'disconnect', connectionId: session.connectionId });
     }
+  }
+
+  #readBucketOf(accountId: string): TokenBucket {
+    let bucket = this.#readBuckets.get(accountId);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(this.#options.readBucket ?? STREAM_READ_BUCKET, performance.now());
+      this.#readBuckets.set(accountId, bucket);
+    }
+    return bucket;
   }
 
   /** spec 6.1: each order event goes to the sessions of the account that placed the order. */

@@ -5,7 +5,14 @@ import type { CoreEvent } from '../events.ts';
 import { accountFor, book, type Ending, finish, unlinkOpen } from '../state/order-index.ts';
 import type { OrderRow, VenueState } from '../state/venue-state.ts';
 import { acceptCancelNonce, checkCancel, ownedOrder } from './cancel.ts';
-import { acceptArrivalNonce, assertRepeatLive, checkPlace, isRepeatOf, newRow } from './place.ts';
+import {
+  acceptArrivalNonce,
+  assertNotCompactedRepeat,
+  assertRepeatLive,
+  checkPlace,
+  isRepeatOf,
+  newRow,
+} from './place.ts';
 
 const CANCELLED_BY_MODIFY: Ending = { kind: 'cancelled', cancelReason: 'modify' };
 
@@ -20,6 +27,10 @@ export function applyModify(state: VenueState, config: CoreConfig, command: Modi
   const existing = state.orders.get(replacement.order_id);
   const repeat = repeatOfModify(state, command, existing);
   if (repeat !== null) return [repeat];
+  // Its replacement finished and was compacted: the same exact body stays refused.
+  if (existing === undefined) {
+    assertNotCompactedRepeat(state, replacement.order_id, command.replacementDigest, command.accountId);
+  }
   // rule 1a and rule 3: the old order exists for this account and the replacement's key owns it.
   const old = ownedOrder(state, command.oldOrderId, command.accountId, replacement.trading_key);
   // rule 4: the replacement stays in the old order's market.

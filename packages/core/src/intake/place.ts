@@ -3,6 +3,7 @@ import type { PlaceCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { ReplyEvent } from '../events.ts';
 import { accountFor, book } from '../state/order-index.ts';
+import { own } from '../state/own-string.ts';
 import {
   type AccountState,
   effectiveMinFill,
@@ -37,8 +38,8 @@ export interface AcceptedPlace {
 /**
  * The earlier result of the exact same signed body by the same account, if any (spec 2.1). A body
  * names its order id, so the order it booked, if any, is the one filed under that id with that
- * body's digest. An order replaced by a reprice in place, or forgotten after its retention, no
- * longer answers for its old body. `existing` is the order filed under the body's id.
+ * body's digest. An order replaced by a reprice in place, or compacted after its readable window,
+ * no longer answers for its old body here (assertNotCompactedRepeat covers the compacted one). `existing` is the order filed under the body's id.
  */
 export function isRepeatOf(
   existing: OrderRow | undefined,
@@ -60,6 +61,25 @@ export function assertRepeatLive(existing: OrderRow): void {
       `this body already booked order ${existing.orderId}, which is now ${existing.state}; nothing is booked again`,
     );
   }
+}
+
+/**
+ * The body of an order compacted after its readable window (FinishedOrder) is refused the same way,
+ * though its details can no longer be read.
+ */
+export function assertNotCompactedRepeat(
+  state: VenueState,
+  orderId: string,
+  bodyDigest: string,
+  accountId: string,
+): void {
+  const finished = state.finished.get(orderId);
+  if (finished === undefined || finished.bodyDigest !== bodyDigest || finished.accountId !== accountId)
+    return;
+  throw new VenueError(
+    'ORDER_FINISHED',
+    `this body already booked order ${orderId}, which ended ${finished.state} and is no longer readable; nothing is booked again`,
+  );
 }
 
 /**
@@ -148,7 +168,8 @@ export function checkPlace(
       'note_commitment does not re-derive from owner_commitment, note_inner_hash and the note value the order claims',
     );
   }
-  if (existing !== undefined && existing !== replacing) {
+  // A compacted order's id stays taken as long as its body is refused (FinishedOrder).
+  if ((existing !== undefined && existing !== replacing) || state.finished.has(order.order_id)) {
     throw new VenueError(
       'DUPLICATE_ORDER_ID',
       `order_id ${order.order_id} is already used; choose a fresh random id`,
@@ -242,7 +263,8 @@ export function newRow(
   const minFillSize = order.min_fill_size ?? 0n;
   // Field order matters for speed: the fields a batch reads or writes come first, so a batch touches
   // the first few cache lines of each row and not the rest (snapshot.ts builds restored rows in the
-  // same order, so all rows share one shape).
+  // same order, so all rows share one shape). Strings are copies (own-string.ts): a row outlives
+  // the request it came from by minutes.
   const row: OrderRow = {
     side: order.side,
     priceLimit: order.price_limit,
@@ -253,23 +275,23 @@ export function newRow(
     fillOrKill: order.order_type === 'fok',
     ref: -1,
     slot: NO_SLOT,
-    tradingKey: order.trading_key,
-    owner: order.owner_commitment,
+    tradingKey: own(order.trading_key),
+    owner: own(order.owner_commitment),
     state: 'resting',
     levelNext: null,
     liveNext: null,
     orderType: order.order_type,
     arrivalBatchDone: false,
-    orderId: order.order_id,
+    orderId: own(order.order_id),
     accountId: fields.accountId,
     marketId: accepted.market.config.marketId,
     note: {
-      commitment: order.note_commitment,
+      commitment: own(order.note_commitment),
       value: accepted.noteValue,
       treeId: order.tree_id ?? 0,
-      merkleRoot: order.merkle_root,
+      merkleRoot: own(order.merkle_root),
     },
-    viewingPubkey: order.viewing_pubkey,
+    viewingPubkey: own(order.viewing_pubkey),
     pending: null,
     lastMatchId: carried.lastMatchId,
     lockExpirySlot: null,
@@ -286,7 +308,7 @@ export function newRow(
     minFillSize,
     expirySlot: order.expiry_slot,
     connectionId: fields.connectionId,
-    bodyDigest: fields.bodyDigest,
+    bodyDigest: own(fields.bodyDigest),
     filled: carried.filled,
     sweepAfterSettlement: false,
     reason: null,
@@ -319,6 +341,9 @@ export function applyPlace(state: VenueState, config: CoreConfig, command: Place
     return [
       { type: 'placed', accountId: command.accountId, response: placeResponse(existing), repeat: true },
     ];
+  }
+  if (existing === undefined) {
+    assertNotCompactedRepeat(state, command.order.order_id, command.bodyDigest, command.accountId);
   }
   const accepted = checkPlace(state, config, command.order, command.accountId, null, existing);
   const row = newRow(state, command.order, accepted, command);

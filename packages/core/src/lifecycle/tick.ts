@@ -3,14 +3,15 @@ import { runBatch } from '../batch/run-batch.ts';
 import type { TickCommand } from '../commands.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
-import { type Ending, finish, forget } from '../state/order-index.ts';
-import { isTerminal, type OrderRow, type VenueState } from '../state/venue-state.ts';
+import { compact, dropFinished, type Ending, finish, readableUntil } from '../state/order-index.ts';
+import { isTerminal, type VenueState } from '../state/venue-state.ts';
 import { fireDeadMen } from './dead-man.ts';
 
 /**
  * The chain reached a new slot. First orders whose expiry_slot has passed expire (spec 3.1: the
- * slot after expiry_slot), and finished orders past their retention are forgotten; then every
- * market whose batch is due clears. Expiring first means an order never trades after its expiry.
+ * slot after expiry_slot), finished orders past their readable window are compacted, and compacted
+ * ones past their expiry are forgotten; then every market whose batch is due clears. Expiring
+ * first means an order never trades after its expiry.
  */
 export function applyTick(state: VenueState, config: CoreConfig, command: TickCommand): CoreEvent[] {
   assert(command.slot >= state.slot, `tick to slot ${command.slot} is behind the venue at ${state.slot}`);
@@ -52,23 +53,11 @@ const EXPIRED: Ending = { kind: 'expired' };
 
 function visit(state: VenueState, config: CoreConfig, orderId: string, events: CoreEvent[]): void {
   const row = state.orders.get(orderId);
-  if (row === undefined) return;
-  if (row.state === 'resting' && row.expirySlot < state.slot) {
+  if (row === undefined) {
+    dropFinished(state, orderId);
+  } else if (row.state === 'resting' && row.expirySlot < state.slot) {
     events.push(finish(state, config, row, EXPIRED));
-  } else if (isTerminal(row.state) && state.slot >= retentionEnd(row, config)) {
-    releaseExpiredLock(state, row);
-    forget(state, row);
-  }
-}
-
-export function retentionEnd(row: OrderRow, config: CoreConfig): bigint {
-  return (row.expirySlot > row.lastUpdateSlot ? row.expirySlot : row.lastUpdateSlot) + config.retentionSlots;
-}
-
-/** A failed settlement's note lock is only remembered while it can still refuse a reuse. */
-function releaseExpiredLock(state: VenueState, row: OrderRow): void {
-  const hold = state.notes.get(row.note.commitment);
-  if (typeof hold === 'bigint' && hold < state.slot) {
-    state.notes.delete(row.note.commitment);
+  } else if (isTerminal(row.state) && state.slot >= readableUntil(row, config)) {
+    compact(state, row);
   }
 }

@@ -64,6 +64,11 @@ export function validateState(state: VenueState, config: CoreConfig): void {
       `note ${commitment} held by a stale order`,
     );
   }
+  for (const [orderId, finished] of state.finished) {
+    assert(!state.orders.has(orderId), `order ${orderId} is both a row and compacted`);
+    assert(isTerminal(finished.state), `compacted order ${orderId} is ${finished.state}`);
+    assert(finished.until > state.slot, `compacted order ${orderId} outlived slot ${finished.until}`);
+  }
   for (const [connectionId, rows] of state.byConnection) {
     assert(rows.size > 0, `connection ${connectionId} keeps an empty set`);
     for (const row of rows) {

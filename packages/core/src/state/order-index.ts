@@ -89,7 +89,7 @@ export type Ending =
 
 /**
  * Moves an open order to its terminal state: out of the open indexes, its note released (or
- * blocked until the failed lock expires), kept queryable for the retention period. Returns the
+ * blocked until the failed lock expires), kept readable for the retention period. Returns the
  * spec 6.1 event, which is always the order's last.
  */
 export function finish(state: VenueState, config: CoreConfig, row: OrderRow, ending: Ending): OrderEvent {
@@ -132,11 +132,7 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
     // spec 3.1: a fresh order may reuse the input only after the lock expires.
     state.notes.set(row.note.commitment, ending.lockExpirySlot);
   }
-  wakeAt(
-    state,
-    (row.expirySlot > state.slot ? row.expirySlot : state.slot) + config.retentionSlots,
-    row.orderId,
-  );
+  wakeAt(state, readableUntil(row, config), row.orderId);
   return event;
 }
 
@@ -149,11 +145,54 @@ export function dropConnection(state: VenueState, row: OrderRow): void {
   if (set.size === 0) state.byConnection.delete(row.connectionId);
 }
 
+/** A finished order answers GET /orders/{id} in full until this slot (retentionSlots after it ended). */
+export function readableUntil(row: OrderRow, config: CoreConfig): bigint {
+  return row.lastUpdateSlot + config.retentionSlots;
+}
+
 /**
- * Forgets a finished order after its retention: its id may be used again, and its body is no longer
- * recognised as a repeat (repeats are found through the id).
+ * Until this slot a finished order's body keeps its 1211 answer and its id stays taken: past its
+ * expiry_slot the body would be refused for its expiry anyway (and its nonce always is). A failed
+ * settlement's lock may outlast the expiry; the remains wait for it, so dropping them can release it.
  */
-export function forget(state: VenueState, row: OrderRow): void {
-  if (!isTerminal(row.state)) throw new AssertionError(`forget: order ${row.orderId} is still open`);
+export function refusedUntil(row: OrderRow): bigint {
+  const lock = row.lockExpirySlot ?? 0n;
+  return (row.expirySlot > lock ? row.expirySlot : lock) + 1n;
+}
+
+/**
+ * Ends a finished order's readable window: the row goes, and what refusing its body needs stays as a
+ * FinishedOrder until refusedUntil(row), unless that has already passed.
+ */
+export function compact(state: VenueState, row: OrderRow): void {
+  if (!isTerminal(row.state)) throw new AssertionError(`compact: order ${row.orderId} is still open`);
   state.orders.delete(row.orderId);
+  releaseExpiredLock(state, row.note.commitment);
+  const until = refusedUntil(row);
+  if (until <= state.slot) return;
+  state.finished.set(row.orderId, {
+    accountId: row.accountId,
+    bodyDigest: row.bodyDigest,
+    state: row.state,
+    until,
+    lockedNote: row.state === 'settlement_failed' ? row.note.commitment : null,
+  });
+  wakeAt(state, until, row.orderId);
+}
+
+/**
+ * Forgets a compacted order whose window has passed: its id may be used again, and its body is no
+ * longer recognised as a repeat (nonces and the session still make an old body unusable).
+ */
+export function dropFinished(state: VenueState, orderId: string): void {
+  const finished = state.finished.get(orderId);
+  if (finished === undefined || state.slot < finished.until) return;
+  state.finished.delete(orderId);
+  if (finished.lockedNote !== null) releaseExpiredLock(state, finished.lockedNote);
+}
+
+/** A failed settlement's note lock is only remembered while it can still refuse a reuse. */
+function releaseExpiredLock(state: VenueState, commitment: string): void {
+  const hold = state.notes.get(commitment);
+  if (typeof hold === 'bigint' && hold < state.slot) state.notes.delete(commitment);
 }

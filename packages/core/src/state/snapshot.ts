@@ -11,6 +11,7 @@ import {
   effectiveMinFill,
   emptyMarket,
   emptyState,
+  type FinishedOrder,
   isTerminal,
   type KeyNonces,
   matchKey,
@@ -30,7 +31,9 @@ import {
  * stateHash() compares. (The durability issue seals and stores it; here it is only the bytes.)
  */
 
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = 3;
+/** Format 2 had no compacted orders; it restores as format 3 with none. */
+const FORMATS_READ = new Set([2, FORMAT_VERSION]);
 
 type Persisted<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -94,6 +97,8 @@ interface PersistedState {
   venuePauseReasons: string[];
   markets: PersistedMarket[];
   orders: PersistedRow[];
+  /** Compacted finished orders (FinishedOrder), by id. Absent in format 2. */
+  finished?: [string, Persisted<FinishedOrder>][];
   /** commitment -> the holding order's id, or the slot until which a failed lock blocks it. */
   notes: [string, string | bigint][];
   nonces: [string, KeyNonces][];
@@ -129,6 +134,16 @@ export function snapshotState(state: VenueState): string {
           }),
     })),
     orders: [...state.orders.values()].map(persistedRow),
+    finished: [...state.finished].map(([orderId, f]) => [
+      orderId,
+      {
+        accountId: f.accountId,
+        bodyDigest: f.bodyDigest,
+        state: f.state,
+        until: f.until,
+        lockedNote: f.lockedNote,
+      },
+    ]),
     notes: [...state.notes].map(([commitment, hold]) => [
       commitment,
       typeof hold === 'bigint' ? hold : hold.orderId,
@@ -190,8 +205,10 @@ export function restoreState(text: string): VenueState {
     const tagged = value as Record<string, unknown>;
     return typeof tagged['$big'] === 'string' ? BigInt(tagged['$big']) : value;
   }) as { format: number; state: PersistedState };
-  if (parsed.format !== FORMAT_VERSION) {
-    throw new AssertionError(`snapshot format ${parsed.format} is not ${FORMAT_VERSION}`);
+  if (!FORMATS_READ.has(parsed.format)) {
+    throw new AssertionError(
+      `snapshot format ${parsed.format} is not one of ${[...FORMATS_READ].join(', ')}`,
+    );
   }
   const saved = parsed.state;
   const state = emptyState();
@@ -221,6 +238,15 @@ export function restoreState(text: string): VenueState {
   }
   for (const savedRow of saved.orders) state.orders.set(savedRow.orderId, rowFrom(state, savedRow));
   relinkOpenOrders(state);
+  for (const [orderId, f] of saved.finished ?? []) {
+    state.finished.set(orderId, {
+      accountId: f.accountId,
+      bodyDigest: f.bodyDigest,
+      state: f.state,
+      until: f.until,
+      lockedNote: f.lockedNote,
+    });
+  }
   const orderNamed = (orderId: string): OrderRow => {
     const row = state.orders.get(orderId);
     if (row === undefined) throw new AssertionError(`snapshot names unknown order ${orderId}`);

@@ -16,7 +16,8 @@ import { PendingMatches } from './pending-matches.ts';
  * - indexes derived from them (lists and price levels that hold row references, per-account and
  *   per-market bookkeeping), rebuilt by restore and checked by validateInternalState().
  * Indexes hold references to rows, never ids, so the hot paths follow pointers instead of hashing
- * hex strings. Every collection is bounded by the open orders and the retention window.
+ * hex strings. Every collection is bounded by the open orders, the readable window of finished
+ * orders and, for their compact remains, the longest order lifetime.
  */
 
 export interface NoteRef {
@@ -205,6 +206,22 @@ export interface KeyNonces {
   cancel: bigint;
 }
 
+/**
+ * What is kept of a finished order once it is no longer readable (docs/core.md, "Repeats,
+ * retention and limits"): enough to refuse its body with 1211 and keep its id taken until the body
+ * could not be booked anyway, a few hundred bytes instead of the full row.
+ */
+export interface FinishedOrder {
+  readonly accountId: string;
+  readonly bodyDigest: string;
+  /** Its terminal state, named in the 1211 refusal. */
+  readonly state: OrderState;
+  /** Dropped at this slot: past its expiry_slot (and its failed lock, if any). */
+  readonly until: bigint;
+  /** A failed settlement's note, whose expired lock is released when this is dropped; else null. */
+  readonly lockedNote: string | null;
+}
+
 /** A note is held by an open order, or blocked until the slot a failed settlement's lock expires. */
 export type NoteHold = OrderRow | bigint;
 
@@ -221,6 +238,8 @@ export interface VenueState {
    * idempotency): a body names its order id, and the row keeps the digest of the body it was booked from.
    */
   readonly orders: Map<string, OrderRow>;
+  /** Finished orders past their readable window whose body is still refused (FinishedOrder). */
+  readonly finished: Map<string, FinishedOrder>;
   readonly notes: Map<string, NoteHold>;
   readonly nonces: Map<string, KeyNonces>;
   /** Accounts holding at least one open order. */
@@ -229,7 +248,10 @@ export interface VenueState {
   readonly byConnection: Map<string, Set<OrderRow>>;
   /** Recent-root window per Merkle shard (spec 2.1 merkle_root), newest last. */
   readonly roots: Map<number, readonly string[]>;
-  /** Slot -> order ids to look at then: expiry of resting orders, end of retention of finished ones. */
+  /**
+   * Slot -> order ids to look at then: expiry of resting orders, end of the readable window of
+   * finished ones, end of a compacted order's refusal window.
+   */
   readonly wakeups: Map<bigint, string[]>;
   /** Every slot below it has been processed by the wake-up walk. */
   wakeupCursor: bigint;
@@ -255,6 +277,7 @@ export function emptyState(): VenueState {
     markets: new Map(),
     marketsBySymbol: new Map(),
     orders: new Map(),
+    finished: new Map(),
     notes: new Map(),
     nonces: new Map(),
     accounts: new Map(),

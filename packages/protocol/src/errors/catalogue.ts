@@ -297,7 +297,7 @@ export const ERRORS = {
     code: 1211,
     http: 409,
     meaning:
-      'This exact body booked an order that has since finished (cancelled, expired, filled or failed); nothing is booked again. GET /orders/{id} tells what became of it.',
+      'This exact body booked an order that has since finished (cancelled, expired, filled or failed); nothing is booked again. GET /orders/{id} tells what became of it while the record is kept (retention_slots after the order ended).',
   },
 
   // 1300-1399: the thing named does not exist.

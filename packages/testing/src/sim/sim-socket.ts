@@ -40,6 +40,11 @@ export class SimSocket extends EventEmitter {
 
   // ---- The venue's side ----
 
+  /** As ws: the venue's read budget pauses a socket that reads too fast. In memory there is no TCP
+   * to hold frames back, and the simulator's clients never reach the budget, so both do nothing. */
+  pause(): void {}
+  resume(): void {}
+
   /** As ws: `flushed` runs once the frame is out (here at once, the in-memory socket never backs up). */
   send(text: string, flushed?: () => void): void {
     try {
