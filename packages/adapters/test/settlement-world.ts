@@ -125,6 +125,13 @@ export interface WorldOptions {
   readonly proofs?: 'groth16' | 'stand-in';
   /** Prover worker threads with proofs: 'groth16' (default: one per core). */
   readonly proverWorkers?: number;
+  /** The pipeline's work per event-loop turn (turn-budget.ts); default: all of a beat at once. */
+  readonly turnBudgetMs?: number;
+  /**
+   * Derive, on every match, the notes its owners will hold (for `conserved()`): Poseidon on the
+   * world's thread. Default true; a benchmark of the sequencer's thread turns it off.
+   */
+  readonly foresee?: boolean;
 }
 
 /** A world's chain over RPC: the server, the proxy that fails requests on demand, the port. */
@@ -191,7 +198,7 @@ export class SettlementWorld {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
       for (const event of events) {
         if (event.type === 'order') this.orderEvents.push(event);
-        if (event.type === 'match') this.#foresee(event);
+        if (event.type === 'match' && this.options.foresee !== false) this.#foresee(event);
       }
     });
   }
@@ -263,6 +270,7 @@ export class SettlementWorld {
       },
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
+      ...(this.options.turnBudgetMs === undefined ? {} : { turnBudgetMs: this.options.turnBudgetMs }),
     });
   }
 

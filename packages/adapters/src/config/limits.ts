@@ -331,6 +331,14 @@ export const REPLICA_CLOSE_WAIT_MS = 30_000;
 /** Legs (input notes) per settlement batch: the chain simulator's own cap (docs/chain-sim.md 9). */
 export const BATCH_LEGS_MAX = 1024;
 
+/**
+ * Longest the settlement pipeline works in one event-loop turn before it yields to intake (ms;
+ * turn-budget.ts). Planning, proof requests and memo sealing cost about a millisecond a leg, so a
+ * backlog of thousands of legs is spread over many turns; 4 ms keeps the sequencer's event-loop
+ * delay under 10 ms with room for the core's own work in the same turn.
+ */
+export const SETTLEMENT_TURN_BUDGET_MS = 4;
+
 /** Matches waiting for a batch, per market, before new matches are failed instead of queued. */
 export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
 
@@ -453,6 +461,7 @@ const SHIPPED_LIMITS = {
   REPLICA_BACKLOG_BYTES_MAX,
   REPLICA_BOOT_CHUNK_BYTES,
   BATCH_LEGS_MAX,
+  SETTLEMENT_TURN_BUDGET_MS,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
   CONSUMED_NOTES_PER_RECORD_MAX,

@@ -33,7 +33,6 @@ import type {
   SignedChainBatch,
 } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
-import { TurnBudget } from './turn-budget.ts';
 import {
   chainLegOf,
   fromMatchEvent,
@@ -45,6 +44,7 @@ import {
   proofLegOf,
   type SettlingMatch,
 } from './settling-match.ts';
+import { TurnBudget } from './turn-budget.ts';
 
 /** Where fills and tree messages go: the stream server, typed frames only (stream-frames.ts). */
 export type SettlementPublisher = StreamPublisher;
@@ -314,17 +314,15 @@ export class SettlementPipeline {
     const lane = this.#lane(marketId);
     const admission: Admission = { marketId, matches, recovered, group: null, planned: [] };
     lane.admitting.push(admission);
-    // Held: it waits in `admitting`, and the first allowed step takes it from there. So does a
-    // group that arrives once this turn's budget is used: the next turn plans it.
-    if (!this.#allowed() || this.#turn.spent()) return;
+    // Held: it waits in `admitting`, and the first allowed step takes it from there.
+    if (!this.#allowed()) return;
     if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     if (queuedLegs(lane) >= this.#legsMax) this.#seal(marketId, lane);
   }
 
   /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
   #admitWaiting(lane: Lane): void {
-    for (const [i, admission] of [...lane.admitting].entries()) {
-      if (i > 0 && this.#turn.spent()) return;
+    for (const admission of [...lane.admitting]) {
       if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
   }
@@ -413,7 +411,7 @@ export class SettlementPipeline {
     const legs = admission.planned;
     if (matches.length > this.#legsMax) return 'group larger than a batch';
     while (legs.length < matches.length) {
-      if (legs.length > 0 && this.#turn.spent()) return 'more';
+      if (this.#turn.spent()) return 'more';
       const match = matches[legs.length] as SettlingMatch;
       const opening = this.#o.openings.get(match.note.commitment);
       if (opening === undefined) return 'note opening unknown';
@@ -577,16 +575,16 @@ export class SettlementPipeline {
     const requestOf = this.#proofRequests(marketId, proving);
     const proofs: Promise<MatchProof>[] = [];
     for (const p of planned) {
-      const { header, leg } = requestOf(p);
-      proofs.push(this.#o.prover.prove(header, leg));
       // Handing a leg to a worker (or proving a stand-in) costs main-thread time: a turn at a time.
       await this.#turn.next();
+      const { header, leg } = requestOf(p);
+      proofs.push(this.#o.prover.prove(header, leg));
     }
     const proved = await Promise.all(proofs);
     const legs: ChainSettlementLeg[] = [];
     for (const [i, p] of planned.entries()) {
-      legs.push(chainLegOf(p, proved[i] as MatchProof));
       await this.#turn.next();
+      legs.push(chainLegOf(p, proved[i] as MatchProof));
     }
     return legs;
   }
@@ -826,8 +824,13 @@ export class SettlementPipeline {
       const leaves = new Map((job.record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
       const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
       while (job.next < job.legs.length) {
-        if (job.next > 0 && this.#turn.spent()) return;
-        this.#reportSettled(job.legs[job.next] as PlannedLeg, job.record?.batch_seq ?? null, job.reached, leafIndex);
+        if (this.#turn.spent()) return;
+        this.#reportSettled(
+          job.legs[job.next] as PlannedLeg,
+          job.record?.batch_seq ?? null,
+          job.reached,
+          leafIndex,
+        );
         job.next += 1;
       }
       lane.reporting.shift();

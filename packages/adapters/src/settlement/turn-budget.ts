@@ -16,6 +16,8 @@ export class TurnBudget {
   readonly #resume: () => void;
   #deadline = 0;
   #open = false;
+  /** Whether this turn's first unit of work was handed out: every turn makes progress, even at 0 ms. */
+  #granted = false;
   #resumeQueued = false;
 
   /** `budgetMs` undefined: no limit (spent() is always false). `resume` runs on the turn after a stop. */
@@ -29,16 +31,24 @@ export class TurnBudget {
   begin(): void {
     if (this.#budgetMs === undefined || this.#open) return;
     this.#open = true;
+    this.#granted = false;
     this.#deadline = performance.now() + this.#budgetMs;
     setImmediate(() => {
       this.#open = false;
     });
   }
 
-  /** True once this turn's budget is used; the pipeline is then resumed on a later turn. */
+  /**
+   * Asked before each unit of work (a leg): true once this turn's budget is used, and the pipeline
+   * is then resumed on a later turn. The first unit of a turn is always granted.
+   */
   spent(): boolean {
     if (this.#budgetMs === undefined) return false;
     this.begin();
+    if (!this.#granted) {
+      this.#granted = true;
+      return false;
+    }
     if (performance.now() <= this.#deadline) return false;
     if (!this.#resumeQueued) {
       this.#resumeQueued = true;
@@ -50,11 +60,12 @@ export class TurnBudget {
     return true;
   }
 
-  /** For async work (a batch's proof requests): waits for the next turn when this one is spent. */
+  /** For async work (a batch's proof requests), before each unit: waits for a later turn when this one is spent. */
   async next(): Promise<void> {
-    if (this.#budgetMs === undefined || performance.now() <= this.#deadline) return;
+    if (!this.spent()) return;
     await new Promise((resolve) => setImmediate(resolve));
     this.begin();
+    this.spent(); // this unit is the new turn's first
   }
 
   /** Whether the pipeline works in slices at all. */
