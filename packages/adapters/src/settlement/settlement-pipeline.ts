@@ -126,6 +126,8 @@ interface Admission {
   group: Group | null;
   /** Legs planned so far, in match order: planning a large group can span several turns. */
   readonly planned: PlannedLeg[];
+  /** Checked against the queue's bound once: a group waiting for its lock's reply is not counted again. */
+  bounded: boolean;
 }
 
 /**
@@ -312,7 +314,7 @@ export class SettlementPipeline {
     const marketId = first.marketId;
     for (const match of matches) this.#owned.add(key(marketId, match.matchId));
     const lane = this.#lane(marketId);
-    const admission: Admission = { marketId, matches, recovered, group: null, planned: [] };
+    const admission: Admission = { marketId, matches, recovered, group: null, planned: [], bounded: false };
     lane.admitting.push(admission);
     // Held: it waits in `admitting`, and the first allowed step takes it from there.
     if (!this.#allowed()) return;
@@ -374,9 +376,14 @@ export class SettlementPipeline {
       this.#failMatches(open, 'chain_rejected');
       return true;
     }
-    if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
-      this.#failMatches(open, 'chain_rejected');
-      return true;
+    // Counted once per admission: queueDepth walks the lane, and a remote chain's lock reply can
+    // take a few beats, so counting on every retry would cost the square of the backlog per beat.
+    if (!admission.bounded) {
+      admission.bounded = true;
+      if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
+        this.#failMatches(open, 'chain_rejected');
+        return true;
+      }
     }
     const refusal = this.#lock(group);
     if (refusal === 'pending') return false;
@@ -509,6 +516,10 @@ export class SettlementPipeline {
       )
         return;
     } else if (this.#mustWait(lane)) return;
+    // Working in slices, the groups of one beat are planned over several turns: the batch waits for
+    // them (unless it is full already), or it would go out with the first group alone.
+    if (this.#turn.limited && queuedLegs(lane) < this.#legsMax && lane.admitting.some((a) => a.group === null))
+      return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!ahead && !this.#sees({ markets: [marketId] })) return;
     const load = prover.load();
@@ -728,6 +739,7 @@ export class SettlementPipeline {
           recovered: false,
           group,
           planned: [...group.legs],
+          bounded: false,
         };
         lane.admitting.push(admission);
         if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
