@@ -20,7 +20,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { ChainRpcClient, createSettlementPipeline, RemoteSettlementChain, SETTLEMENT_TURN_BUDGET_MS } from '@venue/adapters';
+import {
+  ChainRpcClient,
+  createSettlementPipeline,
+  RemoteSettlementChain,
+  SETTLEMENT_TURN_BUDGET_MS,
+} from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
 import { createStandInMatchProver, fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
@@ -30,7 +35,7 @@ import { type Figure, figure, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
 const BENCH = 'settle-loop';
-const LEGS = Number(process.env['SETTLE_LOOP_LEGS'] ?? 2048);
+const LEGS = 2048;
 const FINALITY = 4;
 const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
@@ -135,7 +140,11 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
 
 /** One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off). */
 async function measure(mode: Mode, slots: number): Promise<Run> {
-  const world = await SettlementWorld.create({ finalityDepth: FINALITY, lockDurationSlots: 3_000n, foresee: false });
+  const world = await SettlementWorld.create({
+    finalityDepth: FINALITY,
+    lockDurationSlots: 3_000n,
+    foresee: false,
+  });
   world.settlement.stop(); // this venue settles on the chain process instead
   const { url, child } = await startChain(world.signer);
   try {
@@ -168,8 +177,8 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
     let produced = 0;
     try {
       while (produced < slots || (pipeline !== null && world.engine.core.pendingMatches().length > 0)) {
-        if (process.env['SETTLE_LOOP_DEBUG'] !== undefined && produced % 10 === 0)
-          process.stderr.write(`${produced} ${world.engine.core.pendingMatches().length} ${JSON.stringify(world.metrics.market(MARKET.marketId), (_, v) => (typeof v === 'bigint' ? String(v) : v))}\n`);
+            `${produced} ${world.engine.core.pendingMatches().length} ${JSON.stringify(world.metrics.market(MARKET.marketId), (_, v) => (typeof v === 'bigint' ? String(v) : v))}\n`,
+          );
         if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
         world.chain.advance(1); // the venue's clock and roots
         await rpc.request('advance', { count: 1 });
@@ -198,7 +207,6 @@ export async function run(quick: boolean): Promise<Figure[]> {
   for (let i = 0; i < runs; i += 1) {
     budget.push(await measure('budget', 1));
     process.stderr.write(`${BENCH}: with the turn budget, ${budget.at(-1)?.slots} slots\n`);
-    if (process.env['SETTLE_LOOP_ONLY'] === 'budget') break;
     off.push(await measure('off', budget.at(-1)?.slots ?? 1));
     if (!quick) unsliced.push(await measure('unsliced', 1));
     process.stderr.write(`${BENCH}: run ${i + 1}/${runs} done\n`);
@@ -209,10 +217,17 @@ export async function run(quick: boolean): Promise<Figure[]> {
   if (unsliced.length > 0) {
     figures.push(
       ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),
-      figure(BENCH, `legs_final_per_s_${path}`, 'legs/s', 'higher', summarise(budget.map((r) => r.legsPerSecond)), {
-        name: 'the unsliced pipeline, same run',
-        value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
-      }),
+      figure(
+        BENCH,
+        `legs_final_per_s_${path}`,
+        'legs/s',
+        'higher',
+        summarise(budget.map((r) => r.legsPerSecond)),
+        {
+          name: 'the unsliced pipeline, same run',
+          value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
+        },
+      ),
     );
   }
   return figures;

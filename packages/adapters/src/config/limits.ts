@@ -339,6 +339,14 @@ export const BATCH_LEGS_MAX = 1024;
  */
 export const SETTLEMENT_TURN_BUDGET_MS = 4;
 
+/**
+ * Keys per getSettlementView call of the remote chain port (the chain answers up to
+ * SETTLEMENT_VIEW_KEYS_MAX). Decoding a reply runs on the sequencer's thread, about 10 us a key:
+ * a backlog of 2,048 legs read in one reply stopped the thread for 20 to 100 ms, in 256-key
+ * reads each decode is a few milliseconds and intake runs between them.
+ */
+export const SETTLEMENT_VIEW_KEYS_PER_READ = 256;
+
 /** Matches waiting for a batch, per market, before new matches are failed instead of queued. */
 export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
 
@@ -462,6 +470,7 @@ const SHIPPED_LIMITS = {
   REPLICA_BOOT_CHUNK_BYTES,
   BATCH_LEGS_MAX,
   SETTLEMENT_TURN_BUDGET_MS,
+  SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
   CONSUMED_NOTES_PER_RECORD_MAX,
@@ -620,6 +629,10 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= l.SETTLEMENT_VIEW_KEYS_MAX,
       'CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= SETTLEMENT_VIEW_KEYS_MAX: one beat of the watch fits one view read',
+    ],
+    [
+      l.SETTLEMENT_VIEW_KEYS_PER_READ >= 1 && l.SETTLEMENT_VIEW_KEYS_PER_READ <= l.SETTLEMENT_VIEW_KEYS_MAX,
+      'SETTLEMENT_VIEW_KEYS_PER_READ <= SETTLEMENT_VIEW_KEYS_MAX: a read the chain answers',
     ],
     [
       l.QUEUED_MATCHES_PER_MARKET_MAX * 2 >= l.BATCH_LEGS_MAX,

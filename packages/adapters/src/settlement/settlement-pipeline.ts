@@ -518,7 +518,11 @@ export class SettlementPipeline {
     } else if (this.#mustWait(lane)) return;
     // Working in slices, the groups of one beat are planned over several turns: the batch waits for
     // them (unless it is full already), or it would go out with the first group alone.
-    if (this.#turn.limited && queuedLegs(lane) < this.#legsMax && lane.admitting.some((a) => a.group === null))
+    if (
+      this.#turn.limited &&
+      queuedLegs(lane) < this.#legsMax &&
+      lane.admitting.some((a) => a.group === null)
+    )
       return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!ahead && !this.#sees({ markets: [marketId] })) return;
