@@ -177,8 +177,6 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
     let produced = 0;
     try {
       while (produced < slots || (pipeline !== null && world.engine.core.pendingMatches().length > 0)) {
-            `${produced} ${world.engine.core.pendingMatches().length} ${JSON.stringify(world.metrics.market(MARKET.marketId), (_, v) => (typeof v === 'bigint' ? String(v) : v))}\n`,
-          );
         if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
         world.chain.advance(1); // the venue's clock and roots
         await rpc.request('advance', { count: 1 });
