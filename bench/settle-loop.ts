@@ -40,7 +40,7 @@ const FINALITY = 4;
 const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
 const POLL_MS = 25;
-const SLOTS_MAX = 600;
+const SLOTS_MAX = 3_000;
 
 type Mode = 'budget' | 'unsliced' | 'off';
 
@@ -142,7 +142,7 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
 async function measure(mode: Mode, slots: number): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
-    lockDurationSlots: 3_000n,
+    lockDurationSlots: 6_000n,
     foresee: false,
   });
   world.settlement.stop(); // this venue settles on the chain process instead

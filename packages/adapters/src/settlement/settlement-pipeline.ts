@@ -325,6 +325,9 @@ export class SettlementPipeline {
   /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
   #admitWaiting(lane: Lane): void {
     for (const admission of [...lane.admitting]) {
+      // Once this turn's work is done, the rest wait for the next turn: walking thousands of
+      // waiting groups on every turn would cost the square of the backlog.
+      if (this.#turn.exhausted()) return;
       if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
   }

@@ -50,13 +50,27 @@ export class TurnBudget {
       return false;
     }
     if (performance.now() <= this.#deadline) return false;
-    if (!this.#resumeQueued) {
-      this.#resumeQueued = true;
-      setImmediate(() => {
-        this.#resumeQueued = false;
-        this.#resume();
-      });
-    }
+    this.#resumeLater();
+    return true;
+  }
+
+  #resumeLater(): void {
+    if (this.#resumeQueued) return;
+    this.#resumeQueued = true;
+    setImmediate(() => {
+      this.#resumeQueued = false;
+      this.#resume();
+    });
+  }
+
+  /**
+   * True once this turn did some work and its budget is used, without asking for a unit: lets a
+   * loop over many waiting items stop early (the pipeline is resumed on a later turn).
+   */
+  exhausted(): boolean {
+    if (this.#budgetMs === undefined || !this.#open || !this.#granted) return false;
+    if (performance.now() <= this.#deadline) return false;
+    this.#resumeLater();
     return true;
   }
 
