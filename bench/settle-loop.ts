@@ -20,14 +20,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import {
-  ChainRpcClient,
-  createSettlementPipeline,
-  RemoteSettlementChain,
-  SETTLEMENT_TURN_BUDGET_MS,
-} from '@venue/adapters';
+import { ChainRpcClient, RemoteSettlementChain, SETTLEMENT_TURN_BUDGET_MS } from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
-import { createStandInMatchProver, fieldToHex, spendAuthorityOf } from '@venue/notes';
+import { fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG } from '@venue/testing';
 import { MARKET, PRICE, SettlementWorld } from '../packages/adapters/test/settlement-world.ts';
@@ -145,28 +140,17 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
     lockDurationSlots: 6_000n,
     foresee: false,
   });
-  world.settlement.stop(); // this venue settles on the chain process instead
   const { url, child } = await startChain(world.signer);
   try {
     const rpc = new ChainRpcClient(url, 60_000);
     await bookedWorld(rpc, world);
     const remote = mode === 'off' ? null : new RemoteSettlementChain(rpc, world.signer);
+    // The world's own pipeline (on its in-process chain) never runs here: replaced, or stopped.
+    if (remote === null) world.settlement.stop();
     const pipeline =
       remote === null
         ? null
-        : createSettlementPipeline({
-            engine: world.engine,
-            chain: remote,
-            hasher: world.hasher,
-            prover: createStandInMatchProver(world.hasher),
-            roots: world.chain,
-            openings: world.openings,
-            facts: world.facts,
-            clock: world.clock,
-            metrics: world.metrics,
-            log: (line) => process.stderr.write(`${BENCH}: ${line}\n`),
-            ...(mode === 'budget' ? { turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS } : {}),
-          });
+        : world.settleOn(remote, mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined).pipeline;
     // The venue's beat: the served venue's poll of the chain's view (each read is a step of the
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;

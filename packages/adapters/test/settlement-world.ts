@@ -18,6 +18,7 @@ import {
   RemoteSettlementChain,
   RootMirror,
   type Settlement,
+  type SettlementChain,
   SettlementMetrics,
   type StateCompanion,
   type StateDirectory,
@@ -272,6 +273,28 @@ export class SettlementWorld {
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
       ...(this.options.turnBudgetMs === undefined ? {} : { turnBudgetMs: this.options.turnBudgetMs }),
     });
+  }
+
+  /**
+   * Replaces the world's pipeline with one settling on `chain` (a chain in another process, behind
+   * its JSON-RPC port), with the world's engine, companions and prover: the settle-loop benchmark.
+   */
+  settleOn(chain: SettlementChain, turnBudgetMs?: number): Settlement {
+    this.settlement.stop();
+    this.settlement = createSettlementPipeline({
+      engine: this.engine,
+      chain,
+      hasher: this.hasher,
+      prover: this.#prover.lent,
+      roots: this.chain,
+      log: (line) => this.logs.push(line),
+      openings: this.openings,
+      facts: this.facts,
+      clock: this.clock,
+      metrics: this.metrics,
+      ...(turnBudgetMs === undefined ? {} : { turnBudgetMs }),
+    });
+    return this.settlement;
   }
 
   #remotePort(proxy: RpcProxy): RemoteSettlementChain {
