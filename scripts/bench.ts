@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
   settlement: () => import('../bench/settlement.ts'),
+  'settle-loop': () => import('../bench/settle-loop.ts'),
   soak: () => import('../bench/soak.ts'),
   'stream-flood': () => import('../bench/stream-flood.ts'),
   stream: () => import('../bench/stream.ts'),

@@ -18,6 +18,7 @@ import {
   RemoteSettlementChain,
   RootMirror,
   type Settlement,
+  type SettlementChain,
   SettlementMetrics,
   type StateCompanion,
   type StateDirectory,
@@ -125,6 +126,13 @@ export interface WorldOptions {
   readonly proofs?: 'groth16' | 'stand-in';
   /** Prover worker threads with proofs: 'groth16' (default: one per core). */
   readonly proverWorkers?: number;
+  /** The pipeline's work per event-loop turn (turn-budget.ts); default: all of a beat at once. */
+  readonly turnBudgetMs?: number;
+  /**
+   * Derive, on every match, the notes its owners will hold (for `conserved()`): Poseidon on the
+   * world's thread. Default true; a benchmark of the sequencer's thread turns it off.
+   */
+  readonly foresee?: boolean;
 }
 
 /** A world's chain over RPC: the server, the proxy that fails requests on demand, the port. */
@@ -191,7 +199,7 @@ export class SettlementWorld {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
       for (const event of events) {
         if (event.type === 'order') this.orderEvents.push(event);
-        if (event.type === 'match') this.#foresee(event);
+        if (event.type === 'match' && this.options.foresee !== false) this.#foresee(event);
       }
     });
   }
@@ -263,7 +271,30 @@ export class SettlementWorld {
       },
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
+      ...(this.options.turnBudgetMs === undefined ? {} : { turnBudgetMs: this.options.turnBudgetMs }),
     });
+  }
+
+  /**
+   * Replaces the world's pipeline with one settling on `chain` (a chain in another process, behind
+   * its JSON-RPC port), with the world's engine, companions and prover: the settle-loop benchmark.
+   */
+  settleOn(chain: SettlementChain, turnBudgetMs?: number): Settlement {
+    this.settlement.stop();
+    this.settlement = createSettlementPipeline({
+      engine: this.engine,
+      chain,
+      hasher: this.hasher,
+      prover: this.#prover.lent,
+      roots: this.chain,
+      log: (line) => this.logs.push(line),
+      openings: this.openings,
+      facts: this.facts,
+      clock: this.clock,
+      metrics: this.metrics,
+      ...(turnBudgetMs === undefined ? {} : { turnBudgetMs }),
+    });
+    return this.settlement;
   }
 
   #remotePort(proxy: RpcProxy): RemoteSettlementChain {

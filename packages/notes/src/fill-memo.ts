@@ -78,12 +78,14 @@ export function sealFillMemo(
   plaintext: FillMemoPlaintext,
   fixed: { readonly ephemeralPrivateKey?: string; readonly nonce?: string } = {},
 ): FillMemo {
-  const viewing = publicKeyOf(viewingPubkey, 'viewing_pubkey');
-  const ephemeral =
+  const viewing = viewingKeyOf(viewingPubkey);
+  // A fresh ephemeral pair per memo (forward secrecy); its public half comes with it, not rebuilt.
+  const pair =
     fixed.ephemeralPrivateKey === undefined
-      ? generateKeyPairSync('x25519').privateKey
-      : privateKeyOf(fixed.ephemeralPrivateKey);
-  const ephemeralPubkey = rawPublic(createPublicKey(ephemeral));
+      ? generateKeyPairSync('x25519')
+      : { privateKey: privateKeyOf(fixed.ephemeralPrivateKey), publicKey: null };
+  const ephemeral = pair.privateKey;
+  const ephemeralPubkey = rawPublicDer(pair.publicKey ?? createPublicKey(ephemeral));
   const key = memoKey(ephemeral, viewing, ephemeralPubkey, viewingPubkey);
   const nonce = fixed.nonce === undefined ? randomBytes(NONCE_BYTES) : Buffer.from(fixed.nonce, 'hex');
   assert(nonce.length === NONCE_BYTES, 'fill memo nonce: 12 bytes');
@@ -160,6 +162,32 @@ function associatedData(context: MemoContext): Buffer {
   Buffer.from(context.orderId, 'hex').copy(data, 0);
   data.writeBigUInt64BE(context.matchId, 16);
   return data;
+}
+
+/**
+ * Viewing keys seen recently, parsed once: the venue seals a memo per settled leg, mostly to the
+ * same few keys, and parsing a key costs about as much as the agreement itself. Public keys only;
+ * bounded, oldest dropped first.
+ */
+const VIEWING_KEYS_CACHED_MAX = 4096;
+const viewingKeys = new Map<string, KeyObject>();
+
+function viewingKeyOf(hex: string): KeyObject {
+  const cached = viewingKeys.get(hex);
+  if (cached !== undefined) return cached;
+  const key = publicKeyOf(hex, 'viewing_pubkey');
+  if (viewingKeys.size >= VIEWING_KEYS_CACHED_MAX) {
+    viewingKeys.delete(viewingKeys.keys().next().value as string);
+  }
+  viewingKeys.set(hex, key);
+  return key;
+}
+
+/** The raw 32 bytes of an X25519 public key, hex, from its SPKI encoding (cheaper than JWK). */
+function rawPublicDer(key: KeyObject): string {
+  const der = key.export({ format: 'der', type: 'spki' });
+  assert(der.length === SPKI_PREFIX.length + KEY_BYTES, 'X25519 SPKI is 44 bytes');
+  return der.subarray(SPKI_PREFIX.length).toString('hex');
 }
 
 // DER prefixes of a raw 32-byte X25519 key (RFC 8410): SPKI for public keys, PKCS#8 for private.

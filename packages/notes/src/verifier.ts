@@ -24,7 +24,12 @@ export interface ProofVerifierOptions {
    * on the caller's thread; it must know the order's symbol (intake checks that first).
    */
   readonly assetOf: (order: PlaceOrder) => bigint;
-  /** Worker threads. Default: the cores minus one for the sequencer, at least 1. */
+  /**
+   * Worker threads. Default: one per core. Measured (`bench proofs`, docs/scaling.md): at the
+   * rates proofs allow (hundreds of orders a second) the sequencer's thread is mostly idle, so a
+   * core kept free for it wasted half of a 2-core machine's proof throughput; the OS shares the
+   * cores between the workers and the sequencer's short turns.
+   */
   readonly workers?: number;
   /** Most proofs waiting or being checked; beyond it verify rejects with VerifierBusyError. */
   readonly queueMax?: number;
@@ -102,7 +107,7 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
   if (options.mode !== 'stub' && options.mode !== 'groth16') {
     throw new VerifierConfigError(`mode must be groth16 or stub, received ${String(options.mode)}`);
   }
-  const workerCount = options.workers ?? Math.max(1, availableParallelism() - 1);
+  const workerCount = options.workers ?? Math.max(1, availableParallelism());
   const queueMax = options.queueMax ?? VERIFIER_QUEUE_MAX_DEFAULT;
   const batchMax = options.batchMax ?? VERIFIER_BATCH_MAX_DEFAULT;
   if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > VERIFIER_WORKERS_MAX) {

@@ -175,6 +175,7 @@ function openSettlement(
     chain: port.chain,
     prover: port.prover,
     ...(port.fillSaltKey === undefined ? {} : { fillSaltKey: port.fillSaltKey }),
+    ...(port.turnBudgetMs === undefined ? {} : { turnBudgetMs: port.turnBudgetMs }),
     roots: ports.roots,
     ...(ports.log === undefined ? {} : { log: ports.log }),
     hasher: ports.hasher,

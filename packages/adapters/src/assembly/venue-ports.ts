@@ -63,6 +63,12 @@ export interface ChainPorts {
     readonly prover: MatchProver;
     /** The key fill salts are derived from (settlement-pipeline.ts); default: fresh per boot. */
     readonly fillSaltKey?: Uint8Array;
+    /**
+     * The pipeline's work per event-loop turn (turn-budget.ts): a venue that serves users passes
+     * SETTLEMENT_TURN_BUDGET_MS; left out, each beat does all its work at once, as the
+     * deterministic simulator and the settlement tests want.
+     */
+    readonly turnBudgetMs?: number;
   };
   /** The stream's tree channel. */
   readonly trees?: TreeChannel;

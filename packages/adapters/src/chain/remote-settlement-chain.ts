@@ -4,7 +4,6 @@ import {
   ChainError,
   type GovernanceValues,
   type LockAccount,
-  SETTLEMENT_VIEW_KEYS_MAX,
   type SettlementRecord,
   type SettlementView,
   settlementTxId,
@@ -12,7 +11,7 @@ import {
   signSettlementBatch,
   type TradingKey,
 } from '@venue/protocol';
-import { LOCK_REQUESTS_REMEMBERED_MAX } from '../config/limits.ts';
+import { LOCK_REQUESTS_REMEMBERED_MAX, SETTLEMENT_VIEW_KEYS_PER_READ } from '../config/limits.ts';
 import type {
   ChainKeys,
   LockOutcome,
@@ -307,8 +306,8 @@ export class RemoteSettlementChain implements SettlementChain {
     const notes = new Map<string, NoteView>();
     const settlements = new Map<string, SettlementRecord | undefined>();
     const markets = new Map<string, bigint | undefined>();
-    for (let from = 0; from === 0 || from < keys.length; from += SETTLEMENT_VIEW_KEYS_MAX) {
-      const chunk = keys.slice(from, from + SETTLEMENT_VIEW_KEYS_MAX);
+    for (let from = 0; from === 0 || from < keys.length; from += SETTLEMENT_VIEW_KEYS_PER_READ) {
+      const chunk = keys.slice(from, from + SETTLEMENT_VIEW_KEYS_PER_READ);
       const params = { tags: [] as string[], tx_ids: [] as string[], market_ids: [] as string[] };
       for (const [list, value] of chunk) params[list].push(value);
       const reply = await this.#rpc.request('getSettlementView', params);

@@ -343,6 +343,22 @@ export const REPLICA_CLOSE_WAIT_MS = 30_000;
 /** Legs (input notes) per settlement batch: the chain simulator's own cap (docs/chain-sim.md 9). */
 export const BATCH_LEGS_MAX = 1024;
 
+/**
+ * Longest the settlement pipeline works in one event-loop turn before it yields to intake (ms;
+ * turn-budget.ts). Planning, proof requests and memo sealing cost about a millisecond a leg, so a
+ * backlog of thousands of legs is spread over many turns; 4 ms keeps the sequencer's event-loop
+ * delay under 10 ms with room for the core's own work in the same turn.
+ */
+export const SETTLEMENT_TURN_BUDGET_MS = 4;
+
+/**
+ * Keys per getSettlementView call of the remote chain port (the chain answers up to
+ * SETTLEMENT_VIEW_KEYS_MAX). Decoding a reply runs on the sequencer's thread, about 10 us a key:
+ * a backlog of 2,048 legs read in one reply stopped the thread for 20 to 100 ms, in 256-key
+ * reads each decode is a few milliseconds and intake runs between them.
+ */
+export const SETTLEMENT_VIEW_KEYS_PER_READ = 256;
+
 /** Matches waiting for a batch, per market, before new matches are failed instead of queued. */
 export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
 
@@ -467,6 +483,8 @@ const SHIPPED_LIMITS = {
   REPLICA_BACKLOG_BYTES_MAX,
   REPLICA_BOOT_CHUNK_BYTES,
   BATCH_LEGS_MAX,
+  SETTLEMENT_TURN_BUDGET_MS,
+  SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
   CONSUMED_NOTES_PER_RECORD_MAX,
@@ -634,6 +652,10 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= l.SETTLEMENT_VIEW_KEYS_MAX,
       'CONSUMED_WATCH_NOTES_PER_BEAT_MAX <= SETTLEMENT_VIEW_KEYS_MAX: one beat of the watch fits one view read',
+    ],
+    [
+      l.SETTLEMENT_VIEW_KEYS_PER_READ >= 1 && l.SETTLEMENT_VIEW_KEYS_PER_READ <= l.SETTLEMENT_VIEW_KEYS_MAX,
+      'SETTLEMENT_VIEW_KEYS_PER_READ <= SETTLEMENT_VIEW_KEYS_MAX: a read the chain answers',
     ],
     [
       l.QUEUED_MATCHES_PER_MARKET_MAX * 2 >= l.BATCH_LEGS_MAX,

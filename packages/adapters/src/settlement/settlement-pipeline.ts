@@ -3,6 +3,8 @@ import type { CoreEvent, MarketConfig } from '@venue/core';
 import {
   fieldFromDigest,
   MATCH_FILLS_MAX,
+  type MatchBatchHeader,
+  type MatchLeg,
   type MatchProof,
   type MatchProver,
   type NoteHasher,
@@ -42,6 +44,7 @@ import {
   proofLegOf,
   type SettlingMatch,
 } from './settling-match.ts';
+import { TurnBudget } from './turn-budget.ts';
 
 /** Where fills and tree messages go: the stream server, typed frames only (stream-frames.ts). */
 export type SettlementPublisher = StreamPublisher;
@@ -80,6 +83,14 @@ export interface SettlementPipelineOptions {
    * it says yes the pipeline locks, submits and records nothing; matches wait in their lanes.
    */
   readonly guard?: { allowsSettlement(): boolean };
+  /**
+   * Longest the pipeline works in one turn of the event loop, in milliseconds, before it yields to
+   * intake and resumes on the next turn (turn-budget.ts). Planning a leg (Poseidon), asking for its
+   * proof and sealing its memo cost about a millisecond each, so thousands of legs done in one turn
+   * would stop the sequencer for seconds. Undefined: no limit, every beat does all its work at once,
+   * which the deterministic simulator and the settlement tests rely on (a beat is one step there).
+   */
+  readonly turnBudgetMs?: number;
 }
 
 /**
@@ -113,6 +124,22 @@ interface Admission {
   readonly matches: readonly SettlingMatch[];
   readonly recovered: boolean;
   group: Group | null;
+  /** Legs planned so far, in match order: planning a large group can span several turns. */
+  readonly planned: PlannedLeg[];
+  /** Checked against the queue's bound once: a group waiting for its lock's reply is not counted again. */
+  bounded: boolean;
+}
+
+/**
+ * Final outcomes being reported: each leg's memo is sealed, then the core hears match_settled. A
+ * large batch is reported over several turns; the lane seals nothing meanwhile (#mustWait).
+ */
+interface Reporting {
+  readonly groups: readonly Group[];
+  readonly legs: readonly PlannedLeg[];
+  readonly record: ChainSettlementRecord | undefined;
+  readonly reached: bigint;
+  next: number;
 }
 
 interface InFlight {
@@ -144,6 +171,8 @@ interface Lane {
   recording: boolean;
   /** Waiting until their notes are consumed (landed) or a lock no longer holds (failed). */
   readonly doubtful: Doubtful[];
+  /** Final groups whose outcomes are being reported, oldest first (#reportSome). */
+  readonly reporting: Reporting[];
 }
 
 /**
@@ -166,9 +195,11 @@ export class SettlementPipeline {
   #stopped = false;
   readonly #detach: () => void;
   readonly #saltKey: Uint8Array;
+  readonly #turn: TurnBudget;
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
+    this.#turn = new TurnBudget(options.turnBudgetMs, () => this.step());
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
     this.#saltKey = options.fillSaltKey ?? randomBytes(32);
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
@@ -177,7 +208,10 @@ export class SettlementPipeline {
       "the pipeline's NoteOpenings must be a state companion of its engine: a change note's opening reaches it only through the journaled outcome",
     );
     options.engine.onEvents((events) => {
-      if (!this.#stopped) this.#onEvents(events);
+      if (!this.#stopped) {
+        this.#turn.begin();
+        this.#onEvents(events);
+      }
     });
     this.#detach = options.chain.onBeat(() => this.step());
   }
@@ -195,7 +229,9 @@ export class SettlementPipeline {
     const count = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.legs.length, 0);
     const admitting = lane.admitting.reduce((sum, a) => sum + a.matches.length, 0);
     const doubtful = lane.doubtful.reduce((sum, d) => sum + d.group.legs.length, 0);
+    const reporting = lane.reporting.reduce((sum, r) => sum + r.legs.length - r.next, 0);
     return (
+      reporting +
       admitting +
       count(lane.queued) +
       count(lane.proving?.groups ?? []) +
@@ -234,9 +270,11 @@ export class SettlementPipeline {
   /** One beat: follow batches in flight, then seal what waits. Runs on every chain slot and reorg. */
   step(): void {
     if (this.#stopped) return;
+    this.#turn.begin();
     this.#o.engine.catchUp();
     if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
+      this.#reportSome(marketId, lane);
       this.#admitWaiting(lane);
       this.#followDoubtful(lane);
       this.#followLanded(lane);
@@ -276,7 +314,7 @@ export class SettlementPipeline {
     const marketId = first.marketId;
     for (const match of matches) this.#owned.add(key(marketId, match.matchId));
     const lane = this.#lane(marketId);
-    const admission: Admission = { marketId, matches, recovered, group: null };
+    const admission: Admission = { marketId, matches, recovered, group: null, planned: [], bounded: false };
     lane.admitting.push(admission);
     // Held: it waits in `admitting`, and the first allowed step takes it from there.
     if (!this.#allowed()) return;
@@ -287,6 +325,9 @@ export class SettlementPipeline {
   /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
   #admitWaiting(lane: Lane): void {
     for (const admission of [...lane.admitting]) {
+      // Once this turn's work is done, the rest wait for the next turn: walking thousands of
+      // waiting groups on every turn would cost the square of the backlog.
+      if (this.#turn.exhausted()) return;
       if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
   }
@@ -299,7 +340,8 @@ export class SettlementPipeline {
       if (!this.#sees({ trees: matches.map((m) => m.note.treeId) })) return false;
       const market = this.#o.engine.core.marketConfig(marketId);
       assert(market !== undefined, `settlement of unknown market ${marketId}`);
-      const planned = this.#plan(market, matches);
+      const planned = this.#plan(market, admission);
+      if (planned === 'more') return false;
       if (typeof planned === 'string') {
         // A group the venue cannot settle is its own doing: said to the operator (no amounts, no owners).
         this.#o.log?.(
@@ -337,9 +379,14 @@ export class SettlementPipeline {
       this.#failMatches(open, 'chain_rejected');
       return true;
     }
-    if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
-      this.#failMatches(open, 'chain_rejected');
-      return true;
+    // Counted once per admission: queueDepth walks the lane, and a remote chain's lock reply can
+    // take a few beats, so counting on every retry would cost the square of the backlog per beat.
+    if (!admission.bounded) {
+      admission.bounded = true;
+      if (this.queueDepth(marketId) > QUEUED_MATCHES_PER_MARKET_MAX) {
+        this.#failMatches(open, 'chain_rejected');
+        return true;
+      }
     }
     const refusal = this.#lock(group);
     if (refusal === 'pending') return false;
@@ -365,10 +412,17 @@ export class SettlementPipeline {
     return this.#o.guard?.allowsSettlement() ?? true;
   }
 
-  #plan(market: MarketConfig, matches: readonly SettlingMatch[]): PlannedLeg[] | string {
-    const legs: PlannedLeg[] = [];
+  /**
+   * Plans the admission's legs from where it stopped; 'more' when the turn's budget ran out first
+   * (the next turn goes on), a reason when a leg cannot be planned, else every leg.
+   */
+  #plan(market: MarketConfig, admission: Admission): PlannedLeg[] | string | 'more' {
+    const { matches } = admission;
+    const legs = admission.planned;
     if (matches.length > this.#legsMax) return 'group larger than a batch';
-    for (const match of matches) {
+    while (legs.length < matches.length) {
+      if (this.#turn.spent()) return 'more';
+      const match = matches[legs.length] as SettlingMatch;
       const opening = this.#o.openings.get(match.note.commitment);
       if (opening === undefined) return 'note opening unknown';
       // A change note is not under the root its order was proved against; the chain's current
@@ -438,6 +492,7 @@ export class SettlementPipeline {
       lane.landed.length > 0 ||
       lane.doubtful.length > 0 ||
       lane.recording ||
+      lane.reporting.length > 0 ||
       lane.admitting.some((a) => a.recovered)
     );
   }
@@ -452,11 +507,26 @@ export class SettlementPipeline {
   #seal(marketId: string, lane: Lane): void {
     if (lane.queued.length === 0 || lane.proving !== null) return;
     const { chain, prover } = this.#o;
-    const ahead = prover.proveNow === undefined && lane.inFlight !== null;
+    // With a turn budget, even a prover that answers at once is asked leg by leg over several turns.
+    const proveNow = this.#turn.limited ? undefined : prover.proveNow;
+    const ahead = proveNow === undefined && lane.inFlight !== null;
     if (ahead) {
-      if (lane.landed.length > 0 || lane.doubtful.length > 0 || lane.admitting.some((a) => a.recovered))
+      if (
+        lane.landed.length > 0 ||
+        lane.doubtful.length > 0 ||
+        lane.reporting.length > 0 ||
+        lane.admitting.some((a) => a.recovered)
+      )
         return;
     } else if (this.#mustWait(lane)) return;
+    // Working in slices, the groups of one beat are planned over several turns: the batch waits for
+    // them (unless it is full already), or it would go out with the first group alone.
+    if (
+      this.#turn.limited &&
+      queuedLegs(lane) < this.#legsMax &&
+      lane.admitting.some((a) => a.group === null)
+    )
+      return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
     if (!ahead && !this.#sees({ markets: [marketId] })) return;
     const load = prover.load();
@@ -489,10 +559,10 @@ export class SettlementPipeline {
       failure: null,
     };
     lane.proving = proving;
-    if (prover.proveNow !== undefined) {
+    if (proveNow !== undefined) {
       // A prover that answers at once (the stand-in): sealed, signed and submitted in this beat.
       try {
-        proving.legs = this.#proveNow(marketId, proving, planned, prover.proveNow.bind(prover));
+        proving.legs = this.#proveNow(marketId, proving, planned, proveNow.bind(prover));
       } catch (error) {
         proving.failure = error instanceof Error ? error : new Error(String(error));
       }
@@ -520,9 +590,21 @@ export class SettlementPipeline {
     proving: Proving,
     planned: readonly PlannedLeg[],
   ): Promise<ChainSettlementLeg[]> {
-    const requests = this.#proofRequests(marketId, proving, planned);
-    const proofs = await Promise.all(requests.map(({ header, leg }) => this.#o.prover.prove(header, leg)));
-    return planned.map((p, i) => chainLegOf(p, proofs[i] as MatchProof));
+    const requestOf = this.#proofRequests(marketId, proving);
+    const proofs: Promise<MatchProof>[] = [];
+    for (const p of planned) {
+      // Handing a leg to a worker (or proving a stand-in) costs main-thread time: a turn at a time.
+      await this.#turn.next();
+      const { header, leg } = requestOf(p);
+      proofs.push(this.#o.prover.prove(header, leg));
+    }
+    const proved = await Promise.all(proofs);
+    const legs: ChainSettlementLeg[] = [];
+    for (const [i, p] of planned.entries()) {
+      await this.#turn.next();
+      legs.push(chainLegOf(p, proved[i] as MatchProof));
+    }
+    return legs;
   }
 
   #proveNow(
@@ -531,15 +613,18 @@ export class SettlementPipeline {
     planned: readonly PlannedLeg[],
     proveNow: NonNullable<MatchProver['proveNow']>,
   ): ChainSettlementLeg[] {
-    const requests = this.#proofRequests(marketId, proving, planned);
-    return planned.map((p, i) => {
-      const request = requests[i] as (typeof requests)[number];
+    const requestOf = this.#proofRequests(marketId, proving);
+    return planned.map((p) => {
+      const request = requestOf(p);
       return chainLegOf(p, proveNow(request.header, request.leg));
     });
   }
 
   /** Each leg's proof request; both legs of a fill share one fresh salt, so their tags are equal. */
-  #proofRequests(marketId: string, proving: Proving, planned: readonly PlannedLeg[]) {
+  #proofRequests(
+    marketId: string,
+    proving: Proving,
+  ): (planned: PlannedLeg) => { header: MatchBatchHeader; leg: MatchLeg } {
     const market = this.#o.engine.core.marketConfig(marketId);
     assert(market !== undefined, `settlement of unknown market ${marketId}`);
     // Both legs of a fill ask for the pair's salt: the same bytes give the same salt, whichever asks.
@@ -549,7 +634,7 @@ export class SettlementPipeline {
       return fieldFromDigest(createHmac('sha256', this.#saltKey).update(context).digest());
     };
     const batch = { batchSeq: proving.batchSeq, deadlineSlot: proving.deadline };
-    return planned.map((p) => ({ header: proofHeaderOf(market, p, batch), leg: proofLegOf(p, saltOf) }));
+    return (p) => ({ header: proofHeaderOf(market, p, batch), leg: proofLegOf(p, saltOf) });
   }
 
   /** A batch being proved: signed and sent once proved; failed if proving failed or outlived it. */
@@ -660,6 +745,8 @@ export class SettlementPipeline {
           matches: group.legs.map((p) => p.match),
           recovered: false,
           group,
+          planned: [...group.legs],
+          bounded: false,
         };
         lane.admitting.push(admission);
         if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
@@ -738,52 +825,83 @@ export class SettlementPipeline {
    * number of a final landed batch at least as new as the one that settled it (`reached`).
    */
   #settle(groups: readonly Group[], record: ChainSettlementRecord | undefined, reached: bigint): void {
-    const { openings, chain, metrics } = this.#o;
-    const leaves = new Map((record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
-    const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
-    const batchSeq = record?.batch_seq ?? null;
-    let oldest: bigint | null = null;
-    for (const group of groups) {
-      for (const planned of group.legs) {
-        const { match } = planned;
-        if (oldest === null || match.seenSlot < oldest) oldest = match.seenSlot;
-        this.#prepareFill(planned, batchSeq, leafIndex);
-        openings.forget(match.note.commitment);
-        this.#report(
-          match,
-          {
-            type: 'match_settled',
-            marketId: match.marketId,
-            matchId: match.matchId,
-            changeNote: {
-              commitment: planned.change.hex.commitment,
-              value: planned.change.value,
-              treeId: match.note.treeId,
-            },
-          },
-          {
-            landedBatchSeq: reached,
-            // The opening of the change note, written once: the openings companion follows it from the
-            // journaled record, live and after a restart alike (note-openings.ts).
-            ...(planned.change.value > 0n
-              ? {
-                  changeOpening: {
-                    commitment: planned.change.hex.commitment,
-                    ownerCommitment: planned.change.hex.ownerCommitment,
-                    innerHash: planned.change.hex.innerHash,
-                  },
-                }
-              : {}),
-          },
+    const marketId = groups[0]?.marketId;
+    if (marketId === undefined) return;
+    const lane = this.#lane(marketId);
+    lane.reporting.push({ groups, legs: groups.flatMap((g) => g.legs), record, reached, next: 0 });
+    this.#reportSome(marketId, lane);
+  }
+
+  /**
+   * Reports final legs, oldest batch first, until done or the turn's budget is used (the next turn
+   * goes on). The lane seals nothing until every outcome is reported and durable (#holdUntilDurable).
+   */
+  #reportSome(marketId: string, lane: Lane): void {
+    const { chain, metrics } = this.#o;
+    while (lane.reporting.length > 0) {
+      const job = lane.reporting[0] as Reporting;
+      const leaves = new Map((job.record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
+      const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
+      while (job.next < job.legs.length) {
+        if (this.#turn.spent()) return;
+        this.#reportSettled(
+          job.legs[job.next] as PlannedLeg,
+          job.record?.batch_seq ?? null,
+          job.reached,
+          leafIndex,
         );
+        job.next += 1;
+      }
+      lane.reporting.shift();
+      const oldest = job.legs.reduce<bigint | null>(
+        (min, p) => (min === null || p.match.seenSlot < min ? p.match.seenSlot : min),
+        null,
+      );
+      if (oldest !== null) {
+        const finalSlot = chain.slot;
+        metrics?.batchFinalized(marketId, finalSlot > oldest ? finalSlot - oldest : 0n);
+        this.#holdUntilDurable(marketId);
       }
     }
-    const marketId = groups[0]?.marketId;
-    if (marketId !== undefined && oldest !== null) {
-      const finalSlot = chain.slot;
-      metrics?.batchFinalized(marketId, finalSlot > oldest ? finalSlot - oldest : 0n);
-      this.#holdUntilDurable(marketId);
-    }
+  }
+
+  /** One final leg: its fill memo is prepared, then the core hears `match_settled`. */
+  #reportSettled(
+    planned: PlannedLeg,
+    batchSeq: bigint | null,
+    reached: bigint,
+    leafIndex: (commitment: string) => bigint | undefined,
+  ): void {
+    const { match } = planned;
+    this.#prepareFill(planned, batchSeq, leafIndex);
+    this.#o.openings.forget(match.note.commitment);
+    this.#report(
+      match,
+      {
+        type: 'match_settled',
+        marketId: match.marketId,
+        matchId: match.matchId,
+        changeNote: {
+          commitment: planned.change.hex.commitment,
+          value: planned.change.value,
+          treeId: match.note.treeId,
+        },
+      },
+      {
+        landedBatchSeq: reached,
+        // The opening of the change note, written once: the openings companion follows it from the
+        // journaled record, live and after a restart alike (note-openings.ts).
+        ...(planned.change.value > 0n
+          ? {
+              changeOpening: {
+                commitment: planned.change.hex.commitment,
+                ownerCommitment: planned.change.hex.ownerCommitment,
+                innerHash: planned.change.hex.innerHash,
+              },
+            }
+          : {}),
+      },
+    );
   }
 
   /**
@@ -883,6 +1001,7 @@ export class SettlementPipeline {
         landed: [],
         recording: false,
         doubtful: [],
+        reporting: [],
       };
       this.#lanes.set(marketId, lane);
     }

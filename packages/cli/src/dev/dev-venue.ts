@@ -12,6 +12,7 @@ import {
   type LogLevel,
   type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
+  SETTLEMENT_TURN_BUDGET_MS,
   snapshotCode,
   type VenueServer,
 } from '@venue/adapters';
@@ -183,7 +184,7 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     roots: chain,
     chain: {
       // Settlement proves every leg with the real VALID_MATCH circuit, one worker per core.
-      ...venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver()),
+      ...settlingWithinTurns(venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver())),
       start: () => chain.start(),
       stop: async () => chain.stop(),
     },
@@ -276,4 +277,9 @@ async function writeDemoAccounts(stateDir: string, accounts: Record<string, Crea
   await writeFile(partial, `${JSON.stringify(accounts, null, 2)}\n`, { mode: 0o600 });
   await rename(partial, file);
   return file;
+}
+
+/** The dev venue serves users too: its settlement yields to intake like a served one (turn-budget.ts). */
+function settlingWithinTurns<T extends { settlement: object }>(ports: T): T {
+  return { ...ports, settlement: { ...ports.settlement, turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS } };
 }

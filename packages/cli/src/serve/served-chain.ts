@@ -1,4 +1,9 @@
-import type { ChainPorts, ChainReads, RemoteSettlementChain } from '@venue/adapters';
+import {
+  type ChainPorts,
+  type ChainReads,
+  type RemoteSettlementChain,
+  SETTLEMENT_TURN_BUDGET_MS,
+} from '@venue/adapters';
 import type { MatchProver } from '@venue/notes';
 import type { ChainLink } from './chain-link.ts';
 import type { ServeConfig } from './serve-config.ts';
@@ -25,7 +30,15 @@ export function servedChainPorts(
     },
     ...(remote === null
       ? {}
-      : { settlement: { chain: remote.chain, governance: remote.chain, prover: remote.prover } }),
+      : {
+          settlement: {
+            chain: remote.chain,
+            governance: remote.chain,
+            prover: remote.prover,
+            // A served venue keeps intake moving while a backlog settles (docs/scaling.md).
+            turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS,
+          },
+        }),
     trees: {
       updates: link.rpc,
       pollMs: config.chain.pollMs,

@@ -1,0 +1,217 @@
+/**
+ * `npm run bench -- settle-loop`: does the sequencer keep its thread while a backlog settles?
+ *
+ * 2,048 legs (1,024 crossing pairs, one auction) are booked on a venue whose settlement pipeline
+ * talks JSON-RPC to a chain simulator in its own process, as `venue serve` does (the chain's own
+ * work, Merkle appends above all, is another machine's in production and must not count here).
+ * Then a slot comes every SLOT_MS until every leg is final, with the event loop watched from the
+ * clearing slot on. Legs are proved with the stand-in prover on the venue's thread (the real one
+ * proves on workers; the stand-in's main-thread cost makes this the harder case).
+ *
+ * Figures (all `_stand_in_proofs`, no journal):
+ * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the pipeline as served venues run it, with
+ *   its turn budget (SETTLEMENT_TURN_BUDGET_MS); baseline: the same run with settlement off (the
+ *   auction and the slots alone). Target: max under 10 ms.
+ * - event_loop_delay_{max,p99}_ms_settling_2048_legs_unsliced: the pipeline doing a beat's work at
+ *   once (the simulator's setting, and every venue's before the budget); same baseline.
+ * - legs_final_per_s_settling_2048_legs: legs final per second from the clearing slot; baseline
+ *   the unsliced pipeline's rate (what slicing costs in settlement speed).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { ChainRpcClient, RemoteSettlementChain, SETTLEMENT_TURN_BUDGET_MS } from '@venue/adapters';
+import { accountAddress } from '@venue/chain-sim';
+import { fieldToHex, spendAuthorityOf } from '@venue/notes';
+import { generateTradingKey, type TradingKey } from '@venue/protocol';
+import { TEST_CORE_CONFIG } from '@venue/testing';
+import { MARKET, PRICE, SettlementWorld } from '../packages/adapters/test/settlement-world.ts';
+import { type Figure, figure, summarise } from './harness.ts';
+import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+
+const BENCH = 'settle-loop';
+const LEGS = 2048;
+const FINALITY = 4;
+const SLOT_MS = 100;
+/** How often the venue reads the chain's view (each read is a beat of the pipeline). */
+const POLL_MS = 25;
+const SLOTS_MAX = 3_000;
+
+type Mode = 'budget' | 'unsliced' | 'off';
+
+interface Run extends LoopDelay {
+  readonly slots: number;
+  readonly legsPerSecond: number;
+}
+
+/** The chain simulator as its own process (packages/chain-sim/src/main.ts), driven by hand. */
+async function startChain(signer: TradingKey): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'packages/chain-sim/src/main.ts',
+      '--port',
+      '0',
+      '--manual',
+      '--match-proofs',
+      'stand-in',
+      '--finality-depth',
+      String(FINALITY),
+      '--shards',
+      String(TEST_CORE_CONFIG.treeCount),
+      '--signer',
+      signer.publicKey,
+      '--authority',
+      generateTradingKey().publicKey,
+      '--measurement',
+      'ab'.repeat(32),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) {
+    if (line.startsWith('READY ')) return { url: line.slice('READY '.length).trim(), child };
+  }
+  throw new Error('the chain process ended before it was ready');
+}
+
+async function stopChain(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/**
+ * The world (its in-process chain gives the venue its slots and roots) and the chain process kept
+ * equal: the same market, oracle, slot and deposits in the same order, hence the same roots.
+ */
+async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise<void> {
+  const oracle = accountAddress('oracle', MARKET.symbol);
+  await rpc.request('updateOracle', { address: oracle, price: PRICE, confidence: 1n });
+  await rpc.request('createMarket', {
+    market_id: MARKET.marketId,
+    symbol: MARKET.symbol,
+    base_mint: MARKET.baseMint,
+    quote_mint: MARKET.quoteMint,
+    tick_size: MARKET.tickSize,
+    min_size: MARKET.minSize,
+    price_scale: MARKET.priceScale,
+    oracle,
+  });
+  const { slot } = await rpc.request('getSlot');
+  await rpc.request('advance', { count: Number(world.chain.slot - slot) });
+  const orders = [];
+  for (let i = 0; i < LEGS / 2; i += 1) {
+    const buyer = world.wallet(`buyer-${i}`);
+    const seller = world.wallet(`seller-${i}`);
+    const notes = [];
+    for (const [wallet, asset, value] of [
+      [buyer, 'quote', 15n],
+      [seller, 'base', 10n],
+    ] as const) {
+      const note = world.deposit(wallet, asset, value);
+      await rpc.request('deposit', {
+        tree_id: 0,
+        mint: asset === 'base' ? MARKET.baseMint : MARKET.quoteMint,
+        value,
+        owner_commitment: note.hex.ownerCommitment,
+        blinding: fieldToHex(note.blinding),
+        spend_authority: spendAuthorityOf(wallet.spendingKey).publicKey,
+      });
+      notes.push(note);
+    }
+    orders.push({ buyer, seller, quote: notes[0], base: notes[1] });
+  }
+  world.advance(1);
+  await rpc.request('advance', { count: 1 });
+  for (const { buyer, seller, quote, base } of orders) {
+    if (quote === undefined || base === undefined) throw new Error('two notes per pair');
+    await world.place(buyer, world.order(buyer, quote, 'bid', 10n));
+    await world.place(seller, world.order(seller, base, 'ask', 10n));
+  }
+}
+
+/** One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off). */
+async function measure(mode: Mode, slots: number): Promise<Run> {
+  const world = await SettlementWorld.create({
+    finalityDepth: FINALITY,
+    lockDurationSlots: 6_000n,
+    foresee: false,
+  });
+  const { url, child } = await startChain(world.signer);
+  try {
+    const rpc = new ChainRpcClient(url, 60_000);
+    await bookedWorld(rpc, world);
+    const remote = mode === 'off' ? null : new RemoteSettlementChain(rpc, world.signer);
+    // The world's own pipeline (on its in-process chain) never runs here: replaced, or stopped.
+    if (remote === null) world.settlement.stop();
+    const pipeline =
+      remote === null
+        ? null
+        : world.settleOn(remote, mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined).pipeline;
+    // The venue's beat: the served venue's poll of the chain's view (each read is a step of the
+    // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
+    const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
+    remote?.start(POLL_MS);
+    const watch = watchLoop();
+    const start = performance.now();
+    let produced = 0;
+    try {
+      while (produced < slots || (pipeline !== null && world.engine.core.pendingMatches().length > 0)) {
+        if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
+        world.chain.advance(1); // the venue's clock and roots
+        await rpc.request('advance', { count: 1 });
+        produced += 1;
+        await new Promise((resolve) => setTimeout(resolve, SLOT_MS));
+      }
+    } finally {
+      if (poll !== null) clearInterval(poll);
+      remote?.stop();
+    }
+    const seconds = (performance.now() - start) / 1000;
+    const loop = watch.stop();
+    pipeline?.stop();
+    await remote?.idle();
+    return { ...loop, slots: produced, legsPerSecond: pipeline === null ? 0 : LEGS / seconds };
+  } finally {
+    await stopChain(child);
+    await world.close();
+  }
+}
+
+export async function run(quick: boolean): Promise<Figure[]> {
+  // Each run books 2,048 legs on two chains (a few minutes on a loaded 2-core machine).
+  const runs = quick ? 1 : 2;
+  const budget: Run[] = [];
+  const unsliced: Run[] = [];
+  const off: Run[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    budget.push(await measure('budget', 1));
+    process.stderr.write(`${BENCH}: with the turn budget, ${budget.at(-1)?.slots} slots\n`);
+    off.push(await measure('off', budget.at(-1)?.slots ?? 1));
+    unsliced.push(await measure('unsliced', 1));
+    process.stderr.write(`${BENCH}: run ${i + 1}/${runs} done\n`);
+  }
+  const path = `settling_${LEGS}_legs_stand_in_proofs`;
+  const offBaseline = { name: `settlement off, same booking and slots`, runs: off };
+  const figures = [...loopDelayFigures(BENCH, path, budget, offBaseline)];
+  if (unsliced.length > 0) {
+    figures.push(
+      ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),
+      figure(
+        BENCH,
+        `legs_final_per_s_${path}`,
+        'legs/s',
+        'higher',
+        summarise(budget.map((r) => r.legsPerSecond)),
+        {
+          name: 'the unsliced pipeline, same run',
+          value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
+        },
+      ),
+    );
+  }
+  return figures;
+}
