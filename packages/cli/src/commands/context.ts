@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidInputProver } from '@venue/notes';
@@ -257,14 +257,17 @@ export class CommandContext {
       options.record === true || typeof recorded?.chain_rpc !== 'string'
         ? this.chainRpcUrl()
         : recorded.chain_rpc;
+    const { chainRpcCall } = await loadSdk();
+    const read = () => chainRpcCall(url, 'getChainInfo', {}, CHAIN_READ_TIMEOUT_MS);
     let genesisId: string;
     try {
-      genesisId = (await (await loadSdk()).chainRpcCall(url, 'getChainInfo', {}, CHAIN_READ_TIMEOUT_MS))
-        .genesis_id;
+      // Read twice at most: a connection kept from before a restart fails once, then a new one answers.
+      genesisId = (await read().catch(read)).genesis_id;
     } catch {
       return; // unreachable or not a chain simulator: nothing to compare with
     }
     if (recorded === null) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       writeFileSync(file, `${JSON.stringify({ genesis_id: genesisId, chain_rpc: url })}\n`, { mode: 0o600 });
       return;
     }

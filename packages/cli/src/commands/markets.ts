@@ -2,7 +2,7 @@ import type { Instrument } from '@venue/protocol';
 import type { Command } from 'commander';
 import { DEFAULT_CHAIN_RPC, withContext } from './context.ts';
 import type { CliIo } from './output.ts';
-import { MarketUnits } from './units.ts';
+import { MarketUnits, type MintInfo } from './units.ts';
 
 /**
  * `venue markets`: what a trader must know before placing: each market's mints, the tick a price
@@ -28,7 +28,7 @@ export function registerMarketCommand(program: Command, io: CliIo): void {
         }
         const mints = await context.mintInfos();
         context.out.table(
-          instruments.map((instrument) => humanMarket(instrument, new MarketUnits(instrument, mints))),
+          instruments.map((instrument) => humanMarket(instrument, mints)),
           HUMAN_MARKET_COLUMNS,
           'the venue lists no market',
         );
@@ -42,14 +42,30 @@ export function registerMarketCommand(program: Command, io: CliIo): void {
  */
 export interface HumanMarket extends Instrument {
   readonly base_symbol: string;
-  readonly base_decimals: number;
+  /** Null (and tick, min_amount null) when the chain does not describe the mint. */
+  readonly base_decimals: number | null;
   readonly quote_symbol: string;
-  readonly quote_decimals: number;
-  readonly tick: string;
-  readonly min_amount: string;
+  readonly quote_decimals: number | null;
+  readonly tick: string | null;
+  readonly min_amount: string | null;
 }
 
-function humanMarket(instrument: Instrument, units: MarketUnits): HumanMarket {
+function humanMarket(instrument: Instrument, mints: ReadonlyMap<string, MintInfo>): HumanMarket {
+  const base = mints.get(instrument.base_mint);
+  const quote = mints.get(instrument.quote_mint);
+  if (base === undefined || quote === undefined) {
+    // A mint the chain does not describe: the market is still listed, in raw units.
+    return {
+      ...instrument,
+      base_symbol: base?.symbol ?? '?',
+      base_decimals: base?.decimals ?? null,
+      quote_symbol: quote?.symbol ?? '?',
+      quote_decimals: quote?.decimals ?? null,
+      tick: null,
+      min_amount: null,
+    };
+  }
+  const units = new MarketUnits(instrument, mints);
   return {
     ...instrument,
     base_symbol: units.base.symbol,
@@ -63,10 +79,16 @@ function humanMarket(instrument: Instrument, units: MarketUnits): HumanMarket {
 
 export const HUMAN_MARKET_COLUMNS: Record<string, (market: HumanMarket) => string> = {
   symbol: (m) => m.symbol,
-  base: (m) => `${m.base_symbol} (${m.base_decimals} decimals)`,
-  quote: (m) => `${m.quote_symbol} (${m.quote_decimals} decimals)`,
-  tick: (m) => `${m.tick} ${m.quote_symbol}`,
-  'min amount': (m) => `${m.min_amount} ${m.base_symbol}`,
+  base: (m) =>
+    m.base_decimals === null
+      ? '? (no decimals on the chain)'
+      : `${m.base_symbol} (${m.base_decimals} decimals)`,
+  quote: (m) =>
+    m.quote_decimals === null
+      ? '? (no decimals on the chain)'
+      : `${m.quote_symbol} (${m.quote_decimals} decimals)`,
+  tick: (m) => (m.tick === null ? `${m.tick_size} raw` : `${m.tick} ${m.quote_symbol}`),
+  'min amount': (m) => (m.min_amount === null ? `${m.min_size} raw` : `${m.min_amount} ${m.base_symbol}`),
   trading: (m) => (m.trading_enabled ? 'yes' : `paused (${m.paused_reason ?? '?'})`),
 };
 

@@ -225,8 +225,12 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
           return;
         }
         const mints = await context.mintInfos();
+        const instruments = await client.instruments();
+        // Only the markets of the listed orders: another market's mints need not be described.
         const markets = new Map(
-          (await client.instruments()).map((i) => [i.symbol, new MarketUnits(i, mints)]),
+          instruments
+            .filter((i) => records.some((r) => r.symbol === i.symbol))
+            .map((i) => [i.symbol, new MarketUnits(i, mints)]),
         );
         context.out.table(records, humanOrderColumns(markets), 'no open orders');
       }),
