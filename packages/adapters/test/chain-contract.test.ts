@@ -95,9 +95,11 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
       .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 25 })
       .filter((s) => /^[\x20-\x7e]+$/.test(s));
   if (pattern === '^[A-Za-z0-9]+$')
-    return fc.stringMatching(/^[A-Za-z0-9]+$/).filter(
-      (s) => s.length >= Number(schema['minLength'] ?? 0) && s.length <= Number(schema['maxLength'] ?? 40),
-    );
+    return fc
+      .stringMatching(/^[A-Za-z0-9]+$/)
+      .filter(
+        (s) => s.length >= Number(schema['minLength'] ?? 0) && s.length <= Number(schema['maxLength'] ?? 40),
+      );
   if (pattern === undefined) return fc.string({ maxLength: 40 });
   throw new Error(`no arbitrary for the string pattern ${pattern}`);
 }

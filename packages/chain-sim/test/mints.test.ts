@@ -33,7 +33,7 @@ test('a mint is described once; bad decimals or symbols are refused and change n
     { mint: other, symbol: '', decimals: 9 },
     { mint: 'not base58 0OIl', symbol: 'ETH', decimals: 9 },
   ]) {
-    assert.throws(() => chain.createMint(bad), undefined, JSON.stringify(bad));
+    assert.throws(() => chain.createMint(bad), Error, JSON.stringify(bad));
   }
   assert.deepEqual(chain.mints(), [{ mint: SOL, symbol: 'SOL', decimals: 9 }]);
 });

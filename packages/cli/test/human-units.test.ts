@@ -78,9 +78,11 @@ describe('venue CLI in human units', () => {
     const row = rows.find((r) => r['symbol'] === 'SOL-USDC') ?? {};
     assert.equal(row['tick_size'], '10', 'the raw fields stay as the venue gave them');
     assert.deepEqual(
-      [row.base_decimals, row.quote_decimals, row.tick, row.min_amount],
+      [row['base_decimals'], row['quote_decimals'], row['tick'], row['min_amount']],
       [1, 2, '0.001', '0.1'],
     );
+    // A market whose mints the chain does not describe is still listed, in raw units.
+    assert.equal(rows.find((r) => r['symbol'] === 'ETH-USDC')?.['tick'], null);
 
     const noChain = await as('alice', ['--human', 'markets', '--chain-rpc', 'http://127.0.0.1:9/']);
     assert.equal(noChain.status, 1);
