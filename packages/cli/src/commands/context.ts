@@ -231,7 +231,7 @@ export class CommandContext {
     return new CliError(
       `the venue's chain does not hold a note your wallet recorded (error 1305: ${error.message}). ` +
         'If the venue restarted from a fresh chain (venue dev always does), the notes your wallet knew ' +
-        `are gone: move notes.log and orders.log out of ${dir} (or pass --wallet-dir with a new folder), ` +
+        `are gone: move notes.log, orders.log and ${CHAIN_RECORD_FILE} out of ${dir} (or pass --wallet-dir with a new folder), ` +
         'then deposit again',
     );
   }
