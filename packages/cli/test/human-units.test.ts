@@ -36,6 +36,7 @@ before(async () => {
   const accounts = {
     alice: await venue.server.provision('trader', 'human alice'),
     bob: await venue.server.provision('trader', 'human bob'),
+    carol: await venue.server.provision('trader', 'human carol'),
   };
   home = cliHome(venue, accounts, 'venue-cli-human-');
 });
@@ -45,10 +46,15 @@ after(async () => {
   home.remove();
 });
 
-function as(who: string, args: string[], walletDir?: string): Promise<CliRun> {
+function as(
+  who: string,
+  args: string[],
+  walletDir?: string,
+  onStderr?: (text: string) => void,
+): Promise<CliRun> {
   return home.run(
     ['--account', who, ...(walletDir === undefined ? [] : ['--wallet-dir', walletDir]), ...args],
-    { keyFile: join(home.dir, who, 'key.json') },
+    { keyFile: join(home.dir, who, 'key.json'), ...(onStderr === undefined ? {} : { onStderr }) },
   );
 }
 
@@ -136,13 +142,34 @@ describe('venue CLI in human units', () => {
       ],
       '990',
     );
+
+    // bob sells 0.4 BT into the bid; alice's watch --human prints the fill in tokens.
+    assert.equal((await as('bob', ['keys', 'generate'])).status, 0);
+    await asJson('bob', '--human', 'deposit', '--mint', BASE.mint, '--amount', '0.4', ...chainRpc);
+    venue.advanceSlots(1);
+    assert.equal((await as('bob', ['balance'])).status, 0);
+    let watching: () => void = () => {};
+    const subscribed = new Promise<void>((resolve) => {
+      watching = resolve;
+    });
+    const watch = as('alice', ['--human', 'watch', '--count', '3', ...chainRpc], undefined, (text) => {
+      if (text.includes('watching')) watching();
+    });
+    await subscribed;
+    const sell = ['place', '--symbol', 'SOL-USDC', '--side', 'ask', '--amount', '0.4', '--price', '0.099'];
+    await asJson('bob', '--human', ...sell, ...chainRpc);
+    venue.advanceSlots(5);
+    const watched = await watch;
+    assert.equal(watched.status, 0, watched.stderr);
+    // 4 raw at 990 raw: quote floor(4 x 990 / 1000) = 3 raw = 0.03 QT.
+    assert.match(watched.stdout, /amount 0\.4 BT at 0\.099 QT \(quote 0\.03 QT\)/);
     assert.equal((await as('alice', ['cancel', '--all'])).status, 0);
   });
 
   test('a wallet opened after its chain restarted from genesis says so and what to do', async () => {
-    assert.equal((await as('bob', ['keys', 'generate'])).status, 0);
-    await asJson('bob', 'deposit', '--mint', BASE.mint, '--amount', '10', '--chain-rpc', rpc.url);
-    assert.equal((await as('bob', ['balance', '--no-scan'])).status, 0, 'the same chain: no complaint');
+    assert.equal((await as('carol', ['keys', 'generate'])).status, 0);
+    await asJson('carol', 'deposit', '--mint', BASE.mint, '--amount', '10', '--chain-rpc', rpc.url);
+    assert.equal((await as('carol', ['balance', '--no-scan'])).status, 0, 'the same chain: no complaint');
 
     // The dev chain restarts: a fresh chain from genesis answers at the same address.
     const port = rpc.port;
@@ -152,20 +179,20 @@ describe('venue CLI in human units', () => {
       ['balance', '--no-scan'],
       ['place', '--symbol', 'SOL-USDC', '--side', 'ask', '--amount', '10', '--price', '1000'],
     ]) {
-      const run = await as('bob', args);
+      const run = await as('carol', args);
       assert.equal(run.status, 1, args.join(' '));
       assert.match(run.stderr, /the chain at http:\/\/127\.0\.0\.1:\d+\/? was reset/);
       assert.match(run.stderr, /Start a fresh wallet \(pass --wallet-dir/);
       assert.doesNotMatch(run.stderr, /1305/);
     }
     // A fresh wallet folder works against the new chain and records it.
-    const fresh = join(home.dir, 'bob-fresh');
+    const fresh = join(home.dir, 'carol-fresh');
     const deposit = await as(
-      'bob',
+      'carol',
       ['deposit', '--mint', BASE.mint, '--amount', '10', '--chain-rpc', rpc.url],
       fresh,
     );
     assert.equal(deposit.status, 0, deposit.stderr);
-    assert.equal((await as('bob', ['balance', '--no-scan'], fresh)).status, 0);
+    assert.equal((await as('carol', ['balance', '--no-scan'], fresh)).status, 0);
   });
 });
