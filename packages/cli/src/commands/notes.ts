@@ -95,6 +95,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
         // crash cannot lose the opening of a funded note.
         const mint = await mintNamed(flags.mint, () => context.connect());
         let value: bigint;
+        let shown = `${flags.amount} of ${mint}`;
         if (typeof given === 'bigint') {
           value = given;
         } else {
@@ -102,6 +103,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
           if (info === undefined)
             throw new CliError(`the chain does not describe mint ${mint}: drop --human`);
           value = parseDecimal(given, info.decimals, `--amount (${info.symbol})`);
+          shown = `${flags.amount} ${info.symbol}`;
         }
         const { note, receipt } = await wallet.depositVia(flags.chainRpc, {
           mint,
@@ -116,7 +118,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
             slot: receipt.slot,
           },
           () =>
-            `deposited ${flags.amount} of ${context.options.human ? flags.mint : mint} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
+            `deposited ${shown} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
         );
       }),
     );
