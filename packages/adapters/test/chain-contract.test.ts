@@ -94,6 +94,12 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
     return fc
       .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 25 })
       .filter((s) => /^[\x20-\x7e]+$/.test(s));
+  if (pattern === '^[A-Za-z0-9]+$')
+    return fc
+      .stringMatching(/^[A-Za-z0-9]+$/)
+      .filter(
+        (s) => s.length >= Number(schema['minLength'] ?? 0) && s.length <= Number(schema['maxLength'] ?? 40),
+      );
   if (pattern === undefined) return fc.string({ maxLength: 40 });
   throw new Error(`no arbitrary for the string pattern ${pattern}`);
 }
@@ -214,6 +220,10 @@ test('every method answers a result that decodes, on the venue client and the SD
   await call('getOracle', { address: oracle.address });
   const { market_id: _id, next_batch_seq: _seq, ...terms } = w.market;
   await call('createMarket', { ...terms, symbol: 'SOL-USDT' });
+  await call('createMint', { mint: w.market.base_mint, symbol: 'SOL', decimals: 9 });
+  assert.deepEqual((await call('listMints', {})).mints, [
+    { mint: w.market.base_mint, symbol: 'SOL', decimals: 9 },
+  ]);
   const governance = await call('getGovernance', {});
   await call(
     'proposeGovernance',

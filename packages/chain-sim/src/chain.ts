@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { assetIdOfMint, fieldToHex, loadNoteHasher, type NoteHasher } from '@venue/notes';
 import {
   assert,
@@ -7,6 +8,7 @@ import {
   LockRequestSchema,
   MarketParamsSchema,
   MergeRequestSchema,
+  MintAccountSchema,
   OracleUpdateRequestSchema,
   SETTLEMENT_FAILURE_REASONS,
   SettlementBatchSchema,
@@ -30,6 +32,7 @@ import {
   GOVERNANCE_ACTIONS_MAX,
   LOCK_SLOTS_MAX,
   MARKETS_MAX,
+  MINTS_MAX,
   ORACLES_MAX,
   PENDING_TXS_MAX,
   ROOT_WINDOW_DEFAULT,
@@ -63,6 +66,7 @@ import type {
   MarketParams,
   MergeReceipt,
   MergeRequest,
+  MintAccount,
   NoteReceipt,
   OracleAccount,
   OracleUpdateRequest,
@@ -86,6 +90,11 @@ export interface ChainOptions extends Partial<ChainConfig> {
    * only proof.
    */
   readonly matchProofs?: MatchProofMode;
+  /**
+   * This chain's identity (32 hex characters), reported by info(). Default: drawn at random, so
+   * two boots of a dev chain never share one and a wallet can tell that its chain was reset.
+   */
+  readonly genesisId?: string;
 }
 
 const NO_KEY = '00'.repeat(32);
@@ -123,6 +132,13 @@ export class ChainSimulator {
   /** The mode settlements are checked in; its check is `proofs`, given or built at construction. */
   readonly matchProofs: MatchProofMode;
   private readonly proofs: MatchProofCheck | undefined;
+  /** Drawn when the chain starts from genesis (ChainOptions.genesisId). */
+  readonly genesisId: string;
+  /**
+   * Token metadata by mint. Written once at set-up, like a real chain's mint accounts, and kept
+   * outside the ledger: a reorg does not unmake a token, and the state hash covers value only.
+   */
+  private readonly mintAccounts = new Map<string, MintAccount>();
 
   /**
    * Prefer createChainSimulator. Built directly, a 'groth16' chain needs `proofs` (from
@@ -140,6 +156,8 @@ export class ChainSimulator {
     );
     this.proofs = proofs ?? (this.matchProofs === 'stand-in' ? STAND_IN_MATCH_PROOFS : undefined);
     checkChainLimitRelations();
+    this.genesisId = options.genesisId ?? randomBytes(16).toString('hex');
+    assert(/^[0-9a-f]{32}$/.test(this.genesisId), 'genesisId: 32 lowercase hex characters');
     this.config = checkConfig({
       shards: options.shards ?? SHARDS_DEFAULT,
       rootWindow: options.rootWindow ?? ROOT_WINDOW_DEFAULT,
@@ -496,6 +514,21 @@ export class ChainSimulator {
     return market;
   }
 
+  /** Records a mint's symbol and decimals (a simulator admin action, unsigned; once per mint). */
+  createMint(params: MintAccount): MintAccount {
+    const checked = checkChainMessage(MintAccountSchema, params, 'mint');
+    if (this.mintAccounts.has(checked.mint)) reject('conflict', `mint ${checked.mint} is already described`);
+    if (this.mintAccounts.size >= MINTS_MAX) reject('bad_request', `at most ${MINTS_MAX} mints`);
+    const account = { mint: checked.mint, symbol: checked.symbol, decimals: checked.decimals };
+    this.mintAccounts.set(account.mint, account);
+    return account;
+  }
+
+  /** Every described mint, in the order they were created. */
+  mints(): MintAccount[] {
+    return [...this.mintAccounts.values()];
+  }
+
   market(marketId: string): MarketAccount {
     const market = this.ledger.markets.get(marketId);
     if (market === undefined) reject('not_found', `no market account at ${marketId}`);
@@ -704,6 +737,7 @@ export class ChainSimulator {
       root_window: this.config.rootWindow,
       finality_depth: this.config.finalityDepth,
       confirmation_depth: this.config.confirmationDepth,
+      genesis_id: this.genesisId,
     };
   }
 }

@@ -60,6 +60,8 @@ export const PENDING_TXS_MAX = 10_000;
 export const GOVERNANCE_ACTIONS_MAX = 1024;
 /** Markets and oracle accounts. */
 export const MARKETS_MAX = 256;
+/** Token metadata accounts (two mints per market at most). */
+export const MINTS_MAX = 2 * MARKETS_MAX;
 export const ORACLES_MAX = 256;
 
 const SHIPPED_CHAIN_LIMITS = {

@@ -20,6 +20,7 @@ export type {
   MarketParams,
   MergeReceipt,
   MergeRequest,
+  MintAccount,
   NoteLeaf,
   NoteReceipt,
   NoteSpend,

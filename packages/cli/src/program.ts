@@ -42,6 +42,11 @@ export function buildProgram(io: CliIo = PROCESS_IO): Command {
       'where your order, note and nonce state is kept (default: beside the key file)',
     )
     .option('--json', 'print results as JSON for scripts', false)
+    .option(
+      '--human',
+      'amounts in tokens and prices in quote tokens per base token, e.g. --amount 1.5 (decimals from the chain)',
+      false,
+    )
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
 
   registerKeyCommands(program, io);

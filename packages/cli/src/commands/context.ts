@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidInputProver } from '@venue/notes';
@@ -8,6 +8,7 @@ import { ACCOUNTS_FILE_NAME, PLATFORM_FILE_NAME } from '../dev/dev-defaults.ts';
 import { loadNotes, loadSdk, loadTokenCache } from './lazy.ts';
 import { CliError, type CliIo, Output } from './output.ts';
 import type { TokenCache } from './token-cache.ts';
+import { MarketUnits, type MintInfo } from './units.ts';
 
 /**
  * What every command shares: the global options, the attested connection, the account login from
@@ -23,6 +24,10 @@ export interface GlobalOptions {
   keyFile: string;
   walletDir?: string;
   json: boolean;
+  /** Amounts and prices in tokens (units.ts); raw integers without it. */
+  human: boolean;
+  /** A sub-command's own --chain-rpc, when it has one. */
+  chainRpc?: string;
 }
 
 export const DEFAULT_VENUE_URL = 'https://127.0.0.1:8443';
@@ -30,6 +35,10 @@ export const DEFAULT_VENUE_URL = 'https://127.0.0.1:8443';
 export const DEFAULT_CHAIN_RPC = process.env['VENUE_CHAIN_RPC'] ?? 'http://127.0.0.1:8899/';
 export const DEFAULT_CREDENTIALS_FILE = `.state/dev/${ACCOUNTS_FILE_NAME}`;
 export const DEFAULT_KEY_FILE = '.venue/key.json';
+/** In the wallet folder: which chain (getChainInfo genesis_id, at which URL) its notes live on. */
+export const CHAIN_RECORD_FILE = 'chain.json';
+/** A read of the chain's metadata or identity gives up after this long. */
+const CHAIN_READ_TIMEOUT_MS = 3_000;
 
 export class CommandContext {
   readonly options: GlobalOptions;
@@ -113,6 +122,36 @@ export class CommandContext {
     });
   }
 
+  /** The chain simulator's JSON-RPC: the command's --chain-rpc, else VENUE_CHAIN_RPC or the dev default. */
+  chainRpcUrl(): string {
+    return this.options.chainRpc ?? DEFAULT_CHAIN_RPC;
+  }
+
+  #mints: Promise<Map<string, MintInfo>> | undefined;
+
+  /** The chain's mint metadata (symbol, decimals), read once per command. */
+  mintInfos(): Promise<Map<string, MintInfo>> {
+    this.#mints ??= (async () => {
+      const url = this.chainRpcUrl();
+      try {
+        const { mints } = await (await loadSdk()).chainRpcCall(url, 'listMints', {}, CHAIN_READ_TIMEOUT_MS);
+        return new Map(mints.map((mint) => [mint.mint, mint]));
+      } catch (error) {
+        throw new CliError(
+          `--human needs the mints' decimals from the chain, and the chain at ${url} did not give them ` +
+            `(${(error as Error).message}); point --chain-rpc or VENUE_CHAIN_RPC at it, or drop --human`,
+        );
+      }
+    })();
+    return this.#mints;
+  }
+
+  /** The units of the market named `symbol`, when --human asks for them (null otherwise). */
+  async unitsOf(client: VenueClient, symbol: string): Promise<MarketUnits | null> {
+    if (!this.options.human) return null;
+    return new MarketUnits(await client.instrument(symbol), await this.mintInfos());
+  }
+
   credentials(name: string): Credentials {
     const file = resolve(this.options.credentials);
     const accounts = readJson(file, 'credentials file (--credentials)') as Record<string, unknown>;
@@ -150,6 +189,7 @@ export class CommandContext {
    */
   async withTrader<T>(body: (parts: WalletTrader) => Promise<T>): Promise<T> {
     const keys = await this.keyFile();
+    await this.checkChainIdentity();
     const client = await this.login();
     const prover =
       client.info.proof_mode === 'stub'
@@ -191,12 +231,59 @@ export class CommandContext {
     return new CliError(
       `the venue's chain does not hold a note your wallet recorded (error 1305: ${error.message}). ` +
         'If the venue restarted from a fresh chain (venue dev always does), the notes your wallet knew ' +
-        `are gone: move notes.log and orders.log out of ${dir} (or pass --wallet-dir with a new folder), ` +
+        `are gone: move notes.log, orders.log and ${CHAIN_RECORD_FILE} out of ${dir} (or pass --wallet-dir with a new folder), ` +
         'then deposit again',
     );
   }
 
+  /**
+   * A dev chain lives in memory and starts again from genesis on every boot, taking the wallet's
+   * notes with it. The wallet folder records the identity (getChainInfo genesis_id) of the chain
+   * its first deposit went to; each command that uses the wallet compares it with the chain's
+   * current one and, on a mismatch, stops with what to do instead of a later 1305. `record`
+   * (deposit) writes the record when there is none. A chain that cannot be reached is not judged.
+   */
+  async checkChainIdentity(options: { record?: boolean } = {}): Promise<void> {
+    const file = join(this.stateDir(), CHAIN_RECORD_FILE);
+    let recorded: { genesis_id?: unknown; chain_rpc?: unknown } | null = null;
+    try {
+      recorded = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new CliError(`${file} is not readable JSON`);
+    }
+    if (recorded === null && options.record !== true) return;
+    const url =
+      options.record === true || typeof recorded?.chain_rpc !== 'string'
+        ? this.chainRpcUrl()
+        : recorded.chain_rpc;
+    const { chainRpcCall } = await loadSdk();
+    const read = () => chainRpcCall(url, 'getChainInfo', {}, CHAIN_READ_TIMEOUT_MS);
+    let genesisId: string;
+    try {
+      // Read twice at most: a connection kept from before a restart fails once, then a new one answers.
+      genesisId = (await read().catch(read)).genesis_id;
+    } catch {
+      return; // unreachable or not a chain simulator: nothing to compare with
+    }
+    if (recorded === null) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${JSON.stringify({ genesis_id: genesisId, chain_rpc: url })}\n`, { mode: 0o600 });
+      return;
+    }
+    if (recorded.genesis_id !== genesisId) {
+      const dir = this.stateDir();
+      throw new CliError(
+        `the chain at ${url} was reset: your wallet in ${dir} was made on chain ${String(recorded.genesis_id)}, ` +
+          `and that chain now reports ${genesisId} (a dev venue starts a new chain on every boot). ` +
+          'The notes your wallet knew are gone with the old chain. Start a fresh wallet (pass --wallet-dir ' +
+          `with a new folder, or move notes.log, orders.log and ${CHAIN_RECORD_FILE} out of ${dir}), then deposit again`,
+      );
+    }
+  }
+
   async wallet(keys: KeyFile): Promise<NoteWallet> {
+    await this.checkChainIdentity();
     const wallet = await (await loadSdk()).NoteWallet.open(keys, this.stateDir());
     this.#opened.push(() => wallet.close());
     return wallet;

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { DEFAULT_CHAIN_RPC, withContext } from './context.ts';
 import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo } from './output.ts';
-import { parseHex32, parseTreeId, parseU64 } from './parsers.ts';
+import { parseHex32, parseTreeId } from './parsers.ts';
+import { formatDecimal, parseDecimal, rawOrHuman } from './units.ts';
 
 /**
  * `balance`, `deposit` and `withdraw`. The venue keeps no balances (spec 1 item 4): `balance`
@@ -55,13 +56,18 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
           );
           return;
         }
+        const mints = context.options.human && !context.out.json ? await context.mintInfos() : null;
+        const shown = (mint: string, raw: bigint) => {
+          const info = mints?.get(mint);
+          return info === undefined ? String(raw) : `${formatDecimal(raw, info.decimals)} ${info.symbol}`;
+        };
         context.out.table(
           wallet.balances(),
           {
             mint: (b) => b.mint,
-            spendable: (b) => String(b.spendable),
-            reserved: (b) => String(b.reserved),
-            pending: (b) => String(b.pending),
+            spendable: (b) => shown(b.mint, b.spendable),
+            reserved: (b) => shown(b.mint, b.reserved),
+            pending: (b) => shown(b.mint, b.pending),
           },
           'no notes; deposit one with venue deposit',
         );
@@ -72,23 +78,36 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
     .command('deposit')
     .description('Deposit tokens into a new note of your wallet (a chain action).')
     .requiredOption('--mint <mint>', 'token mint address, or its name in a market symbol (USDC of SOL-USDC)')
-    .requiredOption('--amount <units>', 'value in base units of the mint', parseU64)
+    .requiredOption('--amount <units>', 'value in base units of the mint (with --human: in tokens, e.g. 2.5)')
     .option(
       '--chain-rpc <url>',
       "the chain simulator's JSON-RPC URL (env VENUE_CHAIN_RPC)",
       DEFAULT_CHAIN_RPC,
     )
     .option('--tree-id <shard>', 'note tree shard', parseTreeId, 0)
-    .action((flags: { mint: string; amount: bigint; chainRpc: string; treeId: number }, command: Command) =>
+    .action((flags: { mint: string; amount: string; chainRpc: string; treeId: number }, command: Command) =>
       withContext(command, io, async (context) => {
+        const given = rawOrHuman(flags.amount, context.options.human, '--amount');
         const keys = await context.keyFile();
         const wallet = await context.wallet(keys);
+        await context.checkChainIdentity({ record: true });
         // The SDK's own deposit path: the opening is recorded (sealed) before it is sent, so a
         // crash cannot lose the opening of a funded note.
         const mint = await mintNamed(flags.mint, () => context.connect());
+        let value: bigint;
+        let shown = `${flags.amount} of ${mint}`;
+        if (typeof given === 'bigint') {
+          value = given;
+        } else {
+          const info = (await context.mintInfos()).get(mint);
+          if (info === undefined)
+            throw new CliError(`the chain does not describe mint ${mint}: drop --human`);
+          value = parseDecimal(given, info.decimals, `--amount (${info.symbol})`);
+          shown = `${flags.amount} ${info.symbol}`;
+        }
         const { note, receipt } = await wallet.depositVia(flags.chainRpc, {
           mint,
-          value: flags.amount,
+          value,
           treeId: flags.treeId,
         });
         context.out.result(
@@ -99,7 +118,7 @@ export function registerNoteCommands(program: Command, io: CliIo): void {
             slot: receipt.slot,
           },
           () =>
-            `deposited ${flags.amount} of ${mint} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
+            `deposited ${shown} as note ${note.commitment} (shard ${note.tree_id}, leaf ${receipt.leaf_index}); run venue balance to see it spendable`,
         );
       }),
     );

@@ -2,10 +2,11 @@ import type { ValidInputProver } from '@venue/notes';
 import type { DeadManStatus, OrderRecord, OrderType, Side } from '@venue/protocol';
 import type { KeyFile, LocalOrder, NoteInput, NoteWallet, Trader, VenueClient } from '@venue/sdk';
 import { type Command, Option } from 'commander';
-import { withContext } from './context.ts';
+import { DEFAULT_CHAIN_RPC, withContext } from './context.ts';
 import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo } from './output.ts';
 import { parseHex32, parseOrderId, parseU64 } from './parsers.ts';
+import { MarketUnits, rawOrHuman } from './units.ts';
 
 /**
  * `place`, `cancel`, `modify` and `orders`: the trading commands, over the SDK's Trader, so each
@@ -19,9 +20,9 @@ interface PlaceFlags {
   symbol: string;
   side: Side;
   type: OrderType;
-  amount: bigint;
-  price: bigint;
-  minFill?: bigint;
+  amount: string;
+  price: string;
+  minFill?: string;
   lifetime?: bigint;
   note?: string;
   stubNote?: boolean;
@@ -40,9 +41,17 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
         .makeOptionMandatory(),
     )
     .addOption(new Option('--type <type>', 'order type').choices(['limit', 'ioc', 'fok']).default('limit'))
-    .requiredOption('--amount <units>', 'size in base units', parseU64)
-    .requiredOption('--price <price>', 'limit price, quote units per base in the price scale', parseU64)
-    .option('--min-fill <units>', 'smallest acceptable fill (equal to amount: all-or-none)', parseU64)
+    .requiredOption('--amount <units>', 'size in base units (with --human: in base tokens, e.g. 1.5)')
+    .requiredOption(
+      '--price <price>',
+      'limit price, quote units per base in the price scale (with --human: quote tokens per base token)',
+    )
+    .option('--min-fill <units>', 'smallest acceptable fill (equal to amount: all-or-none)')
+    .option(
+      '--chain-rpc <url>',
+      "with --human: the chain's JSON-RPC URL, read for decimals",
+      DEFAULT_CHAIN_RPC,
+    )
     .option('--lifetime <slots>', 'slots from the venue slot to expiry (default 600)', parseU64)
     .option(
       '--note <commitment>',
@@ -61,18 +70,32 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .option('-q, --quiet', 'print only the order id (for scripts: ORDER=$(venue place ... -q))')
     .action((flags: PlaceFlags, command: Command) =>
       withContext(command, io, async (context) => {
+        const human = context.options.human;
+        // Raw units are checked before anything is sent; tokens once the market's decimals are read.
+        const given = {
+          amount: rawOrHuman(flags.amount, human, '--amount'),
+          price: rawOrHuman(flags.price, human, '--price'),
+          minFill: flags.minFill === undefined ? undefined : rawOrHuman(flags.minFill, human, '--min-fill'),
+        };
         const bar = context.out.progress('proving');
         const order = await context
           .withTrader(async ({ trader, client, keys, prover }) => {
+            const units = await context.unitsOf(client, flags.symbol);
+            const amount = toRaw(given.amount, (t) => units?.parseAmount(t));
+            const price = toRaw(given.price, (t) => units?.parsePrice(t));
+            const minFill =
+              given.minFill === undefined
+                ? undefined
+                : toRaw(given.minFill, (t) => units?.parseAmount(t, '--min-fill'));
             bar.update(0, 1);
-            const input = await noteInputFor(flags, client, keys, trader, prover);
+            const input = await noteInputFor({ ...flags, amount, price }, client, keys, trader, prover);
             return trader.place({
               symbol: flags.symbol,
               side: flags.side,
               type: flags.type,
-              amount: flags.amount,
-              price: flags.price,
-              ...(flags.minFill === undefined ? {} : { minFillSize: flags.minFill }),
+              amount,
+              price,
+              ...(minFill === undefined ? {} : { minFillSize: minFill }),
               ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
               ...(input === undefined ? {} : { input }),
             });
@@ -124,34 +147,61 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .command('modify')
     .description('Cancel and replace an order in one step (same market, same key).')
     .argument('<order_id>', '32 hex characters', parseOrderId)
-    .option('--price <price>', 'new limit price', parseU64)
-    .option('--amount <units>', 'new size', parseU64)
+    .option('--price <price>', 'new limit price (with --human: quote tokens per base token)')
+    .option('--amount <units>', 'new size (with --human: base tokens)')
+    .option(
+      '--chain-rpc <url>',
+      "with --human: the chain's JSON-RPC URL, read for decimals",
+      DEFAULT_CHAIN_RPC,
+    )
     .option('--lifetime <slots>', 'new lifetime from the venue slot', parseU64)
     .option('--new-id', 'give the replacement a new order id (the old one is cancelled)')
     .action(
       (
         orderId: string,
-        flags: { price?: bigint; amount?: bigint; lifetime?: bigint; newId?: boolean },
+        flags: { price?: string; amount?: string; lifetime?: bigint; newId?: boolean },
         command: Command,
       ) =>
         withContext(command, io, async (context) => {
           if (flags.price === undefined && flags.amount === undefined && flags.lifetime === undefined) {
             throw new CliError('nothing to change: give --price, --amount or --lifetime');
           }
-          const order = await context.withTrader(async ({ trader }) => {
+          const human = context.options.human;
+          const givenPrice =
+            flags.price === undefined ? undefined : rawOrHuman(flags.price, human, '--price');
+          const givenAmount =
+            flags.amount === undefined ? undefined : rawOrHuman(flags.amount, human, '--amount');
+          let units: MarketUnits | null = null;
+          const order = await context.withTrader(async ({ trader, client }) => {
             // A fill nobody watched moved the order onto its change note: the venue's record
             // shows it, and the wallet works the note out from it before the replacement names it.
             await trader.reconcile();
+            const symbol = trader.orders.get(orderId)?.body.symbol;
+            if (human && symbol === undefined) {
+              throw new CliError(
+                `order ${orderId} was not placed with this key file; --human needs its market`,
+              );
+            }
+            units = symbol === undefined ? null : await context.unitsOf(client, symbol);
+            const price =
+              givenPrice === undefined ? undefined : toRaw(givenPrice, (t) => units?.parsePrice(t));
+            const amount =
+              givenAmount === undefined ? undefined : toRaw(givenAmount, (t) => units?.parseAmount(t));
             return trader.modify(orderId, {
-              ...(flags.price === undefined ? {} : { price: flags.price }),
-              ...(flags.amount === undefined ? {} : { amount: flags.amount }),
+              ...(price === undefined ? {} : { price }),
+              ...(amount === undefined ? {} : { amount }),
               ...(flags.lifetime === undefined ? {} : { lifetimeSlots: flags.lifetime }),
               newOrderId: flags.newId === true,
             });
           });
+          const shownUnits = units as MarketUnits | null;
+          const price =
+            shownUnits === null
+              ? String(order.price_limit)
+              : `${shownUnits.formatPrice(order.price_limit)} ${shownUnits.quote.symbol}`;
           context.out.result(
             orderView(order),
-            () => `modified ${orderId}: now ${order.order_id} at ${order.price_limit}`,
+            () => `modified ${orderId}: now ${order.order_id} at ${price}`,
           );
         }),
     );
@@ -160,12 +210,29 @@ export function registerOrderCommands(program: Command, io: CliIo): void {
     .command('orders')
     .description("List the account's open orders (GET /account), or show one order (GET /orders/{id}).")
     .argument('[order_id]', 'one order to show', parseOrderId)
+    .option(
+      '--chain-rpc <url>',
+      "with --human: the chain's JSON-RPC URL, read for decimals",
+      DEFAULT_CHAIN_RPC,
+    )
     .action((orderId: string | undefined, _flags: unknown, command: Command) =>
       withContext(command, io, async (context) => {
         const client = await context.login();
         const records =
           orderId === undefined ? (await client.account()).open_orders : [await client.order(orderId)];
-        context.out.table(records, ORDER_COLUMNS, 'no open orders');
+        if (!context.options.human || context.out.json) {
+          context.out.table(records, ORDER_COLUMNS, 'no open orders');
+          return;
+        }
+        const mints = await context.mintInfos();
+        const instruments = await client.instruments();
+        // Only the markets of the listed orders: another market's mints need not be described.
+        const markets = new Map(
+          instruments
+            .filter((i) => records.some((r) => r.symbol === i.symbol))
+            .map((i) => [i.symbol, new MarketUnits(i, mints)]),
+        );
+        context.out.table(records, humanOrderColumns(markets), 'no open orders');
       }),
     );
 
@@ -230,6 +297,32 @@ export const ORDER_COLUMNS: Record<string, (record: OrderRecord) => string> = {
     r.last_unfilled === undefined ? '-' : `${r.last_unfilled.reason} @${r.last_unfilled.batch}`,
 };
 
+/** ORDER_COLUMNS with sizes in base tokens and prices in quote tokens per base token. */
+function humanOrderColumns(
+  markets: ReadonlyMap<string, MarketUnits>,
+): Record<string, (record: OrderRecord) => string> {
+  const of = (r: OrderRecord) => {
+    const units = markets.get(r.symbol);
+    if (units === undefined) throw new CliError(`the venue no longer lists ${r.symbol}`);
+    return units;
+  };
+  return {
+    ...ORDER_COLUMNS,
+    amount: (r) => `${of(r).formatAmount(r.amount)} ${of(r).base.symbol}`,
+    remaining: (r) => of(r).formatAmount(r.remaining_amount),
+    filled: (r) => of(r).formatAmount(r.filled_quantity),
+    price: (r) => `${of(r).formatPrice(r.price_limit)} ${of(r).quote.symbol}`,
+  };
+}
+
+/** A quantity already raw, or decimal text turned raw by the market's units. */
+function toRaw(given: bigint | string, human: (text: string) => bigint | undefined): bigint {
+  if (typeof given === 'bigint') return given;
+  const raw = human(given);
+  if (raw === undefined) throw new CliError('internal: human units asked for without --human');
+  return raw;
+}
+
 /** What a script needs of a local order (the signed body stays in the sealed log). */
 function orderView(order: LocalOrder) {
   const { body: _body, ...view } = order;
@@ -242,7 +335,7 @@ function orderView(order: LocalOrder) {
  * spendable note of the wallet that covers the order.
  */
 async function noteInputFor(
-  flags: PlaceFlags,
+  flags: Omit<PlaceFlags, 'amount' | 'price'> & { amount: bigint; price: bigint },
   client: VenueClient,
   keys: KeyFile,
   trader: Trader,

@@ -1,9 +1,10 @@
 import type { Channel, FillMemoPlaintext, FillMessage, OrderEvent } from '@venue/protocol';
 import type { KeyFile, Trader, VenueClient, VenueStream } from '@venue/sdk';
 import type { Command } from 'commander';
-import { type CommandContext, openWalletTrader, withContext } from './context.ts';
+import { type CommandContext, DEFAULT_CHAIN_RPC, openWalletTrader, withContext } from './context.ts';
 import { loadSdk } from './lazy.ts';
 import { CliError, type CliIo, jsonText } from './output.ts';
+import { formatDecimal, MarketUnits } from './units.ts';
 
 /**
  * `watch`: follows the session stream and prints each event as it arrives (one line, or one JSON
@@ -23,6 +24,11 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
     .option('--channels <list>', 'comma-separated: orders, fills, tree', 'orders,fills')
     .option('--count <n>', 'stop after this many events (default: run until Ctrl-C)', (v) => Number(v))
     .option('--no-wallet', 'only print: leave the local order log and wallet as they are')
+    .option(
+      '--chain-rpc <url>',
+      "with --human: the chain's JSON-RPC URL, read for decimals",
+      DEFAULT_CHAIN_RPC,
+    )
     .action((flags: { channels: string; count?: number; wallet: boolean }, command: Command) =>
       withContext(command, io, async (context) => {
         const channels = flags.channels.split(',').map((c) => c.trim());
@@ -48,7 +54,8 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
             return null; // not for this key file: the line shows the public fields only
           }
         };
-        await watch(stream, channels, flags.count, context, io, local, memoOf);
+        const units = context.options.human ? await unitsByMarket(context, client) : null;
+        await watch(stream, channels, flags.count, context, io, local, memoOf, units);
         await local?.idle();
         await stream.close();
       }),
@@ -64,6 +71,7 @@ async function watch(
   io: CliIo,
   local: LocalState | null,
   memoOf: (message: FillMessage) => FillMemoPlaintext | null,
+  units: ReadonlyMap<string, MarketUnits> | null = null,
 ): Promise<void> {
   const json = context.options.json;
   let seen = 0;
@@ -85,10 +93,15 @@ async function watch(
     stream.on('fill', (f) => {
       local?.fill(f);
       const memo = memoOf(f);
+      const market = units?.get(f.market_id);
       const what =
         memo === null
           ? ''
-          : ` amount ${memo.fill_quantity} at ${memo.clearing_price} (quote ${memo.quote_amount})`;
+          : market === undefined
+            ? ` amount ${memo.fill_quantity} at ${memo.clearing_price} (quote ${memo.quote_amount})`
+            : ` amount ${market.formatAmount(memo.fill_quantity)} ${market.base.symbol}` +
+              ` at ${market.formatPrice(memo.clearing_price)} ${market.quote.symbol}` +
+              ` (quote ${formatDecimal(memo.quote_amount, market.quote.decimals)} ${market.quote.symbol})`;
       print('fill', `fill  ${f.order_id}${what} match ${f.match_id} batch ${f.batch_seq}`, {
         ...f,
         ...(memo === null
@@ -188,4 +201,26 @@ class LocalState {
       }
     });
   }
+}
+
+/**
+ * With --human, fill lines in tokens: the units of every market whose mints the chain describes
+ * (and whose price scale is a power of ten), by market id. Others keep raw figures.
+ */
+async function unitsByMarket(
+  context: CommandContext,
+  client: VenueClient,
+): Promise<Map<string, MarketUnits>> {
+  const mints = await context.mintInfos();
+  const byMarket = new Map<string, MarketUnits>();
+  for (const instrument of await client.instruments()) {
+    try {
+      const units = new MarketUnits(instrument, mints);
+      units.formatPrice(instrument.tick_size); // throws when prices have no exact decimal form
+      byMarket.set(instrument.market_id, units);
+    } catch {
+      // undescribed mint or odd price scale: raw figures for this market
+    }
+  }
+  return byMarket;
 }

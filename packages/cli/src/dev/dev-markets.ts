@@ -10,6 +10,17 @@ const SOL_MINT = 'So11111111111111111111111111111111111111112';
 const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const ETH_MINT = '7vfCXTUXx5WJV5JADk17DUJ4ksgau7utNKj4b963voxs';
 
+/**
+ * The dev chain describes these mints (symbol and decimals, chain method createMint), so the CLI
+ * can show and take amounts in tokens (--human). SOL and USDC carry their real decimals; ETH
+ * carries 9 so that the ETH-USDC start price below reads as 3000 USDC per ETH.
+ */
+export const DEV_MINTS = [
+  { mint: SOL_MINT, symbol: 'SOL', decimals: 9 },
+  { mint: USDC_MINT, symbol: 'USDC', decimals: 6 },
+  { mint: ETH_MINT, symbol: 'ETH', decimals: 9 },
+] as const;
+
 const BREAKER = { band_bps: 500, window_slots: 150n, cooldown_slots: 300n, max_confidence_bps: 100 };
 
 export interface DevMarket {

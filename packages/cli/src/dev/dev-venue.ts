@@ -38,7 +38,7 @@ import {
 } from '../serve/public-files.ts';
 import { chainSlotClock } from './chain-clock.ts';
 import { ACCOUNTS_FILE_NAME, type DevLogLevel } from './dev-defaults.ts';
-import { DEV_MARKETS, type DevMarket } from './dev-markets.ts';
+import { DEV_MARKETS, DEV_MINTS, type DevMarket } from './dev-markets.ts';
 import { createDevOracle } from './dev-oracle.ts';
 
 /**
@@ -239,6 +239,7 @@ async function devChain(enclave: Enclave): Promise<ChainSimulator> {
  * the start price) and its market configuration account, at the market id the venue lists.
  */
 function createChainAccounts(chain: ChainSimulator, markets: readonly DevMarket[]): void {
+  for (const mint of DEV_MINTS) chain.createMint(mint);
   for (const { listing, oraclePrice } of markets) {
     const market = listing.config;
     chain.updateOracle({ address: market.oracleFeed, price: oraclePrice, confidence: 0n });

@@ -39,10 +39,40 @@ export const ChainInfoSchema = Strict(
     root_window: Type.Integer({ minimum: 1 }),
     finality_depth: Type.Integer({ minimum: 1 }),
     confirmation_depth: Type.Integer({ minimum: 0 }),
+    genesis_id: Hex(16, {
+      description:
+        'Drawn once when this chain starts from genesis: a wallet that recorded another one knew a chain that is gone.',
+    }),
   },
   { title: 'ChainInfo' },
 );
 export type ChainInfo = ChainStatic<typeof ChainInfoSchema>;
+
+/** Most decimals a mint may declare (u64 amounts hold at most 19 full digits). */
+export const MINT_DECIMALS_MAX = 18;
+
+/**
+ * A token mint's metadata: the short name wallets show and how many decimals its base unit has
+ * (an amount of 1 token is 10^decimals base units). Amounts on the wire stay in base units.
+ */
+export const MintAccountSchema = Strict(
+  {
+    mint: Base58Address(),
+    symbol: Type.String({
+      minLength: 1,
+      maxLength: 10,
+      pattern: '^[A-Za-z0-9]+$',
+      'x-expected': '1 to 10 letters or digits',
+    }),
+    decimals: Type.Integer({
+      minimum: 0,
+      maximum: MINT_DECIMALS_MAX,
+      'x-expected': `an integer from 0 to ${MINT_DECIMALS_MAX}`,
+    }),
+  },
+  { title: 'MintAccount' },
+);
+export type MintAccount = ChainStatic<typeof MintAccountSchema>;
 
 /** One entry of a shard's recent-root window: the root after a transaction that touched the shard. */
 export const RootEntrySchema = Strict(
