@@ -17,7 +17,28 @@ function testFiles(dir) {
 }
 
 const roots = ['packages', 'scripts'];
-const files = roots.flatMap((root) => testFiles(root)).sort();
+// The files that take a minute or more (venues booted as processes, real proofs, packing) start
+// first: with one file per core, a long file picked up last would run alone at the end.
+const LONG_FIRST = [
+  'cli/test/serve.test.ts',
+  'scripts/test/docs-run.test.ts',
+  'adapters/test/crash-recovery.test.ts',
+  'testing/src/sim/simulator.test.ts',
+  'cli/test/demo.test.ts',
+  'sdk/test/examples.dist.test.ts',
+  'cli/test/dev-mode.test.ts',
+  'notes/test/match-prover-restart.test.ts',
+  'sdk/test/pack-install.dist.test.ts',
+  'sdk/test/wallet-settlement.test.ts',
+];
+const rank = (file) => {
+  const at = LONG_FIRST.findIndex((suffix) => file.endsWith(suffix));
+  return at < 0 ? LONG_FIRST.length : at;
+};
+const files = roots
+  .flatMap((root) => testFiles(root))
+  .sort()
+  .sort((a, b) => rank(a) - rank(b));
 const filter = process.argv[2];
 const selected = filter ? files.filter((f) => f.includes(filter)) : files;
 if (selected.length === 0) {
