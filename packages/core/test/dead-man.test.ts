@@ -14,11 +14,10 @@ import {
   codeOf,
   hex32,
   type OrderSpec,
+  openingCommands,
   orderBody,
   placeCommand,
   TEST_CORE_CONFIG,
-  TEST_ROOT,
-  TEST_SESSION,
   testMarket,
 } from '@venue/testing';
 import fc from 'fast-check';
@@ -28,17 +27,8 @@ const CONFIG = { ...TEST_CORE_CONFIG, retentionSlots: 1_000_000n };
 
 function venue(): VenueCore {
   const core = new VenueCore(CONFIG);
-  for (const command of setup()) core.apply(command);
+  for (const command of openingCommands()) core.apply(command);
   return core;
-}
-
-function setup(): Command[] {
-  return [
-    { type: 'boot', sessionId: TEST_SESSION, slot: 0n },
-    { type: 'add_market', market: MARKET },
-    { type: 'roots', treeId: 0, roots: [TEST_ROOT], slot: 0n },
-    { type: 'oracle_price', marketId: MARKET.marketId, price: 1000n, slot: 0n },
-  ];
 }
 
 const place = (core: VenueCore, spec: OrderSpec, account = 'acct-a') =>
@@ -200,7 +190,7 @@ test('property: timers follow the model, fire on time, and survive snapshot and 
     fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 60 }), (steps) => {
       const core = venue();
       let restored = venue();
-      const log: Command[] = setup();
+      const log: Command[] = openingCommands();
       const model = new Map<string, bigint>(); // account -> deadline slot
       const pending: MatchEvent[] = [];
       let nextId = 1;

@@ -25,6 +25,7 @@ import { NO_FILL_REASONS, type NoFillReason, type OrderRecord } from '@venue/pro
 import {
   hex32,
   type OrderSpec,
+  openingCommands,
   orderBody,
   placeCommand,
   TEST_CORE_CONFIG,
@@ -39,10 +40,7 @@ const CONFIG = { ...TEST_CORE_CONFIG, retentionSlots: 1_000_000n, accountOpenOrd
 
 function venue(oracle: bigint | null = 1000n): VenueCore {
   const core = new VenueCore(CONFIG);
-  core.apply({ type: 'boot', sessionId: TEST_SESSION, slot: 0n });
-  core.apply({ type: 'add_market', market: MARKET });
-  core.apply({ type: 'roots', treeId: 0, roots: [TEST_ROOT], slot: 0n });
-  core.apply({ type: 'oracle_price', marketId: MARKET.marketId, price: oracle, slot: 0n });
+  for (const command of openingCommands(oracle)) core.apply(command);
   return core;
 }
 

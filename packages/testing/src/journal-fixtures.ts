@@ -89,13 +89,13 @@ export async function withTempDir(body: (dir: string) => Promise<void>): Promise
 
 export const JOURNAL_TEST_MARKET = testMarket('SOL-USDC');
 
-/** The commands that open a venue with one market, a root and an oracle price. */
-export function openingCommands(): Command[] {
+/** The commands that open a venue with one market (SOL-USDC), a root and an oracle price. */
+export function openingCommands(oraclePrice: bigint | null = 1000n): Command[] {
   return [
     { type: 'boot', sessionId: TEST_SESSION, slot: 0n },
     { type: 'add_market', market: JOURNAL_TEST_MARKET },
     { type: 'roots', treeId: 0, roots: [TEST_ROOT], slot: 0n },
-    { type: 'oracle_price', marketId: JOURNAL_TEST_MARKET.marketId, price: 1000n, slot: 0n },
+    { type: 'oracle_price', marketId: JOURNAL_TEST_MARKET.marketId, price: oraclePrice, slot: 0n },
   ];
 }
 
