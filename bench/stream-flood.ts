@@ -118,10 +118,11 @@ async function phase(
       for (let s = 0; s < ANONYMOUS_SOCKETS; s += 1) tokens.push(null);
     }
     await venue.call('/health'); // warm the path
+    if (floodSeconds !== null) flooder = spawnFlooder();
     const exited =
-      floodSeconds === null
+      flooder === null
         ? Promise.resolve('')
-        : childOutput((flooder = spawnFlooder()), {
+        : childOutput(flooder, {
             port: venue.port,
             ca: venue.identity.certPem,
             seconds: floodSeconds,
