@@ -30,12 +30,16 @@ const FLOOD_ACCOUNTS = 4;
 const LOGGED_IN_SOCKETS_PER_ACCOUNT = 10;
 const ANONYMOUS_SOCKETS = 10;
 const POLL_PAUSE_MS = 50;
+/** The issue's target for `/health` under the flood. */
+const SLOW_MS = 50;
 const PATH = '_stub_no_journal';
 /** As the send-bound tests lift it: every socket read as fast as the event loop goes. */
 const LIFTED_READ_BUCKET = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
 
 interface Phase {
   latencies: number[];
+  /** The calls over SLOW_MS: [when it started in s from the first call, how long it took]. */
+  slow: (readonly [number, number])[];
   framesSent: number;
   connections: number;
   readPauses: number;
@@ -139,10 +143,11 @@ async function phase(
     loop.enable();
     const cpuBefore = process.cpuUsage();
     const wallBefore = performance.now();
-    const { latenciesMs: latencies, failures } = JSON.parse(await polled) as {
-      latenciesMs: number[];
-      failures: string[];
-    };
+    const {
+      latenciesMs: latencies,
+      startsMs,
+      failures,
+    } = JSON.parse(await polled) as { latenciesMs: number[]; startsMs: number[]; failures: string[] };
     const cpu = process.cpuUsage(cpuBefore);
     const cpuPerS = (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore);
     loop.disable();
@@ -151,6 +156,7 @@ async function phase(
     const counts = output === '' ? { framesSent: 0, connections: 0 } : JSON.parse(output);
     return {
       latencies,
+      slow: latencies.flatMap((ms, i) => (ms > SLOW_MS ? [[startsMs[i] ?? 0, ms] as const] : [])),
       framesSent: counts.framesSent,
       connections: counts.connections,
       readPauses: venue.server.stream.readPauses,
@@ -202,7 +208,8 @@ function describe(p: Phase): string {
     `/health ${p.latencies.length} answers, median ${percentile(p.latencies, 'p50').toFixed(1)} ms, ` +
     `p99 ${percentile(p.latencies, 'p99').toFixed(1)} ms, max ${percentile(p.latencies, 'max').toFixed(1)} ms; ` +
     `${p.framesSent} frames sent on ${p.connections} connections, ${p.readPauses} read pauses; ` +
-    `venue CPU ${(p.cpuPerS * 1000).toFixed(0)} ms/s, loop delay p99 ${p.loopP99Ms.toFixed(1)} ms`
+    `venue CPU ${(p.cpuPerS * 1000).toFixed(0)} ms/s, loop delay p99 ${p.loopP99Ms.toFixed(1)} ms; ` +
+    `${p.slow.length} calls over ${SLOW_MS} ms${p.slow.length === 0 ? '' : ` (at s: ${p.slow.map(([at, ms]) => `${(at / 1000).toFixed(1)}:${ms.toFixed(0)}ms`).join(' ')})`}`
   );
 }
 

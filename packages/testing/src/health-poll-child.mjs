@@ -2,7 +2,8 @@
 // venue's process would put the client's half of every TLS handshake on the venue's event loop and
 // in its figures. Each call opens a new TLS connection, as a load balancer's probe does. Usage: node
 // health-poll-child.mjs, with one JSON line on stdin: { port, ca, seconds, pauseMs }. Prints one
-// JSON line when the time is up: { latenciesMs: number[], failures: string[] }, then exits.
+// JSON line when the time is up: { latenciesMs: number[], startsMs: number[], failures: string[] }
+// (each call's latency and when it started, from the first call), then exits.
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 
@@ -15,19 +16,23 @@ process.stdin.on('end', async () => {
   const { port, ca, seconds, pauseMs } = JSON.parse(input);
   const deadline = performance.now() + seconds * 1000;
   const latenciesMs = [];
+  const startsMs = [];
   const failures = [];
+  const first = performance.now();
   while (performance.now() < deadline) {
     const started = performance.now();
     try {
       const status = await health(port, ca);
-      if (status === 200) latenciesMs.push(performance.now() - started);
-      else failures.push(`status ${status}`);
+      if (status === 200) {
+        latenciesMs.push(performance.now() - started);
+        startsMs.push(started - first);
+      } else failures.push(`status ${status}`);
     } catch (error) {
       failures.push(String(error?.message ?? error));
     }
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  process.stdout.write(`${JSON.stringify({ latenciesMs, failures })}\n`);
+  process.stdout.write(`${JSON.stringify({ latenciesMs, startsMs, failures })}\n`);
   process.exit(0);
 });
 
