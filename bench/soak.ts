@@ -94,6 +94,7 @@ const SLOW_PAUSE_MS = 2_000;
 const LOOP_RESOLUTION_MS = 10;
 const SLOW_BURST = 30;
 const LOAD_GENERATOR_ENV = 'VENUE_SOAK_LOAD_GENERATOR';
+const PROVER_ENV = 'VENUE_SOAK_PROVER';
 /**
  * `--journal`: the same run with the journal on (sealed records, fsync, snapshots by the replica
  * worker) in a temporary directory, the production path apart from real proofs.
@@ -179,7 +180,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
   const oracle = faultyOracle(clock, seconds);
-  const proved = PROOFS ? await proveNotes(TRADERS + SLOW_READERS) : null;
+  const proved = PROOFS ? await provedNotes(TRADERS + SLOW_READERS) : null;
   const ports = chainlessPorts(identity, clock);
   const { server } = await assembleVenue(
     {
@@ -463,11 +464,33 @@ function faultyOracle(clock: VenueClock, seconds: number) {
 }
 
 /**
+ * The venue's side of --proofs: the notes proved in a process of their own (the prover's circuit
+ * and curve would otherwise stay in the venue's RSS), and the Groth16 verifier the venue checks
+ * every place and modify with, on its worker threads as `venue serve` does.
+ */
+async function provedNotes(accounts: number) {
+  const child = fork(fileURLToPath(import.meta.url), [String(accounts)], {
+    env: { ...process.env, [PROVER_ENV]: '1' },
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  const [message] = (await once(child, 'message')) as [{ notes: ProvedNote[][]; root: string }];
+  await once(child, 'exit');
+  const hasher = await loadNoteHasher();
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: false,
+    assetOf: assetOfOrder(() => [MARKET]),
+  });
+  await verifier.ready();
+  return { hasher, verifier, notes: message.notes, root: message.root };
+}
+
+/**
  * Makes and proves each account's notes (before the run; about 0.7 s a proof on a quiet two-core
  * machine): a trader's notes back bids or asks by its index, as `trade` places them; a slow
  * reader's back bids. Each account's trading key is `keyOf(index)`, which the proofs bind.
  */
-async function proveNotes(accounts: number) {
+async function proveNotes(accounts: number): Promise<void> {
   const hasher = await loadNoteHasher();
   const tree = new NoteTree(hasher);
   const made: { index: number; note: DerivedNote; spendingKey: bigint; assetId: bigint }[] = [];
@@ -505,17 +528,13 @@ async function proveNotes(accounts: number) {
         tradingKey: keyOf(index).publicKey,
       });
       notes[index]?.push({ fields: proof.orderFields, value: String(note.value) });
+      if ((leaf + 1) % 20 === 0) log(`soak: ${leaf + 1} of ${made.length} proved\n`);
     }
   } finally {
     await prover.close();
   }
-  const verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: false,
-    assetOf: assetOfOrder(() => [MARKET]),
-  });
-  await verifier.ready();
-  return { hasher, verifier, notes, root: fieldToHex(root) };
+  await new Promise((resolve) => process.send?.({ notes, root: fieldToHex(root) }, resolve));
+  process.exit(0);
 }
 
 /** An account's trading key: the load generator signs with it, and --proofs binds its notes to it. */
@@ -805,7 +824,16 @@ async function trade(
       await account.link.request(`p${id}`, placeFrame(`p${id}`, order)),
     );
     if (!placed) {
-      await reconnectIfClosed(account, setup, counts);
+      if (!account.link.open) {
+        // The socket went away under the place: it may have booked. Take it out from the new
+        // socket, so its note is free again (--proofs reuses notes) and the book does not grow.
+        await reconnectIfClosed(account, setup, counts);
+        const again = await account.link.request(
+          `o${id}`,
+          cancelFrame(`o${id}`, account, setup, order.order_id),
+        );
+        if (again?.['code'] !== 1300 && again?.['code'] !== 1205) counts.reply('order.cancel', again);
+      }
       continue;
     }
     await pace();
@@ -960,3 +988,4 @@ function fmt(value: number): string {
 }
 
 if (process.env[LOAD_GENERATOR_ENV] === '1' && process.send !== undefined) serveLoad();
+if (process.env[PROVER_ENV] === '1' && process.send !== undefined) void proveNotes(Number(process.argv[2]));
