@@ -4,7 +4,9 @@
  * operations per second at the start and the end: RSS flat within 10 %, no growth in handles").
  *
  * The venue: the bench venue (stub proofs, no journal, no settlement: figure names end in
- * `_stub_no_journal`; with `--journal` the journal is on and they end in `_stub_journal`) on a wall-clock slot clock, one market, and an oracle port fed by the
+ * `_stub_no_journal`; with `--journal` the journal is on and they end in `_stub_journal`; with
+ * `--proofs` every place and modify carries a real VALID_INPUT proof that the venue's Groth16
+ * verifier workers check, and names say `_groth16`) on a wall-clock slot clock, one market, and an oracle port fed by the
  * simulator every slot, with faults: an update under a wrong key and a replayed update (each pauses
  * the market until the next good update), and once in the middle of the run a feed that stops for
  * longer than the market's oracle age (the market goes stale, then recovers).
@@ -39,12 +41,24 @@ import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import {
   assembleVenue,
+  assetOfOrder,
   createBootIdentity,
   createOracleSimulator,
   createWallSlotClock,
   type OracleMonitor,
   type VenueClock,
 } from '@venue/adapters';
+import {
+  assetIdOfMint,
+  createNote,
+  createProofVerifier,
+  createValidInputProver,
+  type DerivedNote,
+  fieldToHex,
+  loadNoteHasher,
+  NoteTree,
+  type ProvedInput,
+} from '@venue/notes';
 import {
   CancelParamsSchema,
   generateTradingKey,
@@ -60,7 +74,14 @@ import {
   tradingKeyFromSeed,
   wireJsonText,
 } from '@venue/protocol';
-import { chainlessPorts, orderBody, TEST_CORE_CONFIG, testListing, testMarket } from '@venue/testing';
+import {
+  chainlessPorts,
+  fixedRoots,
+  orderBody,
+  TEST_CORE_CONFIG,
+  testListing,
+  testMarket,
+} from '@venue/testing';
 import WebSocket from 'ws';
 import { collectGarbage, log, positiveFromEnv, traderTokens } from './bench-venue.ts';
 import { type Figure, figure } from './harness.ts';
@@ -73,13 +94,24 @@ const SLOW_PAUSE_MS = 2_000;
 const LOOP_RESOLUTION_MS = 10;
 const SLOW_BURST = 30;
 const LOAD_GENERATOR_ENV = 'VENUE_SOAK_LOAD_GENERATOR';
+const PROVER_ENV = 'VENUE_SOAK_PROVER';
 /**
  * `--journal`: the same run with the journal on (sealed records, fsync, snapshots by the replica
  * worker) in a temporary directory, the production path apart from real proofs.
  */
 const JOURNAL = process.argv.includes('--journal');
-const PATH = JOURNAL ? '_stub_journal' : '_stub_no_journal';
+/**
+ * `--proofs`: real VALID_INPUT proofs, as `venue serve` checks them (Groth16 on the verifier's
+ * workers, Poseidon commitments). The notes are made and proved once before the run, in a local
+ * tree whose root the venue is given; each account reuses its notes, since a note backs one open
+ * order at a time and a proof binds the note and the trading key, not the order.
+ */
+const PROOFS = process.argv.includes('--proofs');
+const PATH = `_${PROOFS ? 'groth16' : 'stub'}_${JOURNAL ? 'journal' : 'no_journal'}`;
+/** Notes per account with --proofs: a trader's cycle holds one, a slow reader's burst SLOW_BURST. */
+const TRADER_NOTES = 2;
 const MARKET = testMarket('SOL-USDC');
+const ORDER_AMOUNT = 100n;
 /** Far from each other and from the oracle price (1000): nothing ever crosses, nothing settles. */
 const BID_PRICES = [950n, 940n] as const;
 const ASK_PRICES = [1050n, 1060n] as const;
@@ -91,6 +123,8 @@ interface Setup {
   certPem: string;
   sessionId: string;
   tokens: string[];
+  /** With --proofs, per account: the proved note fields its orders carry, used in turn. */
+  notes: ProvedNote[][] | null;
   expirySlot: string;
   seconds: number;
   reconnectMs: number;
@@ -111,6 +145,12 @@ type FromChild =
   | { type: 'ready'; progress: Progress }
   | { type: 'progress'; progress: Progress }
   | { type: 'done'; progress: Progress };
+
+/** The fields of a place order that a proved note fixes, and the note's value. */
+interface ProvedNote {
+  fields: ProvedInput['orderFields'];
+  value: string;
+}
 
 // ---- The benchmark (the venue's process) ----
 
@@ -133,19 +173,31 @@ export async function run(quick: boolean): Promise<Figure[]> {
   log(
     `soak: ${seconds} s; windows: the first and last ${windowS} s; ${TRADERS} traders at ${RATE} ops/s in total ` +
       `(place -> modify -> cancel, signed), one reconnect every ${reconnectMs / 1000} s, ${SLOW_READERS} slow readers, ` +
-      `oracle faults; load from a child process; venue: stub proofs, ${JOURNAL ? 'journal on' : 'no journal'}\n`,
+      `oracle faults; load from a child process; venue: ${PROOFS ? 'Groth16 proofs' : 'stub proofs'}, ` +
+      `${JOURNAL ? 'journal on' : 'no journal'}\n`,
   );
   const stateDir = JOURNAL ? await mkdtemp(join(tmpdir(), 'venue-soak-')) : null;
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
   const oracle = faultyOracle(clock, seconds);
+  const proved = PROOFS ? await provedNotes(TRADERS + SLOW_READERS) : null;
+  const ports = chainlessPorts(identity, clock);
   const { server } = await assembleVenue(
-    { ...chainlessPorts(identity, clock), oracle: oracle.port },
     {
-      core: TEST_CORE_CONFIG,
+      ...ports,
+      oracle: oracle.port,
+      ...(proved === null
+        ? {}
+        : { proofs: { verifier: proved.verifier }, hasher: proved.hasher, roots: fixedRoots([proved.root]) }),
+    },
+    {
+      core:
+        proved === null
+          ? TEST_CORE_CONFIG
+          : { ...TEST_CORE_CONFIG, noteCommitment: proved.hasher.noteCommitment },
       markets: [testListing(MARKET)],
       settles: false,
-      proofMode: 'stub',
+      proofMode: PROOFS ? 'groth16' : 'stub',
       ...(stateDir === null ? {} : { state: { directory: stateDir, sealingKey: randomBytes(32) } }),
     },
   );
@@ -170,6 +222,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       certPem: identity.certPem,
       sessionId: identity.sessionId,
       tokens,
+      notes: proved?.notes ?? null,
       expirySlot: String(clock.slot() + 4000n),
       seconds,
       reconnectMs,
@@ -249,6 +302,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
     delay.disable();
     runDelay.disable();
     await server.close();
+    await proved?.verifier.close();
     if (stateDir !== null) await rm(stateDir, { recursive: true, force: true });
   }
 }
@@ -407,6 +461,85 @@ function faultyOracle(clock: VenueClock, seconds: number) {
     },
   };
   return { port, faults: () => faults, stop: () => port.stopBeat() };
+}
+
+/**
+ * The venue's side of --proofs: the notes proved in a process of their own (the prover's circuit
+ * and curve would otherwise stay in the venue's RSS), and the Groth16 verifier the venue checks
+ * every place and modify with, on its worker threads as `venue serve` does.
+ */
+async function provedNotes(accounts: number) {
+  const child = fork(fileURLToPath(import.meta.url), [String(accounts)], {
+    env: { ...process.env, [PROVER_ENV]: '1' },
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  const [message] = (await once(child, 'message')) as [{ notes: ProvedNote[][]; root: string }];
+  await once(child, 'exit');
+  const hasher = await loadNoteHasher();
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: false,
+    assetOf: assetOfOrder(() => [MARKET]),
+  });
+  await verifier.ready();
+  return { hasher, verifier, notes: message.notes, root: message.root };
+}
+
+/**
+ * Makes and proves each account's notes (before the run; about 0.7 s a proof on a quiet two-core
+ * machine): a trader's notes back bids or asks by its index, as `trade` places them; a slow
+ * reader's back bids. Each account's trading key is `keyOf(index)`, which the proofs bind.
+ */
+async function proveNotes(accounts: number): Promise<void> {
+  const hasher = await loadNoteHasher();
+  const tree = new NoteTree(hasher);
+  const made: { index: number; note: DerivedNote; spendingKey: bigint; assetId: bigint }[] = [];
+  for (let index = 0; index < accounts; index += 1) {
+    const slow = index >= TRADERS;
+    const side = slow || index % 2 === 0 ? 'bid' : 'ask';
+    const spendingKey = BigInt(
+      `0x${createHash('sha256').update(`soak-spend-${index}`).digest('hex').slice(0, 60)}`,
+    );
+    const assetId = assetIdOfMint(side === 'bid' ? MARKET.quoteMint : MARKET.baseMint);
+    // Enough for the order at either price: a bid locks amount x its price as collateral.
+    const value = side === 'bid' ? (ORDER_AMOUNT * BID_PRICES[0]) / MARKET.priceScale : ORDER_AMOUNT;
+    for (let n = 0; n < (slow ? SLOW_BURST : TRADER_NOTES); n += 1) {
+      const note = createNote(hasher, {
+        ownerCommitment: hasher.ownerCommitment(spendingKey),
+        assetId,
+        value,
+      });
+      tree.append(note.commitment);
+      made.push({ index, note, spendingKey, assetId });
+    }
+  }
+  const root = tree.root();
+  log(`soak: proving ${made.length} notes (VALID_INPUT, Groth16)...\n`);
+  const prover = await createValidInputProver();
+  const notes: ProvedNote[][] = Array.from({ length: accounts }, () => []);
+  try {
+    for (const [leaf, { index, note, spendingKey, assetId }] of made.entries()) {
+      const proof = await prover.prove({
+        spendingKey,
+        note: { assetId, blinding: note.blinding, value: note.value },
+        path: tree.path(leaf),
+        merkleRoot: root,
+        treeId: 0,
+        tradingKey: keyOf(index).publicKey,
+      });
+      notes[index]?.push({ fields: proof.orderFields, value: String(note.value) });
+      if ((leaf + 1) % 20 === 0) log(`soak: ${leaf + 1} of ${made.length} proved\n`);
+    }
+  } finally {
+    await prover.close();
+  }
+  await new Promise((resolve) => process.send?.({ notes, root: fieldToHex(root) }, resolve));
+  process.exit(0);
+}
+
+/** An account's trading key: the load generator signs with it, and --proofs binds its notes to it. */
+function keyOf(index: number): TradingKey {
+  return tradingKeyFromSeed(createHash('sha256').update(`soak-key-${index}`).digest());
 }
 
 interface LoadGenerator {
@@ -585,6 +718,9 @@ interface Account {
   nonce: bigint;
   cancelNonce: bigint;
   link: Link;
+  /** With --proofs: the account's proved notes, and the next one to use. */
+  notes: ProvedNote[] | null;
+  nextNote: number;
 }
 
 let serial = 0;
@@ -593,26 +729,53 @@ function nextSerial(): number {
   return serial;
 }
 
+/** A signed order; `note` keeps a modify's replacement on its order's proved note. */
 function signedOrder(
   account: Account,
   setup: Setup,
   id: number,
   price: bigint,
   side: 'bid' | 'ask',
+  note?: ProvedNote | null,
 ): PlaceOrder {
   account.nonce += 1n;
   const unsigned = orderBody({
     id,
     side,
     price,
+    amount: ORDER_AMOUNT,
     nonce: account.nonce,
     note: `soak-${id}`,
     expiry: BigInt(setup.expirySlot),
   });
+  const proved = note ?? nextNote(account);
+  const withNote =
+    proved === null
+      ? unsigned
+      : {
+          ...unsigned,
+          ...proved.fields,
+          ...(BigInt(proved.value) === orderNominal(side, price)
+            ? {}
+            : { collateral_amount: BigInt(proved.value) }),
+        };
   return signPlaceOrder(
-    { ...unsigned, trading_key: account.key.publicKey, session_id: setup.sessionId },
+    { ...withNote, trading_key: account.key.publicKey, session_id: setup.sessionId },
     account.key,
   );
+}
+
+/** The account's next proved note in turn (--proofs), or null on the stub path. */
+function nextNote(account: Account): ProvedNote | null {
+  if (account.notes === null) return null;
+  const note = account.notes[account.nextNote % account.notes.length] ?? null;
+  account.nextNote += 1;
+  return note;
+}
+
+/** What an order locks without a collateral_amount: its amount, or for a bid amount x price. */
+function orderNominal(side: 'bid' | 'ask', price: bigint): bigint {
+  return side === 'bid' ? (ORDER_AMOUNT * price) / MARKET.priceScale : ORDER_AMOUNT;
 }
 
 function placeFrame(requestId: string, order: PlaceOrder): string {
@@ -653,19 +816,29 @@ async function trade(
   };
   while (!until()) {
     const id = nextSerial();
-    const order = signedOrder(account, setup, id, prices[0], side);
+    const note = nextNote(account);
+    const order = signedOrder(account, setup, id, prices[0], side, note);
     await pace();
     const placed = counts.reply(
       'order.place',
       await account.link.request(`p${id}`, placeFrame(`p${id}`, order)),
     );
     if (!placed) {
-      await reconnectIfClosed(account, setup, counts);
+      if (!account.link.open) {
+        // The socket went away under the place: it may have booked. Take it out from the new
+        // socket, so its note is free again (--proofs reuses notes) and the book does not grow.
+        await reconnectIfClosed(account, setup, counts);
+        const again = await account.link.request(
+          `o${id}`,
+          cancelFrame(`o${id}`, account, setup, order.order_id),
+        );
+        if (again?.['code'] !== 1300 && again?.['code'] !== 1205) counts.reply('order.cancel', again);
+      }
       continue;
     }
     await pace();
     account.cancelNonce += 1n;
-    const replacement = signedOrder(account, setup, id, prices[1], side);
+    const replacement = signedOrder(account, setup, id, prices[1], side, note);
     const request = signModify(order.order_id, account.cancelNonce, replacement, account.key);
     const modifyText = `{"op":"order.modify","request_id":"m${id}","order_id":"${order.order_id}","params":${wireJsonText(ModifyRequestSchema, request)}}`;
     counts.reply('order.modify', await account.link.request(`m${id}`, modifyText));
@@ -730,10 +903,12 @@ async function generate(setup: Setup, counts: Counts, stopping: () => boolean): 
     accounts.push({
       index,
       token,
-      key: tradingKeyFromSeed(createHash('sha256').update(`soak-key-${index}-${token}`).digest()),
+      key: keyOf(index),
       nonce: 0n,
       cancelNonce: 0n,
       link: await Link.open(setup.port, setup.certPem, token, counts),
+      notes: setup.notes?.[index] ?? null,
+      nextNote: 0,
     });
   }
   process.send?.({ type: 'ready', progress: counts.progress } satisfies FromChild);
@@ -813,3 +988,4 @@ function fmt(value: number): string {
 }
 
 if (process.env[LOAD_GENERATOR_ENV] === '1' && process.send !== undefined) serveLoad();
+if (process.env[PROVER_ENV] === '1' && process.send !== undefined) void proveNotes(Number(process.argv[2]));

@@ -1,10 +1,13 @@
-// Issue 20 soak: the note openings the enclave keeps for settlement (settlement/note-openings.ts)
-// used to stay for every order ever booked, until a 1,000,000-entry cap. An order cancelled or
-// expired leaves its note backing nothing, so its opening goes; a modify that keeps the note, a
-// reprice in place and a snapshot's save and load keep exactly what is still needed.
+// Issue 20: the note openings the enclave keeps for settlement (settlement/note-openings.ts) used to
+// stay for every order ever booked, and for every change note settlement derived, until a
+// 1,000,000-entry cap. An opening is now kept exactly while an open order rests on its note, so
+// there are never more than open orders (ACCOUNT_OPEN_ORDERS_MAX per account): whatever ends an
+// order drops its note's opening, a partial fill moves it to the change note, and a modify that
+// keeps the note, a reprice in place and a snapshot's save and load keep exactly what is needed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Command, CoreEvent } from '@venue/core';
+import type { PlaceOrder } from '@venue/protocol';
 import { orderBody, placeCommand } from '@venue/testing';
 import type { JournalRecord } from '../src/journal/index.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
@@ -15,8 +18,32 @@ function record(command: Command): JournalRecord {
   return { command, annotations: NO_ANNOTATIONS } as JournalRecord;
 }
 
-function ended(orderId: string, kind: 'cancelled' | 'expired' | 'fully_filled'): CoreEvent {
+type Kind = 'cancelled' | 'expired' | 'fully_filled' | 'settlement_failed' | 'partially_filled';
+
+function ended(orderId: string, kind: Kind): CoreEvent {
   return { type: 'order', accountId: 'acct-a', orderId, marketId: 'm', kind, slot: 1n };
+}
+
+/** A `match_settled` record as the pipeline journals it, with the change note's opening if any. */
+function settled(matchId: bigint, change: string | null): JournalRecord {
+  const command: Command = {
+    type: 'match_settled',
+    marketId: 'm',
+    matchId,
+    changeNote: change === null ? null : { commitment: change, value: 5n, treeId: 0 },
+    slot: 3n,
+  };
+  const annotations =
+    change === null
+      ? {}
+      : {
+          changeOpening: { commitment: change, ownerCommitment: 'ab'.repeat(32), innerHash: 'cd'.repeat(32) },
+        };
+  return { command, annotations } as JournalRecord;
+}
+
+function changeNote(n: number): string {
+  return n.toString(16).padStart(64, '0');
 }
 
 function cancel(orderId: string): Command {
@@ -46,19 +73,84 @@ function modify(oldOrderId: string, replacement: ReturnType<typeof orderBody>): 
   };
 }
 
-test('a cancelled or expired order’s note opening goes; a filled one’s is left to the pipeline', () => {
+test('whatever ends an order drops its note’s opening: cancel, expiry, fill, failed settlement', () => {
   const openings = new NoteOpenings();
-  const a = orderBody({ id: 1, note: 'a' });
-  const b = orderBody({ id: 2, note: 'b' });
-  const c = orderBody({ id: 3, note: 'c' });
-  for (const order of [a, b, c]) openings.follow(record(placeCommand(order, 0n)), []);
-  assert.equal(openings.size, 3);
+  const [a, b, c, d, e] = [1, 2, 3, 4, 5].map((id) => orderBody({ id, note: `o${id}` })) as [
+    PlaceOrder,
+    PlaceOrder,
+    PlaceOrder,
+    PlaceOrder,
+    PlaceOrder,
+  ];
+  for (const order of [a, b, c, d, e]) openings.follow(record(placeCommand(order, 0n)), []);
+  assert.equal(openings.size, 5);
   openings.follow(record(cancel(a.order_id)), [ended(a.order_id, 'cancelled')]);
   openings.follow(record({ type: 'tick', slot: 2000n }), [ended(b.order_id, 'expired')]);
-  openings.follow(record({ type: 'tick', slot: 2001n }), [ended(c.order_id, 'fully_filled')]);
-  assert.equal(openings.get(a.note_commitment), undefined);
-  assert.equal(openings.get(b.note_commitment), undefined);
-  assert.ok(openings.get(c.note_commitment) !== undefined);
+  // Replayed after a restart, a fill must drop the note: the pipeline's own forget is not journaled.
+  openings.follow(settled(1n, null), [ended(c.order_id, 'fully_filled')]);
+  openings.follow(
+    record({
+      type: 'match_failed',
+      marketId: 'm',
+      matchId: 2n,
+      reason: 'proof_invalid',
+      slot: 3n,
+    } as Command),
+    [ended(d.order_id, 'settlement_failed')],
+  );
+  for (const gone of [a, b, c, d]) assert.equal(openings.get(gone.note_commitment), undefined);
+  assert.ok(openings.get(e.note_commitment) !== undefined, 'an open order keeps its opening');
+  assert.equal(openings.size, 1);
+});
+
+test('a change note’s opening is kept only while the remainder rests on it', () => {
+  const openings = new NoteOpenings();
+  const order = orderBody({ id: 1, note: 'p' });
+  openings.follow(record(placeCommand(order, 0n)), []);
+  // A partial fill: the chain consumed the note, the remainder rests on the first change note.
+  openings.follow(settled(1n, changeNote(1)), [ended(order.order_id, 'partially_filled')]);
+  assert.equal(openings.get(order.note_commitment), undefined);
+  assert.equal(openings.get(changeNote(1))?.derived, true);
+  // Another partial fill moves it on, and the remainder's cancel drops the last change note.
+  openings.follow(settled(2n, changeNote(2)), [ended(order.order_id, 'partially_filled')]);
+  assert.equal(openings.get(changeNote(1)), undefined);
+  openings.follow(record(cancel(order.order_id)), [ended(order.order_id, 'cancelled')]);
+  assert.equal(openings.size, 0);
+  // A fill that leaves change but ends the order (a bid's unused collateral, an ioc remainder)
+  // keeps nothing: the owner spends that note with a proof of their own.
+  const bid = orderBody({ id: 2, note: 'q' });
+  openings.follow(record(placeCommand(bid, 0n)), []);
+  openings.follow(settled(3n, changeNote(3)), [
+    ended(bid.order_id, 'partially_filled'),
+    ended(bid.order_id, 'cancelled'),
+  ]);
+  const filled = orderBody({ id: 3, note: 'r' });
+  openings.follow(record(placeCommand(filled, 0n)), []);
+  openings.follow(settled(4n, changeNote(4)), [ended(filled.order_id, 'fully_filled')]);
+  assert.equal(openings.size, 0);
+});
+
+test('the openings never outnumber the open orders, however many orders come and go', () => {
+  const openings = new NoteOpenings();
+  const open: string[] = [];
+  for (let i = 1; i <= 300; i += 1) {
+    const order = orderBody({ id: i, note: `n${i}` });
+    openings.follow(record(placeCommand(order, 0n)), []);
+    open.push(order.order_id);
+    if (i % 3 === 0) {
+      openings.follow(settled(BigInt(i), changeNote(i)), [ended(order.order_id, 'partially_filled')]);
+    }
+    if (i % 2 === 0) {
+      const gone = open.shift() as string;
+      openings.follow(record(cancel(gone)), [ended(gone, 'cancelled')]);
+    }
+    assert.equal(openings.size, open.length);
+  }
+  // After a snapshot, the remainders resting on change notes still drop theirs when they end.
+  const restored = new NoteOpenings();
+  restored.load(JSON.parse(JSON.stringify(openings.save())));
+  for (const id of open) restored.follow(record(cancel(id)), [ended(id, 'cancelled')]);
+  assert.equal(restored.size, 0);
 });
 
 test('a modify onto the same note keeps its opening; a reprice onto another note drops the old one', () => {

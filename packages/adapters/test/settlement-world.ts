@@ -398,9 +398,8 @@ export class SettlementWorld {
     };
   }
 
-  /** Places an order as intake would: its proof verified (opening remembered), then sequenced. */
+  /** Places an order as intake would once its proof verified: sequenced (its opening is remembered as it books). */
   async place(wallet: Wallet, order: PlaceOrder): Promise<void> {
-    this.openings.rememberOrder(order);
     await this.engine.submit(placeCommand(order, this.chain.slot, wallet.accountId));
   }
 

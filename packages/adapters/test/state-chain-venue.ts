@@ -291,10 +291,9 @@ export class StateChainWorld {
     };
   }
 
-  /** As intake would: the proof verified (its note opening remembered), then sequenced. */
+  /** As intake would once the proof verified: sequenced (the note opening is remembered as it books). */
   async #place(venue: Booted, note: DerivedNote, side: 'bid' | 'ask', accountId: string): Promise<void> {
     const order = this.#order(note, side, venue.sessionId);
-    venue.openings.rememberOrder(order);
     await venue.server.engine.submit(placeCommand(order, this.chain.slot, accountId));
   }
 }

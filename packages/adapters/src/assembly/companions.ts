@@ -2,7 +2,7 @@ import type { CoreConfig } from '@venue/core';
 import { NoteUseTags, refusingConsumedNotes } from '../settlement/consumed-notes.ts';
 import { LandedBatches } from '../settlement/landed-batches.ts';
 import { MatchFacts } from '../settlement/match-facts.ts';
-import { NoteOpenings, rememberingProofChecks } from '../settlement/note-openings.ts';
+import { NoteOpenings } from '../settlement/note-openings.ts';
 import type { SettlementChain } from '../settlement/settlement-chain.ts';
 import { SettlementMetrics } from '../settlement/settlement-metrics.ts';
 import { CommitmentMemo } from '../venue/commitment-memo.ts';
@@ -50,7 +50,8 @@ export function durableCompanions(companions: VenueCompanions): readonly StateCo
 /**
  * The proof checks at intake. A verifier derives each order's note commitment on its worker and
  * leaves it in the memo; a settling venue also refuses a note the chain consumed (NOTE_CONSUMED)
- * and remembers each order's note opening, which the core does not keep and the pipeline needs.
+ * (NOTE_CONSUMED). The note opening the pipeline needs is kept by the openings companion once the
+ * order books.
  */
 export function intakeProofs(
   proofs: VenuePorts['proofs'],
@@ -67,11 +68,11 @@ export function intakeProofs(
           priceScaleOf: (symbol) => markets.find((m) => m.config.symbol === symbol)?.config.priceScale,
         });
   if (!settles) return checks;
-  const unconsumed =
-    chain === undefined || companions.tags === null
-      ? checks
-      : refusingConsumedNotes(checks, chain, companions.tags);
-  return rememberingProofChecks(unconsumed, companions.openings);
+  // Note openings are not remembered here but when the order books (NoteOpenings.follow): a
+  // verified order the sequencer then refuses must leave nothing behind.
+  return chain === undefined || companions.tags === null
+    ? checks
+    : refusingConsumedNotes(checks, chain, companions.tags);
 }
 
 /** The core reads a verifier's derivations before it derives a commitment inline (commitment-memo.ts). */

@@ -362,7 +362,11 @@ export const SETTLEMENT_VIEW_KEYS_PER_READ = 256;
 /** Matches waiting for a batch, per market, before new matches are failed instead of queued. */
 export const QUEUED_MATCHES_PER_MARKET_MAX = 100_000;
 
-/** Note openings remembered for settlement (one per live order's note and per change note). */
+/**
+ * A backstop only: the enclave keeps a note opening exactly while an open order rests on the note
+ * (settlement/note-openings.ts), so there are never more than open orders, ACCOUNT_OPEN_ORDERS_MAX
+ * per account. Past the cap the oldest untouched opening is forgotten and its order fails to settle.
+ */
 export const NOTE_OPENINGS_MAX = 1_000_000;
 
 /**

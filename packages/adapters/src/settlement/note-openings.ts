@@ -1,8 +1,7 @@
 import type { CoreEvent } from '@venue/core';
-import { assert, type PlaceOrder } from '@venue/protocol';
+import { assert, type PlaceOrder, TERMINAL_ORDER_STATES } from '@venue/protocol';
 import { NOTE_OPENINGS_MAX } from '../config/limits.ts';
 import type { JournalRecord } from '../journal/journal-record.ts';
-import type { ProofChecks } from '../venue/intake-checks.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
 
 /**
@@ -28,7 +27,7 @@ export interface NoteOpening {
 
 /**
  * How an opening is stored in a snapshot: [commitment, owner, inner hash, derived, the id of the open
- * order booked on it]. The fifth element is absent for a derived note and in older snapshots.
+ * order resting on it]. Snapshots before issue 20 leave the fifth element out for a change note.
  */
 type StoredOpening = readonly [string, string, string, boolean, string?];
 
@@ -36,9 +35,10 @@ export class NoteOpenings implements StateCompanion {
   readonly name = 'note-openings';
   readonly #byCommitment = new Map<string, NoteOpening>();
   /**
-   * Order id -> the note it was booked on, while the order is open. An order cancelled or expired
-   * leaves its note backing nothing (a note backs one open order at a time), so its opening goes
-   * (issue 20 soak: every cancelled order's opening used to stay until the 1,000,000-entry cap).
+   * Order id -> the note it rests on (or waits to settle on), while the order is open: the note it
+   * was booked on, then each change note a partial fill moves its remainder onto. An order that
+   * ends leaves its note backing nothing (a note backs one open order at a time), so its opening
+   * goes (issue 20: cancelled orders' openings, and every change note, stayed until the cap).
    */
   readonly #noteOf = new Map<string, string>();
   readonly #max: number;
@@ -49,15 +49,6 @@ export class NoteOpenings implements StateCompanion {
 
   get size(): number {
     return this.#byCommitment.size;
-  }
-
-  /** Remembers the note of a verified order body (place, or a modify's replacement). */
-  rememberOrder(order: PlaceOrder): void {
-    this.remember(order.note_commitment, {
-      ownerCommitment: order.owner_commitment,
-      innerHash: order.note_inner_hash,
-      derived: false,
-    });
   }
 
   remember(commitment: string, opening: NoteOpening): void {
@@ -85,7 +76,12 @@ export class NoteOpenings implements StateCompanion {
    * another note releases the old one, whose opening then backs nothing.
    */
   #booked(order: PlaceOrder): void {
-    this.rememberOrder(order);
+    // Its proof verified at intake: owner and inner hash re-derive the committed note.
+    this.remember(order.note_commitment, {
+      ownerCommitment: order.owner_commitment,
+      innerHash: order.note_inner_hash,
+      derived: false,
+    });
     const before = this.#noteOf.get(order.order_id);
     this.#noteOf.set(order.order_id, order.note_commitment);
     if (before !== undefined && before !== order.note_commitment) this.forget(before);
@@ -117,45 +113,53 @@ export class NoteOpenings implements StateCompanion {
 
   /**
    * Applied records carry every opening the venue learns: orders in their commands, derived change
-   * notes in the `changeOpening` annotation. This is the only writer of a change note's opening,
-   * live and in recovery alike; an order's opening is also remembered when its proof verifies.
+   * notes in the `changeOpening` annotation. This is the only writer, live and in recovery alike, and
+   * it keeps an opening exactly while an open order rests on (or waits to settle) its note, so the
+   * openings never outnumber the open orders: at most ACCOUNT_OPEN_ORDERS_MAX per account
+   * (docs/security.md). Whatever ends an order, a cancel, an expiry, a fill or a failed settlement,
+   * drops its note's opening, and a change note is kept only while the remainder rests on it.
    */
   follow({ command, annotations }: JournalRecord, events: readonly CoreEvent[] = []): void {
-    // Orders this record ended first: a modify's replacement may take the same note in this very
-    // record, and is remembered again below. Only orders that never reached a settlement end here
-    // (a cancel needs a resting order, expiry too); a settled note is forgotten by the pipeline.
+    const change = command.type === 'match_settled' ? annotations.changeOpening : undefined;
+    // Events first: a modify's replacement may take the note its old order released in this very
+    // record, and is booked again below.
     for (const event of events) {
-      if (event.type !== 'order' || (event.kind !== 'cancelled' && event.kind !== 'expired')) continue;
-      const commitment = this.#noteOf.get(event.orderId);
-      if (commitment === undefined) continue;
-      this.#noteOf.delete(event.orderId);
-      this.forget(commitment);
+      if (event.type !== 'order') continue;
+      if (event.kind === 'partially_filled') {
+        // The chain consumed the order's note; its remainder rests on the change note (core
+        // lifecycle/settlement.ts). An ending in the same record (ioc, expiry) then drops that too.
+        this.#release(event.orderId);
+        if (change !== undefined) {
+          this.remember(change.commitment, {
+            ownerCommitment: change.ownerCommitment,
+            innerHash: change.innerHash,
+            derived: true,
+          });
+          this.#noteOf.set(event.orderId, change.commitment);
+        }
+      } else if (ENDINGS.has(event.kind)) this.#release(event.orderId);
     }
-    if (command.type === 'place') this.#booked(command.order);
-    else if (command.type === 'modify') this.#booked(command.request.replacement);
-    else if (command.type === 'match_settled') {
-      const change = annotations.changeOpening;
-      if (change !== undefined) {
-        this.remember(change.commitment, {
-          ownerCommitment: change.ownerCommitment,
-          innerHash: change.innerHash,
-          derived: true,
-        });
-      }
+    const booked =
+      command.type === 'place'
+        ? command.order
+        : command.type === 'modify'
+          ? command.request.replacement
+          : null;
+    if (booked === null) return;
+    this.#booked(booked);
+    // An order that ended in the record that booked it backs nothing either.
+    if (events.some((e) => e.type === 'order' && e.orderId === booked.order_id && ENDINGS.has(e.kind))) {
+      this.#release(booked.order_id);
     }
+  }
+
+  /** The order no longer rests on its note: the opening backs nothing (a note backs one order). */
+  #release(orderId: string): void {
+    const commitment = this.#noteOf.get(orderId);
+    if (commitment === undefined) return;
+    this.#noteOf.delete(orderId);
+    this.forget(commitment);
   }
 }
 
-/**
- * Wraps the intake's proof checks: an order whose proof verified has its note's opening remembered.
- * The proof is what makes the opening trustworthy (it proves owner and inner hash re-derive the
- * committed note), so nothing is remembered for a refused order.
- */
-export function rememberingProofChecks(inner: ProofChecks, openings: NoteOpenings): ProofChecks {
-  return {
-    async check(order) {
-      await inner.check(order);
-      openings.rememberOrder(order);
-    },
-  };
-}
+const ENDINGS: ReadonlySet<string> = new Set(TERMINAL_ORDER_STATES);

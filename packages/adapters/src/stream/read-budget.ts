@@ -10,7 +10,7 @@ type Message = readonly [data: Buffer, isBinary: boolean];
  * under a flood). Each frame spends a unit of a bucket: the socket's own STREAM_LOGIN_READ_BUCKET
  * before login, and after it STREAM_READ_BUCKET shared by all the account's sockets (so sixteen
  * sockets of one account read no faster than one, as its trading limit is the account's too). When it is empty the socket is paused, so what its client sends
- * next waits in TCP (the client's and the kernel's buffers, not the venue's), and the few frames
+ * next waits in TCP (the client's and the kernel's buffers, not the venue's), and the frames
  * `ws` had already taken off the socket wait here. They are handed on, in order, as the bucket
  * refills; reading resumes once they are all handled. Nothing is refused or dropped: every frame is
  * answered, only later, and a socket within its trading limit never waits. The send bounds (1011)
