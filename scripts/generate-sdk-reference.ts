@@ -59,6 +59,10 @@ export function sdkReferenceMarkdown(): string {
       noEmit: true,
       skipLibCheck: true,
       resolveJsonModule: true,
+      // The workspace's packages resolve to their sources, as in tsconfig.json: without this, a
+      // package's built dist/ (present or not, depending on what ran before) changed the output.
+      baseUrl: ROOT,
+      paths: { '@venue/*': ['./packages/*/src/index.ts'] },
     },
   });
   const index = project.addSourceFileAtPath(SDK_INDEX);
