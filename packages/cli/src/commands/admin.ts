@@ -56,6 +56,14 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
             resolve(flags.save),
             `${JSON.stringify({ ...saved, [flags.label ?? '']: entry }, null, 2)}\n`,
           );
+          // Saved, so the secret stays out of the terminal and its scrollback.
+          const { api_secret: _secret, passphrase: _passphrase, ...shown } = created;
+          context.out.result(
+            { ...shown, saved_to: flags.save, name: flags.label },
+            () =>
+              `created ${created.role} account ${created.account_id} (api_key ${created.api_key}); credentials saved to ${flags.save} as "${flags.label}"`,
+          );
+          return;
         }
         // The new account's credentials are the one thing this command exists to deliver.
         context.out.result(created, () =>

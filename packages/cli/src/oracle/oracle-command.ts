@@ -39,7 +39,7 @@ export function registerOracleCommands(program: Command, io: CliIo): void {
       "the feed's base58 address (the markets' oracle_feed)",
       parseBase58Address,
     )
-    .requiredOption('--key-file <file>', 'the publisher key (venue oracle keygen)')
+    .requiredOption('--publisher-key-file <file>', 'the publisher key (venue oracle keygen)')
     .option(
       '--source-url <url>',
       'relay: GET answers {"price": ..., "confidence": ...} in the price scale',
@@ -86,7 +86,11 @@ export function registerOracleCommands(program: Command, io: CliIo): void {
       if ((flags.replay === undefined) !== (flags.symbol === undefined)) {
         throw new CliError('--replay and --symbol go together: the series may hold several markets');
       }
-      const key = await loadSigningKeyFile(flags.keyFile, 'oracle-publisher', '--key-file');
+      const key = await loadSigningKeyFile(
+        flags.publisherKeyFile,
+        'oracle-publisher',
+        '--publisher-key-file',
+      );
       const [{ startOraclePublisher }, sources_] = await Promise.all([
         import('./oracle-publisher.ts'),
         import('./price-sources.ts'),
@@ -135,7 +139,7 @@ export function registerOracleCommands(program: Command, io: CliIo): void {
 
 interface PublishFlags {
   feed: string;
-  keyFile: string;
+  publisherKeyFile: string;
   sourceUrl?: string;
   stdin: boolean;
   replay?: string;
