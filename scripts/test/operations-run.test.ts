@@ -5,7 +5,7 @@
 // venue first, and must exit cleanly: the stop the page tells the operator to use.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
@@ -43,6 +43,29 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/**
+ * What an operator's SIGTERM reaches: the command itself, not the `npx` and shell wrappers above it
+ * (npm dies of the signal at once, while the venue drains for up to seconds). These are the
+ * processes of the block's group that are no other member's parent; the wrappers then exit with
+ * the command's own status.
+ */
+function stopCommand(child: ChildProcess): void {
+  const members: { pid: number; parent: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      // Fields after the parenthesised command name: state, ppid, pgrp, ...
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === child.pid) members.push({ pid: Number(entry), parent: Number(ppid) });
+    } catch {
+      // exited while listed
+    }
+  }
+  const parents = new Set(members.map((m) => m.parent));
+  for (const member of members.filter((m) => !parents.has(m.pid))) process.kill(member.pid, 'SIGTERM');
 }
 
 /**
@@ -90,10 +113,13 @@ test('every block of the walkthrough is run (none is left for the reader alone)'
   assert.equal(blocks.filter((b) => b.background).length, 3, 'chain, oracle publisher and venue');
 });
 
-test('docs/operations.md: an operator goes from an empty folder to a served venue that settles a signed cross', async () => {
+test('docs/operations.md: an operator goes from an empty folder to a served venue that settles a signed cross', async (t) => {
   for (const block of codeBlocks(DOC).filter((b) => b.run)) {
+    const started = Date.now();
+    const done = () => t.diagnostic(`${where(block)}: ${Date.now() - started} ms`);
     if (block.background) {
       await startBackground(block);
+      done();
       continue;
     }
     const run = await runToEnd('bash', ['-euo', 'pipefail', '-c', block.code], {
@@ -101,6 +127,7 @@ test('docs/operations.md: an operator goes from an empty folder to a served venu
       env,
       timeoutMs: BLOCK_TIMEOUT_MS,
     });
+    done();
     const logs = running.map((b) => `--- ${where(b.block)}\n${b.output()}`).join('\n');
     assert.equal(
       run.code,
@@ -110,7 +137,7 @@ test('docs/operations.md: an operator goes from an empty folder to a served venu
   }
   // The page's stop: SIGTERM, the venue first, then the publisher and the chain; each exits 0.
   for (const background of [...running].reverse()) {
-    signalGroup(background.child, 'SIGTERM');
+    stopCommand(background.child);
     assert.equal(
       await background.exit,
       0,
