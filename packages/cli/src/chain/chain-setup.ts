@@ -1,4 +1,4 @@
-import type { MintAccount } from '@venue/protocol';
+import type { MarketParams, MintAccount } from '@venue/protocol';
 import { ChainRpcError, chainRpcCall } from '@venue/sdk';
 import { CliError } from '../commands/output.ts';
 import { fetchUpdate } from '../serve/oracle-feeds.ts';
@@ -30,8 +30,11 @@ export async function setupChain(
 ): Promise<SetupReport> {
   const { verifyOracleUpdate } = await import('@venue/protocol');
   const call = chainCaller(rpcUrl);
-  const report: SetupReport = { chain: rpcUrl, mints: [], oracles: [], markets: [] };
+  // First every check, reading only; then the writes. A refusal leaves the chain as it was.
   const mints = new Map((await call('listMints', {})).mints.map((m: MintAccount) => [m.mint, m]));
+  const newMints = new Map<string, MintAccount>();
+  const oracles = new Map<string, { price: bigint; confidence: bigint }>();
+  const markets: { params: MarketParams; exists: boolean }[] = [];
 
   for (const [index, { config: market }] of config.markets.entries()) {
     const key = `markets[${index}]`;
@@ -41,11 +44,12 @@ export async function setupChain(
         `${key}.symbol "${market.symbol}": setup names the mints after the symbol's halves; use BASE-QUOTE, e.g. SOL-USDC`,
       );
     }
-    for (const [side, mint, symbol] of [
+    const sides = [
       ['base', market.baseMint, halves[0] ?? ''],
       ['quote', market.quoteMint, halves[1] ?? ''],
-    ] as const) {
-      const held = mints.get(mint);
+    ] as const;
+    for (const [side, mint, symbol] of sides) {
+      const held = mints.get(mint) ?? newMints.get(mint);
       const wanted = decimals.get(symbol);
       if (held !== undefined) {
         if (held.symbol !== symbol || (wanted !== undefined && held.decimals !== wanted)) {
@@ -53,7 +57,6 @@ export async function setupChain(
             `${key}.${side}_mint ${mint}: the chain describes it as ${held.symbol} with ${held.decimals} decimals, not ${symbol}${wanted === undefined ? '' : ` with ${wanted}`}; fix the config or start a fresh chain`,
           );
         }
-        if (!report.mints.some((m) => m.mint === mint)) report.mints.push({ ...held, created: false });
         continue;
       }
       if (wanted === undefined) {
@@ -61,15 +64,13 @@ export async function setupChain(
           `--mint: no decimals for ${symbol} (the ${side} of ${market.symbol}); add --mint ${symbol}=DECIMALS`,
         );
       }
-      const created = await call('createMint', { mint, symbol, decimals: wanted });
-      mints.set(mint, created);
-      report.mints.push({ ...created, created: true });
+      newMints.set(mint, { mint, symbol, decimals: wanted });
     }
 
     const feedIndex = config.oracle.feeds.findIndex((feed) => feed.feed === market.oracleFeed);
     const feed = config.oracle.feeds[feedIndex];
-    if (feed === undefined) throw new CliError(`${key}.oracle_feed: no entry in oracle.feeds`); // serve's parser already refuses this
-    if (!report.oracles.some((o) => o.feed === feed.feed)) {
+    if (feed === undefined) throw new CliError(`${key}.oracle_feed: no entry in oracle.feeds`); // serve's parser refuses it first
+    if (!oracles.has(feed.feed)) {
       let update: Awaited<ReturnType<typeof fetchUpdate>>;
       try {
         update = await fetchUpdate(feed, READ_TIMEOUT_MS);
@@ -83,15 +84,11 @@ export async function setupChain(
           `oracle.feeds[${feedIndex}].publisher_key: the publisher at ${feed.url} signs with another key; copy the public key its ready line prints`,
         );
       }
-      await call('updateOracle', { address: feed.feed, price: update.price, confidence: update.confidence });
-      report.oracles.push({ feed: feed.feed, price: update.price, confidence: update.confidence });
+      oracles.set(feed.feed, { price: update.price, confidence: update.confidence });
     }
 
-    const existing = await call('getMarket', { market_id: market.marketId }).catch((error: unknown) => {
-      if (error instanceof ChainCallError && error.reason === 'not_found') return null;
-      throw error;
-    });
-    const fields = {
+    const params: MarketParams = {
+      market_id: market.marketId,
       symbol: market.symbol,
       base_mint: market.baseMint,
       quote_mint: market.quoteMint,
@@ -100,21 +97,43 @@ export async function setupChain(
       price_scale: market.priceScale,
       oracle: market.oracleFeed,
     };
-    if (existing === null) {
-      await call('createMarket', { market_id: market.marketId, ...fields });
-      report.markets.push({ symbol: market.symbol, market_id: market.marketId, created: true });
-      continue;
-    }
-    for (const [name, value] of Object.entries(fields)) {
-      const onChain = existing[name as keyof typeof fields];
-      if (onChain !== value) {
-        const configKey = name === 'oracle' ? 'oracle_feed' : name;
-        throw new CliError(
-          `${key}.${configKey}: the chain's market account ${market.marketId} says ${String(onChain)}, the config ${String(value)}; a market account cannot change: fix the config or start a fresh chain`,
-        );
+    const existing = await call('getMarket', { market_id: market.marketId }).catch((error: unknown) => {
+      if (error instanceof ChainCallError && error.reason === 'not_found') return null;
+      throw error;
+    });
+    if (existing !== null) {
+      for (const [name, value] of Object.entries(params)) {
+        const onChain = existing[name as keyof MarketParams];
+        if (onChain !== value) {
+          const configKey = name === 'oracle' ? 'oracle_feed' : name;
+          throw new CliError(
+            `${key}.${configKey}: the chain's market account ${market.marketId} says ${String(onChain)}, the config ${String(value)}; a market account cannot change: fix the config or start a fresh chain`,
+          );
+        }
       }
     }
-    report.markets.push({ symbol: market.symbol, market_id: market.marketId, created: false });
+    markets.push({ params, exists: existing !== null });
+  }
+
+  const report: SetupReport = { chain: rpcUrl, mints: [], oracles: [], markets: [] };
+  for (const mint of newMints.values()) {
+    report.mints.push({ ...(await call('createMint', mint)), created: true });
+  }
+  for (const { config: market } of config.markets) {
+    for (const mint of [market.baseMint, market.quoteMint]) {
+      const held = mints.get(mint);
+      if (held !== undefined && !report.mints.some((m) => m.mint === mint))
+        report.mints.push({ ...held, created: false });
+    }
+  }
+  // The oracle account first: a market account names an oracle account that exists.
+  for (const [feed, value] of oracles) {
+    await call('updateOracle', { address: feed, ...value });
+    report.oracles.push({ feed, ...value });
+  }
+  for (const { params, exists } of markets) {
+    if (!exists) await call('createMarket', params);
+    report.markets.push({ symbol: params.symbol, market_id: params.market_id ?? '', created: !exists });
   }
   return report;
 }

@@ -32,6 +32,8 @@ export interface OraclePublisher {
   readonly url: string;
   /** Signed updates so far. */
   published(): number;
+  /** The newest chain slot the publisher has seen (-1 before the first). */
+  seenSlot(): bigint;
   stop(): Promise<void>;
 }
 
@@ -115,13 +117,12 @@ export async function startOraclePublisher(options: PublisherOptions): Promise<O
       busy = false;
     }
   };
-  // The first line is a change of state only once something failed.
-  problem = null;
   void tick();
   const timer = setInterval(() => void tick(), options.pollMs);
   return {
     url: `http://${host}:${port}${path}`,
     published: () => count,
+    seenSlot: () => lastSlot,
     async stop() {
       clearInterval(timer);
       options.source.close();
