@@ -146,7 +146,7 @@ describe('venue oracle', () => {
       '--stdin',
     ]);
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /holds a chain-authority key; this option takes a oracle-publisher key/);
+    assert.match(run.stderr, /holds the chain-authority key; this option takes the oracle-publisher key/);
   });
 
   test('publish relays stdin lines as updates signed by the feed key, one per chain slot, behind the chain', async () => {
@@ -452,6 +452,28 @@ describe('venue chain setup and govern', () => {
       clearInterval(ticking);
       await server.close();
     }
+  });
+});
+
+describe('venue chain start', () => {
+  test('refuses a bad option or a key of the wrong role before it starts a chain', async () => {
+    const slow = await venue(['chain', 'start', '--slot-ms', '5']);
+    assert.equal(slow.status, 2);
+    assert.match(slow.stderr, /--slot-ms.*expected a whole number from 10 to 10000/);
+    const deep = await venue(['chain', 'start', '--finality-depth', '0']);
+    assert.equal(deep.status, 2);
+    assert.match(deep.stderr, /--finality-depth.*from 1 to 150/);
+    const proofs = await venue(['chain', 'start', '--match-proofs', 'none']);
+    assert.equal(proofs.status, 2);
+    assert.match(proofs.stderr, /--match-proofs.*Allowed choices are groth16, stand-in/);
+    const publisherKey = join(dir, 'publisher-not-authority.json');
+    await venue(['oracle', 'keygen', '--out', publisherKey]);
+    const wrongRole = await venue(['chain', 'start', '--port', '0', '--authority-file', publisherKey]);
+    assert.equal(wrongRole.status, 1);
+    assert.match(
+      wrongRole.stderr,
+      /--authority-file .*holds the oracle-publisher key; this option takes the chain-authority key/,
+    );
   });
 });
 

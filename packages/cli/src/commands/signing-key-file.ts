@@ -78,7 +78,7 @@ export async function loadSigningKeyFile(
   }
   if (json.role !== role) {
     throw new CliError(
-      `${option} ${file}: holds a ${String(json.role)} key; this option takes a ${role} key`,
+      `${option} ${file}: holds the ${String(json.role)} key; this option takes the ${role} key`,
     );
   }
   const { tradingKeyFromSeed } = await import('@venue/protocol');
