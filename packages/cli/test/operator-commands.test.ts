@@ -7,6 +7,8 @@
 // simulator with a manual clock, so that every slot is the test's to advance.
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -16,7 +18,7 @@ import { generateTradingKey, type OracleUpdate, verifyOracleUpdate } from '@venu
 import { loadSigningKeyFile } from '../src/commands/signing-key-file.ts';
 import { runCli } from '../src/index.ts';
 import { type OraclePublisher, startOraclePublisher } from '../src/oracle/oracle-publisher.ts';
-import { lineSource } from '../src/oracle/price-sources.ts';
+import { lineSource, urlSource } from '../src/oracle/price-sources.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
@@ -227,6 +229,83 @@ describe('venue oracle', () => {
       assert.equal(wrongPath.status, 404);
     } finally {
       await publisher.stop();
+    }
+  });
+});
+
+describe('venue oracle publish --source-url', () => {
+  test('relays a JSON price service, and a failing service is reported once and signs nothing', async () => {
+    let answer: { status: number; body: string } = {
+      status: 200,
+      body: '{"price": "150200", "confidence": 60}',
+    };
+    const service = createServer((_request, response) => {
+      response.statusCode = answer.status;
+      response.end(answer.body);
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const { port } = service.address() as AddressInfo;
+    const key = generateTradingKey();
+    const problems: string[] = [];
+    const publisher = await startOraclePublisher({
+      feed: FEED,
+      key,
+      chainRpc: rpc.url,
+      source: urlSource(`http://127.0.0.1:${port}/price`, 2_000),
+      pollMs: 20,
+      slotLag: 1n,
+      host: '127.0.0.1',
+      port: 0,
+      report: (line) => problems.push(line),
+    });
+    try {
+      const relayed = await until(
+        'a relayed update',
+        async () => {
+          chain.advance(1);
+          return newestUpdate(publisher.url);
+        },
+        (u) => u !== null,
+      );
+      assert.ok(relayed !== null && verifyOracleUpdate(relayed, key.publicKey));
+      assert.equal(relayed.price, 150_200n);
+      assert.equal(relayed.confidence, 60n);
+      answer = { status: 200, body: '{"price": -5}' };
+      const count = publisher.published();
+      for (let i = 0; i < 3; i += 1) {
+        chain.advance(1);
+        const slot = chain.slotInfo().slot;
+        await until(
+          'the publisher at the slot',
+          async () => publisher.seenSlot(),
+          (seen) => seen >= slot,
+        );
+      }
+      await until(
+        'the problem reported',
+        async () => problems.length,
+        (n) => n > 0,
+      );
+      assert.equal(publisher.published(), count, 'nothing signed from a bad answer');
+      assert.deepEqual(
+        problems.filter((p) => p.includes('price: expected a whole number')).length,
+        1,
+        `reported once, not per slot:\n${problems.join('\n')}`,
+      );
+      answer = { status: 200, body: '{"price": 150300}' };
+      const back = await until(
+        'updates again',
+        async () => {
+          chain.advance(1);
+          return newestUpdate(publisher.url);
+        },
+        (u) => u !== null && u.price === 150_300n,
+      );
+      assert.ok(back !== null && back.sequence > relayed.sequence);
+      assert.ok(problems.some((p) => p.endsWith('publishing again')));
+    } finally {
+      await publisher.stop();
+      service.close();
     }
   });
 });
