@@ -2,14 +2,9 @@ import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { DEFAULT_CHAIN_RPC } from '../commands/context.ts';
 import { CliError, type CliIo, jsonText } from '../commands/output.ts';
+import { collectMintDecimals, parseHttpUrl, parseIntegerIn, parsePortNumber } from '../commands/parsers.ts';
 import { announceReady } from '../commands/ready-file.ts';
 import { createSigningKeyFile, loadSigningKeyFile } from '../commands/signing-key-file.ts';
-import {
-  collectMintDecimals,
-  parseHttpUrl,
-  parseIntegerIn,
-  parsePortNumber,
-} from '../oracle/option-parsers.ts';
 import { loadServerPart } from '../server-parts.ts';
 
 /**

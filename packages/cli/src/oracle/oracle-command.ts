@@ -2,14 +2,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { DEFAULT_CHAIN_RPC } from '../commands/context.ts';
 import { CliError, type CliIo, jsonText } from '../commands/output.ts';
+import { parseBase58Address, parseHttpUrl, parseIntegerIn, parsePortNumber } from '../commands/parsers.ts';
 import { announceReady } from '../commands/ready-file.ts';
 import { createSigningKeyFile, loadSigningKeyFile } from '../commands/signing-key-file.ts';
 import { loadServerPart } from '../server-parts.ts';
-import { parseBase58Address, parseHttpUrl, parseIntegerIn, parsePortNumber } from './option-parsers.ts';
 
 /**
  * `venue oracle keygen` and `venue oracle publish`: the oracle publisher `venue serve` polls
- * (docs/operations.md, "Oracle publisher"). A feed's publisher signs each update with its own
+ * (docs/operations.md, "Operator commands for a development chain and an oracle feed"). A feed's publisher signs each update with its own
  * Ed25519 key; serve's config names the public half in `oracle.feeds[].publisher_key`.
  */
 export function registerOracleCommands(program: Command, io: CliIo): void {
