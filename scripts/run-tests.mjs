@@ -22,6 +22,7 @@ const roots = ['packages', 'scripts'];
 const LONG_FIRST = [
   'cli/test/serve.test.ts',
   'scripts/test/docs-run.test.ts',
+  'scripts/test/operations-run.test.ts',
   'adapters/test/crash-recovery.test.ts',
   'testing/src/sim/simulator.test.ts',
   'cli/test/demo.test.ts',

@@ -6,7 +6,7 @@
 // fragment or a command that cannot run unattended (watch until Ctrl-C). getting-started.md may
 // not leave a block unmarked without saying so: each of its plain blocks must be listed below.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -15,30 +15,7 @@ import {
   runToEnd,
   startDevVenueProcess,
 } from '../../packages/sdk/test/dev-venue-process.ts';
-
-interface Block {
-  readonly doc: string;
-  readonly lang: 'sh' | 'ts';
-  readonly run: boolean;
-  readonly code: string;
-  readonly line: number;
-}
-
-/** Every fenced sh or ts block of a document, with whether it is marked `run`. */
-export function codeBlocks(doc: string): Block[] {
-  const text = readFileSync(join(REPO_ROOT, 'docs', doc), 'utf8');
-  const blocks: Block[] = [];
-  for (const match of text.matchAll(/^```(sh|ts)( run)?\n([\s\S]*?)^```$/gm)) {
-    blocks.push({
-      doc,
-      lang: match[1] as 'sh' | 'ts',
-      run: match[2] !== undefined,
-      code: match[3] ?? '',
-      line: text.slice(0, match.index).split('\n').length,
-    });
-  }
-  return blocks;
-}
+import { codeBlocks } from './doc-blocks.ts';
 
 /** The blocks of getting-started.md a reader cannot run as part of an unattended script, and why. */
 const NOT_RUN_IN_GETTING_STARTED: ReadonlyArray<[RegExp, string]> = [
@@ -75,6 +52,8 @@ test('every block of getting-started.md is run, or listed here with the reason i
     );
   }
   assert.ok(codeBlocks('getting-started.md').filter((block) => block.run).length >= 3);
+  // These pages run against the test's own dev venue: nothing of theirs is left running.
+  assert.ok(!DOCS.flatMap(codeBlocks).some((block) => block.background), 'no background block here');
   assert.ok(
     codeBlocks('sdk.md').some((block) => block.run),
     'sdk.md has a complete program that runs',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerChainCommands } from './chain/chain-command.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { DEFAULT_CREDENTIALS_FILE, DEFAULT_KEY_FILE, DEFAULT_VENUE_URL } from './commands/context.ts';
 import { registerKeyCommands } from './commands/keys.ts';
@@ -11,6 +12,7 @@ import { registerSessionCommands } from './commands/session.ts';
 import { registerWatchCommand } from './commands/watch.ts';
 import { registerDemoCommand } from './demo/demo-command.ts';
 import { DEFAULT_CHAIN_PORT, DEV_LOG_LEVELS, type DevLogLevel } from './dev/dev-defaults.ts';
+import { registerOracleCommands } from './oracle/oracle-command.ts';
 import { registerServeCommand } from './serve/serve-command.ts';
 import { loadServerPart } from './server-parts.ts';
 
@@ -57,6 +59,8 @@ export function buildProgram(io: CliIo = PROCESS_IO): Command {
   registerAdminCommands(program, io);
   registerSessionCommands(program, io);
   registerServeCommand(program, io);
+  registerChainCommands(program, io);
+  registerOracleCommands(program, io);
   registerDemoCommand(program, io);
 
   program

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { AccountRole } from '@venue/protocol';
 import { type Command, Option } from 'commander';
 import { withContext } from './context.ts';
-import type { CliIo } from './output.ts';
+import { loadSdk } from './lazy.ts';
+import { CliError, type CliIo } from './output.ts';
 import { parseU64 } from './parsers.ts';
 
 /** The protocol's ACCOUNT_ROLES, listed here so declaring the command loads no protocol code. */
@@ -23,13 +26,45 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .description('Register an account. Its secret is shown once: hand it over securely.')
     .addOption(new Option('--role <role>', 'account role').choices(ACCOUNT_ROLES).default('trader'))
     .option('--label <label>', 'operator note, e.g. the desk name')
-    .action((flags: { role: 'trader' | 'admin'; label?: string }, command: Command) =>
+    .option(
+      '--save <file>',
+      'also add the credentials to this credentials file (0600), named by --label, for --credentials and --account',
+    )
+    .action((flags: { role: 'trader' | 'admin'; label?: string; save?: string }, command: Command) =>
       withContext(command, io, async (context) => {
+        if (
+          flags.save !== undefined &&
+          (flags.label === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(flags.label))
+        ) {
+          throw new CliError(
+            "--save needs --label: 1 to 64 letters, digits, - or _, the account's name in that file",
+          );
+        }
+        const saved = flags.save === undefined ? null : readCredentialsFile(flags.save, flags.label ?? '');
         const client = await context.login('admin');
         const created = await client.createAccount({
           role: flags.role,
           ...(flags.label === undefined ? {} : { label: flags.label }),
         });
+        if (flags.save !== undefined && saved !== null) {
+          const entry = {
+            api_key: created.api_key,
+            api_secret: created.api_secret,
+            passphrase: created.passphrase,
+          };
+          (await loadSdk()).writePrivateFileSync(
+            resolve(flags.save),
+            `${JSON.stringify({ ...saved, [flags.label ?? '']: entry }, null, 2)}\n`,
+          );
+          // Saved, so the secret stays out of the terminal and its scrollback.
+          const { api_secret: _secret, passphrase: _passphrase, ...shown } = created;
+          context.out.result(
+            { ...shown, saved_to: flags.save, name: flags.label },
+            () =>
+              `created ${created.role} account ${created.account_id} (api_key ${created.api_key}); credentials saved to ${flags.save} as "${flags.label}"`,
+          );
+          return;
+        }
         // The new account's credentials are the one thing this command exists to deliver.
         context.out.result(created, () =>
           [
@@ -136,4 +171,30 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         );
       }),
     );
+}
+
+/**
+ * The credentials file `--save` adds to: its current accounts (none when it does not exist yet),
+ * checked before the account is created so a bad file or a taken name costs nothing.
+ */
+function readCredentialsFile(file: string, name: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  let accounts: unknown;
+  try {
+    accounts = JSON.parse(text);
+  } catch {
+    throw new CliError(`--save ${file}: not JSON; name a new file or a credentials file`);
+  }
+  if (typeof accounts !== 'object' || accounts === null || Array.isArray(accounts)) {
+    throw new CliError(`--save ${file}: expected a credentials file (an object of accounts by name)`);
+  }
+  if (name in accounts)
+    throw new CliError(`--save ${file}: already holds an account "${name}"; choose another --label`);
+  return accounts as Record<string, unknown>;
 }

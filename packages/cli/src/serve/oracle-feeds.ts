@@ -68,7 +68,8 @@ export function pollOracleFeeds(
   return { stop: () => clearInterval(timer) };
 }
 
-async function fetchUpdate(source: OracleFeedSource, timeoutMs: number): Promise<OracleUpdate> {
+/** One GET of a feed URL: the update it answers, checked for shape (not yet for its signature). */
+export async function fetchUpdate(source: OracleFeedSource, timeoutMs: number): Promise<OracleUpdate> {
   const response = await fetch(source.url, { signal: AbortSignal.timeout(Math.max(1_000, timeoutMs * 2)) });
   const text = await response.text();
   if (!response.ok) throw new Error(`HTTP ${response.status}`);

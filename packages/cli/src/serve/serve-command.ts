@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../commands/output.ts';
+import { announceReady } from '../commands/ready-file.ts';
 import { loadServerPart } from '../server-parts.ts';
 
 /** Beyond the drain (served-venue.ts's DRAIN_WAIT_MS_MAX), how long closing connections may take. */
@@ -15,7 +16,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .command('serve')
     .description('Run the venue alone (no simulators) from a JSON config file; see docs/operations.md.')
     .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
-    .action(async (flags: { config: string }) => {
+    .option('--ready-file <file>', 'also write the ready line to this file (public values only)')
+    .action(async (flags: { config: string; readyFile?: string }) => {
       const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, startServedVenue }] = await loadServerPart(
         () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
         'serve',
@@ -24,22 +26,22 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const config = loadServeConfig(flags.config);
       const log = (line: string) => io.stderr(`venue: ${line}\n`);
       const venue = await startServedVenue(config, log);
-      io.stdout(
-        `${JSON.stringify({
-          ready: {
-            rest_url: venue.restUrl,
-            stream_url: venue.streamUrl,
-            session_id: venue.sessionId,
-            cert_file: venue.certFile,
-            trust_file: venue.platformFile,
-            replayed_commands: venue.replayed,
-            admin_credentials_file: venue.adminCredentialsFile,
-            settles: venue.settles,
-            state_check: venue.stateCheck,
-            settlement_signer: venue.settlementSigner,
-            measurement: venue.measurement,
-          },
-        })}\n`,
+      announceReady(
+        {
+          rest_url: venue.restUrl,
+          stream_url: venue.streamUrl,
+          session_id: venue.sessionId,
+          cert_file: venue.certFile,
+          trust_file: venue.platformFile,
+          replayed_commands: venue.replayed,
+          admin_credentials_file: venue.adminCredentialsFile,
+          settles: venue.settles,
+          state_check: venue.stateCheck,
+          settlement_signer: venue.settlementSigner,
+          measurement: venue.measurement,
+        },
+        flags.readyFile,
+        io.stdout,
       );
       const stop = async (signal: NodeJS.Signals) => {
         log(`${signal} received: draining, then stopping`);
