@@ -1,0 +1,86 @@
+// The Reflect polyfill must load before @peculiar/x509 (its dependency injection reads it at load).
+import 'reflect-metadata';
+import { X509Certificate } from 'node:crypto';
+import { X509Crl } from '@peculiar/x509';
+import type { Collateral } from '@phala/dcap-qvl';
+import { AttestationError } from '../errors.ts';
+
+/**
+ * What the DCAP library leaves out: it reads the serial numbers off the CRLs but neither checks
+ * who signed them nor when they expire, and it skips a CRL it cannot parse. Without these checks a
+ * stale or forged CRL, one that omits a revoked PCK certificate, would pass. So before the library
+ * runs, each CRL must parse, be signed by its issuer (the root CA CRL by the pinned root, the PCK
+ * CRL by the first certificate of `pck_crl_issuer_chain`, which itself must chain to the root), and
+ * be current at the verification time.
+ */
+export async function checkCollateralCrls(
+  collateral: Collateral,
+  root: X509Certificate,
+  now: Date,
+): Promise<void> {
+  const rootCrl = parseCrl(collateral.root_ca_crl, 'root_ca_crl');
+  const pckCrl = parseCrl(collateral.pck_crl, 'pck_crl');
+  const pckCrlIssuer = checkIssuerChain(collateral.pck_crl_issuer_chain, root, now);
+  await checkCrl(rootCrl, root, now, 'root_ca_crl');
+  await checkCrl(pckCrl, pckCrlIssuer, now, 'pck_crl');
+}
+
+function parseCrl(value: Collateral['root_ca_crl'], name: string): X509Crl {
+  const der = typeof value === 'string' ? Buffer.from(value, 'hex') : Buffer.from(value);
+  try {
+    return new X509Crl(der);
+  } catch (error) {
+    throw new AttestationError('malformed_collateral', `${name} is not a DER CRL`, { cause: error });
+  }
+}
+
+async function checkCrl(crl: X509Crl, issuer: X509Certificate, now: Date, name: string): Promise<void> {
+  const publicKey = await crypto.subtle.importKey(
+    'spki',
+    issuer.publicKey.export({ type: 'spki', format: 'der' }),
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    true,
+    ['verify'],
+  );
+  if (!(await crl.verify({ publicKey }))) {
+    throw new AttestationError('collateral_signature', `${name} is not signed by ${commonName(issuer)}`);
+  }
+  if (crl.thisUpdate > now || crl.nextUpdate === undefined || crl.nextUpdate < now) {
+    throw new AttestationError(
+      'collateral_expired',
+      `${name} is valid from ${crl.thisUpdate.toISOString()} to ${crl.nextUpdate?.toISOString() ?? '(no next update)'}, not at ${now.toISOString()}`,
+    );
+  }
+}
+
+/** The PCK CRL's signer: each certificate signed by the next, the last one the pinned root itself. */
+function checkIssuerChain(pem: string, root: X509Certificate, now: Date): X509Certificate {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  let chain: X509Certificate[];
+  try {
+    chain = blocks.map((block) => new X509Certificate(block));
+  } catch (error) {
+    throw new AttestationError('malformed_collateral', 'pck_crl_issuer_chain holds a certificate that does not parse', {
+      cause: error,
+    });
+  }
+  const [signer, ...rest] = chain;
+  const last = chain.at(-1);
+  if (signer === undefined || last === undefined || rest.length === 0 || !last.raw.equals(root.raw)) {
+    throw new AttestationError('certificate_chain', 'pck_crl_issuer_chain does not end at the pinned root');
+  }
+  for (const [index, certificate] of chain.entries()) {
+    const issuer = chain[index + 1] ?? root;
+    if (!certificate.checkIssued(issuer) || !certificate.verify(issuer.publicKey)) {
+      throw new AttestationError('certificate_chain', `pck_crl_issuer_chain: ${commonName(certificate)} is not signed by the next certificate`);
+    }
+    if (new Date(certificate.validFrom) > now || new Date(certificate.validTo) < now) {
+      throw new AttestationError('certificate_expired', `pck_crl_issuer_chain: a certificate is not valid at ${now.toISOString()}`);
+    }
+  }
+  return signer;
+}
+
+function commonName(certificate: X509Certificate): string {
+  return /CN=([^\n]+)/.exec(certificate.subject)?.[1] ?? certificate.subject;
+}
