@@ -14,8 +14,8 @@ import {
 import { AttestationError, type AttestationFailure } from './errors.ts';
 import { decodeResponse, type HttpExchange, httpExchange } from './http.ts';
 import { SpkiAgent } from './pinning.ts';
-import { checkTdxAttestation } from './tdx/verify-tdx.ts';
 import { checkTdxTrust, type TdxTrust } from './tdx/tdx-trust.ts';
+import { checkTdxAttestation } from './tdx/verify-tdx.ts';
 
 /**
  * The attested connect (spec 1 item 9, design decisions section 5, docs/decisions.md D39): open a
@@ -141,7 +141,10 @@ async function checkTdxReport(
   spkiSha256: string,
 ): Promise<AttestationReport> {
   if (trust.tdx === undefined) {
-    throw new AttestationError('untrusted_root', 'the venue attests with Intel TDX and trust.tdx is not configured');
+    throw new AttestationError(
+      'untrusted_root',
+      'the venue attests with Intel TDX and trust.tdx is not configured',
+    );
   }
   const expected = { measurements: trust.measurements, sessionId, tlsSpkiSha256: spkiSha256 };
   return (await checkTdxAttestation(response, trust.tdx, expected)).report;

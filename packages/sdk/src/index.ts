@@ -4,14 +4,6 @@
  * fresh, signs orders with increasing nonces and follows the session stream with gap recovery.
  */
 export { type AttestedVenue, checkTrustAnchors, type TrustAnchors } from './attestation.ts';
-export { INTEL_SGX_ROOT_CA_PEM, INTEL_SGX_ROOT_CA_SHA256, tdxRootKeyId } from './tdx/intel-root.ts';
-export {
-  type TdxCollateralSource,
-  type TdxMeasurement,
-  type TdxTrust,
-  TDX_TCB_STATUSES_DEFAULT,
-} from './tdx/tdx-trust.ts';
-export { checkTdxAttestation, checkTdxBinding, type VerifiedTdxQuote, verifyTdxQuote } from './tdx/verify-tdx.ts';
 export {
   CHAIN_RPC_RESPONSE_BYTES_MAX,
   CHAIN_RPC_TIMEOUT_MS_DEFAULT,
@@ -110,6 +102,19 @@ export {
   type StreamTestHooks,
   VenueStream,
 } from './stream.ts';
+export { INTEL_SGX_ROOT_CA_PEM, INTEL_SGX_ROOT_CA_SHA256, tdxRootKeyId } from './tdx/intel-root.ts';
+export {
+  TDX_TCB_STATUSES_DEFAULT,
+  type TdxCollateralSource,
+  type TdxMeasurement,
+  type TdxTrust,
+} from './tdx/tdx-trust.ts';
+export {
+  checkTdxAttestation,
+  checkTdxBinding,
+  type VerifiedTdxQuote,
+  verifyTdxQuote,
+} from './tdx/verify-tdx.ts';
 export { type Clock, type HeldToken, SYSTEM_CLOCK } from './tokens.ts';
 export {
   type ModifyChanges,

@@ -46,7 +46,9 @@ export function checkTdxTrust(trust: TdxTrust): void {
   for (const [index, entry] of trust.measurements.entries()) {
     for (const register of REGISTERS) {
       if (!HEX96.test(entry[register])) {
-        throw new TypeError(`trust.tdx.measurements[${index}].${register} must be 96 lowercase hex characters`);
+        throw new TypeError(
+          `trust.tdx.measurements[${index}].${register} must be 96 lowercase hex characters`,
+        );
       }
     }
   }

@@ -7,10 +7,15 @@ import {
   tdxReportDataOf,
 } from '@venue/protocol';
 import { AttestationError } from '../errors.ts';
-import { checkCollateralCrls } from './crl-checks.ts';
+import { chainEndingAtRoot, checkCollateralCrls } from './collateral-checks.ts';
 import { dcapRefusalOf } from './dcap-refusals.ts';
 import { INTEL_SGX_ROOT_CA_PEM, tdxRootKeyId } from './intel-root.ts';
-import { sameMeasurement, TDX_TCB_STATUSES_DEFAULT, type TdxMeasurement, type TdxTrust } from './tdx-trust.ts';
+import {
+  sameMeasurement,
+  TDX_TCB_STATUSES_DEFAULT,
+  type TdxMeasurement,
+  type TdxTrust,
+} from './tdx-trust.ts';
 
 /**
  * Verifying an Intel TDX attestation (docs/enclave.md section 9), in two steps that fail apart:
@@ -34,10 +39,14 @@ export interface VerifiedTdxQuote {
 
 export async function verifyTdxQuote(quote: Uint8Array, trust: TdxTrust): Promise<VerifiedTdxQuote> {
   if (quote.length > TDX_QUOTE_BYTES_MAX) {
-    throw new AttestationError('malformed_quote', `the quote has ${quote.length} bytes, above ${TDX_QUOTE_BYTES_MAX}`);
+    throw new AttestationError(
+      'malformed_quote',
+      `the quote has ${quote.length} bytes, above ${TDX_QUOTE_BYTES_MAX}`,
+    );
   }
   const root = new X509Certificate(trust.rootCertificatePem ?? INTEL_SGX_ROOT_CA_PEM);
   const nowMs = (trust.nowMs ?? Date.now)();
+  checkQuoteShape(quote, root);
   const collateral = await collateralFor(quote, trust);
   await checkCollateralCrls(collateral, root, new Date(nowMs));
   let verified: ReturnType<QuoteVerifier['verify']>;
@@ -45,11 +54,16 @@ export async function verifyTdxQuote(quote: Uint8Array, trust: TdxTrust): Promis
     verified = QuoteVerifier.newWithRootCa(root.raw).verify(quote, collateral, Math.floor(nowMs / 1000));
   } catch (error) {
     const message = (error as Error).message;
-    throw new AttestationError(dcapRefusalOf(message), `DCAP verification failed: ${message}`, { cause: error });
+    throw new AttestationError(dcapRefusalOf(message), `DCAP verification failed: ${message}`, {
+      cause: error,
+    });
   }
   const td = verified.report.type === 'td15' ? verified.report.asTd15()?.base : verified.report.asTd10();
   if (td === null || td === undefined) {
-    throw new AttestationError('malformed_quote', 'the quote is not a TDX quote (it carries an SGX enclave report)');
+    throw new AttestationError(
+      'malformed_quote',
+      'the quote is not a TDX quote (it carries an SGX enclave report)',
+    );
   }
   const accepted = trust.acceptedTcbStatuses ?? TDX_TCB_STATUSES_DEFAULT;
   if (!accepted.has(verified.status)) {
@@ -78,6 +92,63 @@ export async function verifyTdxQuote(quote: Uint8Array, trust: TdxTrust): Promis
     tcbStatus: verified.status,
     advisoryIds: verified.advisory_ids,
   };
+}
+
+/** Quote header TEE type of a TD, and the certification data types DCAP v4 quotes carry. */
+const TEE_TYPE_TDX = 0x81;
+const CERT_TYPE_QE_REPORT = 6;
+const CERT_TYPE_PCK_CHAIN = 5;
+
+/**
+ * What a quote must be before the library sees it: a version 4 or 5 TDX quote whose certification
+ * data is a QE report (type 6) carrying the PCK chain in PEM (type 5), ending at the pinned root.
+ * The library accepts a wrong outer type and a chain whose root copy differs from the pinned one
+ * (it checks signatures against the pinned key only); these bytes are not under any signature, so
+ * without this check they could be changed unnoticed.
+ */
+function checkQuoteShape(quote: Uint8Array, root: X509Certificate): void {
+  let parsed: Quote;
+  try {
+    parsed = Quote.parse(quote);
+  } catch (error) {
+    throw new AttestationError('malformed_quote', 'the quote does not decode', { cause: error });
+  }
+  const { header, authData } = parsed;
+  if (header.teeType !== TEE_TYPE_TDX || (header.version !== 4 && header.version !== 5)) {
+    throw new AttestationError(
+      'malformed_quote',
+      `not a TDX quote of version 4 or 5 (TEE type ${header.teeType}, version ${header.version})`,
+    );
+  }
+  const outer =
+    authData.version === 4
+      ? (authData.data as { certificationData: { certType: number } }).certificationData
+      : null;
+  const refuse = (cause?: unknown): never => {
+    throw new AttestationError(
+      'malformed_quote',
+      `the quote must carry a QE report (certification data type ${CERT_TYPE_QE_REPORT}) with the PCK chain (type ${CERT_TYPE_PCK_CHAIN})`,
+      { cause },
+    );
+  };
+  if (outer?.certType !== CERT_TYPE_QE_REPORT) refuse();
+  // Quote generators may hand back a fixed-size buffer: zero padding after the auth data is
+  // tolerated, anything else there is bytes no signature covers.
+  const signedBytes = parsed.signedLength();
+  const end = signedBytes + 4 + Buffer.from(quote).readUInt32LE(signedBytes);
+  if (quote.subarray(end).some((byte) => byte !== 0)) {
+    throw new AttestationError(
+      'malformed_quote',
+      `the quote has non-zero bytes after its auth data (from byte ${end})`,
+    );
+  }
+  let chain: Uint8Array = new Uint8Array(0);
+  try {
+    chain = parsed.rawCertChain(); // throws unless the inner type is the PCK chain
+  } catch (error) {
+    refuse(error);
+  }
+  chainEndingAtRoot(chain, root, "the quote's PCK chain", 'malformed_quote');
 }
 
 /** The quote's ECDSA signature (r || s), hex. Throws `malformed_quote` when the quote does not parse. */
@@ -120,7 +191,10 @@ export function checkTdxBinding(
 ): AttestationReport {
   const { report } = response;
   if (report.platform_key_id !== expected.rootKeyId) {
-    throw new AttestationError('untrusted_root', `the report names root ${report.platform_key_id}, not the pinned TDX root ${expected.rootKeyId}`);
+    throw new AttestationError(
+      'untrusted_root',
+      `the report names root ${report.platform_key_id}, not the pinned TDX root ${expected.rootKeyId}`,
+    );
   }
   if (response.signature !== quote.signature) {
     throw new AttestationError('bad_signature', 'the served signature is not the quote signature');
@@ -133,10 +207,16 @@ export function checkTdxBinding(
     );
   }
   if (!expected.measurements.has(report.measurement)) {
-    throw new AttestationError('unknown_measurement', `code measurement ${report.measurement} is not on the allow-list`);
+    throw new AttestationError(
+      'unknown_measurement',
+      `code measurement ${report.measurement} is not on the allow-list`,
+    );
   }
   if (report.session_id !== expected.sessionId) {
-    throw new AttestationError('stale_session', `the report is for boot session ${report.session_id}, /info says ${expected.sessionId}`);
+    throw new AttestationError(
+      'stale_session',
+      `the report is for boot session ${report.session_id}, /info says ${expected.sessionId}`,
+    );
   }
   if (report.tls_spki_sha256 !== expected.tlsSpkiSha256) {
     throw new AttestationError(
@@ -151,14 +231,21 @@ export function checkTdxBinding(
 export async function checkTdxAttestation(
   response: AttestationResponse,
   trust: TdxTrust,
-  expected: { readonly measurements: ReadonlySet<string>; readonly sessionId: string; readonly tlsSpkiSha256: string },
+  expected: {
+    readonly measurements: ReadonlySet<string>;
+    readonly sessionId: string;
+    readonly tlsSpkiSha256: string;
+  },
 ): Promise<{ report: AttestationReport; quote: VerifiedTdxQuote }> {
   if (response.tdx_quote === undefined) {
     throw new AttestationError('malformed_report', 'an intel-tdx report came without its tdx_quote');
   }
   const rootKeyId = tdxRootKeyId(new X509Certificate(trust.rootCertificatePem ?? INTEL_SGX_ROOT_CA_PEM).raw);
   if (response.report.platform_key_id !== rootKeyId) {
-    throw new AttestationError('untrusted_root', `the report names root ${response.report.platform_key_id}, not the pinned TDX root ${rootKeyId}`);
+    throw new AttestationError(
+      'untrusted_root',
+      `the report names root ${response.report.platform_key_id}, not the pinned TDX root ${rootKeyId}`,
+    );
   }
   const quote = await verifyTdxQuote(new Uint8Array(Buffer.from(response.tdx_quote, 'base64')), trust);
   return { report: checkTdxBinding(response, quote, { rootKeyId, ...expected }), quote };

@@ -6,7 +6,7 @@ import type { Collateral } from '@phala/dcap-qvl';
 import { AttestationError } from '../errors.ts';
 
 /**
- * What the DCAP library leaves out: it reads the serial numbers off the CRLs but neither checks
+ * Checks the DCAP library leaves out (docs/enclave.md section 9). It reads the serial numbers off the CRLs but neither checks
  * who signed them nor when they expire, and it skips a CRL it cannot parse. Without these checks a
  * stale or forged CRL, one that omits a revoked PCK certificate, would pass. So before the library
  * runs, each CRL must parse, be signed by its issuer (the root CA CRL by the pinned root, the PCK
@@ -21,6 +21,15 @@ export async function checkCollateralCrls(
   const rootCrl = parseCrl(collateral.root_ca_crl, 'root_ca_crl');
   const pckCrl = parseCrl(collateral.pck_crl, 'pck_crl');
   const pckCrlIssuer = checkIssuerChain(collateral.pck_crl_issuer_chain, root, now);
+  // The library checks each chain's signatures up to the pinned key but not that the root
+  // certificate the chain carries is the pinned one; a changed copy must not go unnoticed.
+  chainEndingAtRoot(collateral.tcb_info_issuer_chain, root, 'tcb_info_issuer_chain', 'malformed_collateral');
+  chainEndingAtRoot(
+    collateral.qe_identity_issuer_chain,
+    root,
+    'qe_identity_issuer_chain',
+    'malformed_collateral',
+  );
   await checkCrl(rootCrl, root, now, 'root_ca_crl');
   await checkCrl(pckCrl, pckCrlIssuer, now, 'pck_crl');
 }
@@ -53,29 +62,51 @@ async function checkCrl(crl: X509Crl, issuer: X509Certificate, now: Date, name: 
   }
 }
 
-/** The PCK CRL's signer: each certificate signed by the next, the last one the pinned root itself. */
-function checkIssuerChain(pem: string, root: X509Certificate, now: Date): X509Certificate {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+/**
+ * The certificates of a PEM chain, which must parse, the last one being the pinned root byte for
+ * byte. The block pattern is as strict as the library's, so a block it would skip is not counted
+ * here either: a chain whose root copy was damaged ends at the wrong certificate and is refused.
+ */
+export function chainEndingAtRoot(
+  pem: string | Uint8Array,
+  root: X509Certificate,
+  name: string,
+  malformed: 'malformed_quote' | 'malformed_collateral',
+): X509Certificate[] {
+  const text = typeof pem === 'string' ? pem : Buffer.from(pem).toString('latin1');
   let chain: X509Certificate[];
   try {
-    chain = blocks.map((block) => new X509Certificate(block));
+    chain = (text.match(PEM_BLOCK) ?? []).map((block) => new X509Certificate(block));
   } catch (error) {
-    throw new AttestationError('malformed_collateral', 'pck_crl_issuer_chain holds a certificate that does not parse', {
+    throw new AttestationError(malformed, `${name} holds a certificate that does not parse`, {
       cause: error,
     });
   }
-  const [signer, ...rest] = chain;
-  const last = chain.at(-1);
-  if (signer === undefined || last === undefined || rest.length === 0 || !last.raw.equals(root.raw)) {
-    throw new AttestationError('certificate_chain', 'pck_crl_issuer_chain does not end at the pinned root');
+  if (chain.length < 2 || !chain.at(-1)?.raw.equals(root.raw)) {
+    throw new AttestationError('certificate_chain', `${name} does not end with the pinned root certificate`);
   }
+  return chain;
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n?[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/g;
+
+/** The PCK CRL's signer: each certificate signed by the next, the last one the pinned root itself. */
+function checkIssuerChain(pem: string, root: X509Certificate, now: Date): X509Certificate {
+  const chain = chainEndingAtRoot(pem, root, 'pck_crl_issuer_chain', 'malformed_collateral');
+  const signer = chain[0] as X509Certificate;
   for (const [index, certificate] of chain.entries()) {
     const issuer = chain[index + 1] ?? root;
     if (!certificate.checkIssued(issuer) || !certificate.verify(issuer.publicKey)) {
-      throw new AttestationError('certificate_chain', `pck_crl_issuer_chain: ${commonName(certificate)} is not signed by the next certificate`);
+      throw new AttestationError(
+        'certificate_chain',
+        `pck_crl_issuer_chain: ${commonName(certificate)} is not signed by the next certificate`,
+      );
     }
     if (new Date(certificate.validFrom) > now || new Date(certificate.validTo) < now) {
-      throw new AttestationError('certificate_expired', `pck_crl_issuer_chain: a certificate is not valid at ${now.toISOString()}`);
+      throw new AttestationError(
+        'certificate_expired',
+        `pck_crl_issuer_chain: a certificate is not valid at ${now.toISOString()}`,
+      );
     }
   }
   return signer;
