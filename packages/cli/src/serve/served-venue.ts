@@ -90,7 +90,7 @@ export async function startServedVenue(
   });
   await verifier.ready();
   const code = snapshotCode();
-  const enclave = createEnclave({
+  const enclave = await createEnclave({
     identity,
     platform,
     measurement: code.measurement,

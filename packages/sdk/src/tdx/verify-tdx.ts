@@ -3,13 +3,14 @@ import { type Collateral, getCollateral, Quote, QuoteVerifier, type TcbStatus } 
 import {
   type AttestationReport,
   type AttestationResponse,
+  INTEL_SGX_ROOT_CA_PEM,
   TDX_QUOTE_BYTES_MAX,
   tdxReportDataOf,
+  tdxRootKeyId,
 } from '@venue/protocol';
 import { AttestationError } from '../errors.ts';
 import { chainEndingAtRoot, checkCollateralCrls } from './collateral-checks.ts';
 import { dcapRefusalOf } from './dcap-refusals.ts';
-import { INTEL_SGX_ROOT_CA_PEM, tdxRootKeyId } from './intel-root.ts';
 import {
   sameMeasurement,
   TDX_TCB_STATUSES_DEFAULT,
