@@ -47,6 +47,8 @@ export interface DcapCollateral {
   readonly qe_identity_signature: string;
 }
 
+type KeyPair = webcrypto.CryptoKeyPair;
+
 const ECDSA_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const DAY_MS = 86_400_000;
@@ -160,14 +162,14 @@ export async function createDcapTestPki(options: DcapTestPkiOptions): Promise<Dc
   };
 }
 
-async function keyPair(): Promise<CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify'])) as CryptoKeyPair;
+async function keyPair(): Promise<KeyPair> {
+  return (await webcrypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify'])) as KeyPair;
 }
 
 async function issue(
   issuer: x509.X509Certificate,
-  issuerKeys: CryptoKeyPair,
-  keys: CryptoKeyPair,
+  issuerKeys: KeyPair,
+  keys: KeyPair,
   subject: string,
   serialNumber: string,
   validity: { notBefore: Date; notAfter: Date },
