@@ -63,6 +63,30 @@ async function checkCrl(crl: X509Crl, issuer: X509Certificate, now: Date, name: 
 }
 
 /**
+ * The library matches serial numbers on every CRL it is given; only the CRL of the CA that issued
+ * the quote's PCK certificate can say whether that certificate was revoked. Run after the library
+ * has verified the quote's chain, so a damaged CA certificate in the quote is named as such.
+ */
+export function checkPckCrlIssuer(
+  collateral: Collateral,
+  root: X509Certificate,
+  pckIssuer: X509Certificate,
+): void {
+  const [pckCrlIssuer] = chainEndingAtRoot(
+    collateral.pck_crl_issuer_chain,
+    root,
+    'pck_crl_issuer_chain',
+    'malformed_collateral',
+  );
+  if (pckCrlIssuer === undefined || !pckCrlIssuer.raw.equals(pckIssuer.raw)) {
+    throw new AttestationError(
+      'collateral_mismatch',
+      `pck_crl is issued by ${pckCrlIssuer === undefined ? 'nobody' : commonName(pckCrlIssuer)}, but the quote's PCK certificate by ${commonName(pckIssuer)}`,
+    );
+  }
+}
+
+/**
  * The certificates of a PEM chain, which must parse, the last one being the pinned root byte for
  * byte. The block pattern is as strict as the library's, so a block it would skip is not counted
  * here either: a chain whose root copy was damaged ends at the wrong certificate and is refused.

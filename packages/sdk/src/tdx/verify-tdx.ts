@@ -1,5 +1,13 @@
 import { X509Certificate } from 'node:crypto';
-import { type Collateral, getCollateral, Quote, QuoteVerifier, type TcbStatus } from '@phala/dcap-qvl';
+import { createRequire } from 'node:module';
+import {
+  type Collateral,
+  type getCollateralForFmspc as GetCollateralForFmspc,
+  Quote,
+  QuoteVerifier,
+  type TcbStatus,
+  utils,
+} from '@phala/dcap-qvl';
 import {
   type AttestationReport,
   type AttestationResponse,
@@ -9,7 +17,7 @@ import {
   tdxRootKeyId,
 } from '@venue/protocol';
 import { AttestationError } from '../errors.ts';
-import { chainEndingAtRoot, checkCollateralCrls } from './collateral-checks.ts';
+import { chainEndingAtRoot, checkCollateralCrls, checkPckCrlIssuer } from './collateral-checks.ts';
 import { dcapRefusalOf } from './dcap-refusals.ts';
 import {
   sameMeasurement,
@@ -47,8 +55,8 @@ export async function verifyTdxQuote(quote: Uint8Array, trust: TdxTrust): Promis
   }
   const root = new X509Certificate(trust.rootCertificatePem ?? INTEL_SGX_ROOT_CA_PEM);
   const nowMs = (trust.nowMs ?? Date.now)();
-  checkQuoteShape(quote, root);
-  const collateral = await collateralFor(quote, trust);
+  const pckChain = checkQuoteShape(quote, root);
+  const collateral = await collateralFor(pckChain, trust);
   await checkCollateralCrls(collateral, root, new Date(nowMs));
   let verified: ReturnType<QuoteVerifier['verify']>;
   try {
@@ -59,6 +67,7 @@ export async function verifyTdxQuote(quote: Uint8Array, trust: TdxTrust): Promis
       cause: error,
     });
   }
+  checkPckCrlIssuer(collateral, root, pckChain[1] as X509Certificate);
   const td = verified.report.type === 'td15' ? verified.report.asTd15()?.base : verified.report.asTd10();
   if (td === null || td === undefined) {
     throw new AttestationError(
@@ -107,7 +116,7 @@ const CERT_TYPE_PCK_CHAIN = 5;
  * (it checks signatures against the pinned key only); these bytes are not under any signature, so
  * without this check they could be changed unnoticed.
  */
-function checkQuoteShape(quote: Uint8Array, root: X509Certificate): void {
+function checkQuoteShape(quote: Uint8Array, root: X509Certificate): X509Certificate[] {
   let parsed: Quote;
   try {
     parsed = Quote.parse(quote);
@@ -149,7 +158,7 @@ function checkQuoteShape(quote: Uint8Array, root: X509Certificate): void {
   } catch (error) {
     refuse(error);
   }
-  chainEndingAtRoot(chain, root, "the quote's PCK chain", 'malformed_quote');
+  return chainEndingAtRoot(chain, root, "the quote's PCK chain", 'malformed_quote');
 }
 
 /** The quote's ECDSA signature (r || s), hex. Throws `malformed_quote` when the quote does not parse. */
@@ -161,11 +170,33 @@ export function quoteSignatureOf(quote: Uint8Array): string {
   }
 }
 
-async function collateralFor(quote: Uint8Array, trust: TdxTrust): Promise<Collateral> {
-  if ('offline' in trust.collateral) return trust.collateral.offline;
+/**
+ * The library declares getCollateralForFmspc in its types but its entry point does not export it
+ * (0.3.9); the module that defines it does.
+ */
+const getCollateralForFmspc: typeof GetCollateralForFmspc = createRequire(import.meta.url)(
+  '@phala/dcap-qvl/src/collateral.js',
+).getCollateralForFmspc;
+
+async function collateralFor(pckChain: readonly X509Certificate[], trust: TdxTrust): Promise<Collateral> {
+  // The PCK chain is read from the quote, always: a copy in the collateral is dropped, so no
+  // collateral can stand in another chain for the quote's.
+  const withoutChain = ({
+    pck_certificate_chain: _copy,
+    ...rest
+  }: Collateral & { pck_certificate_chain?: unknown }) => rest;
+  if ('offline' in trust.collateral) return withoutChain(trust.collateral.offline);
   const { url } = trust.collateral;
+  // The platform (FMSPC) and the CA that issued the PCK certificate select the collateral. The CA
+  // is named here from the certificate's issuer: the library's own guess falls back to the
+  // processor CA, whose CRL cannot revoke a certificate of the platform CA.
+  const leaf = pckChain[0] as X509Certificate;
+  const ca = /Platform CA/.test(leaf.issuer) ? 'platform' : 'processor';
   try {
-    return await getCollateral(url, quote);
+    const fmspc = Buffer.from(utils.getFmspc(utils.getIntelExtension(leaf.raw)))
+      .toString('hex')
+      .toUpperCase();
+    return withoutChain(await getCollateralForFmspc(url, fmspc, ca, false));
   } catch (error) {
     throw new AttestationError(
       'collateral_unavailable',

@@ -68,11 +68,25 @@ export async function createDcapTestPki(options: DcapTestPkiOptions): Promise<Dc
     extensions: [new x509.BasicConstraintsExtension(true, 1, true)],
   });
   const platformCaKeys = await keyPair();
-  const platformCa = await issue(root, rootKeys, platformCaKeys, 'CN=Venue Test SGX PCK Platform CA', '02', validity, [
-    new x509.BasicConstraintsExtension(true, 0, true),
-  ]);
+  const platformCa = await issue(
+    root,
+    rootKeys,
+    platformCaKeys,
+    'CN=Venue Test SGX PCK Platform CA',
+    '02',
+    validity,
+    [new x509.BasicConstraintsExtension(true, 0, true)],
+  );
   const tcbSignerKeys = await keyPair();
-  const tcbSigner = await issue(root, rootKeys, tcbSignerKeys, 'CN=Venue Test SGX TCB Signing', '03', validity, []);
+  const tcbSigner = await issue(
+    root,
+    rootKeys,
+    tcbSignerKeys,
+    'CN=Venue Test SGX TCB Signing',
+    '03',
+    validity,
+    [],
+  );
   const cpuSvn = Uint8Array.from([3, 3, 2, 2, 4, 1, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
   const pceSvn = 13;
   const teeTcbSvn = Uint8Array.from([5, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -99,7 +113,10 @@ export async function createDcapTestPki(options: DcapTestPkiOptions): Promise<Dc
     signingKey: platformCaKeys.privateKey,
     signingAlgorithm: ECDSA_SHA256,
     ...crlWindow,
-    entries: options.revokePck === true ? [{ serialNumber: pck.serialNumber, revocationDate: new Date(now - DAY_MS) }] : [],
+    entries:
+      options.revokePck === true
+        ? [{ serialNumber: pck.serialNumber, revocationDate: new Date(now - DAY_MS) }]
+        : [],
   });
   const qe = { mrSigner: new Uint8Array(randomBytes(32)), isvProdId: 2, isvSvn: 4 };
   const dates = { issueDate: iso(now - DAY_MS), nextUpdate: iso(now + 29 * DAY_MS) };
@@ -120,7 +137,9 @@ export async function createDcapTestPki(options: DcapTestPkiOptions): Promise<Dc
         },
         tcbDate: iso(now - 30 * DAY_MS),
         tcbStatus: options.tcbStatus ?? 'UpToDate',
-        ...(options.tcbStatus === undefined || options.tcbStatus === 'UpToDate' ? {} : { advisoryIDs: ['INTEL-SA-00000'] }),
+        ...(options.tcbStatus === undefined || options.tcbStatus === 'UpToDate'
+          ? {}
+          : { advisoryIDs: ['INTEL-SA-00000'] }),
       },
     ],
   });
@@ -139,7 +158,8 @@ export async function createDcapTestPki(options: DcapTestPkiOptions): Promise<Dc
   });
   const tcbKey = KeyObject.from(tcbSignerKeys.privateKey);
   const pckKey = KeyObject.from(pckKeys.privateKey);
-  const p1363 = (data: Uint8Array, key: KeyObject) => new Uint8Array(sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }));
+  const p1363 = (data: Uint8Array, key: KeyObject) =>
+    new Uint8Array(sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }));
   const rootPem = root.toString('pem');
   const chainOf = (...certs: x509.X509Certificate[]) => `${certs.map((c) => c.toString('pem')).join('\n')}\n`;
   return {

@@ -75,7 +75,13 @@ export function buildTdxQuote(
     u32(chain.length),
     chain,
   ]);
-  const authData = Buffer.concat([signature, rawKey, u16(6), u32(qeCertificationData.length), qeCertificationData]);
+  const authData = Buffer.concat([
+    signature,
+    rawKey,
+    u16(6),
+    u32(qeCertificationData.length),
+    qeCertificationData,
+  ]);
   return new Uint8Array(Buffer.concat([header, report, u32(authData.length), authData]));
 }
 
