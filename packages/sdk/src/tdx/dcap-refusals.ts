@@ -16,6 +16,15 @@ export const DCAP_REFUSALS: readonly (readonly [prefix: string, failure: Attesta
   ['Unsupported DCAP PCK cert format', 'malformed_quote'],
   ['Failed to extract PCK certificates', 'malformed_quote'],
   ['Failed to get TD10 report', 'malformed_quote'],
+  // The PCK certificate travels in the quote: an Intel extension it lacks is the quote's fault.
+  ['Intel extension not found', 'malformed_quote'],
+  ['Intel extension ambiguity', 'malformed_quote'],
+  ['OID ', 'malformed_quote'],
+  ['Fmspc length mismatch', 'malformed_quote'],
+  ['CpuSvn length mismatch', 'malformed_quote'],
+  ['PceSvn length mismatch', 'malformed_quote'],
+  // The quote's signatures are fixed-size fields; only a collateral signature can have another length.
+  ['Key length is invalid', 'malformed_collateral'],
   ['Failed to decode TcbInfo', 'malformed_collateral'],
   ['Failed to decode QeIdentity', 'malformed_collateral'],
   ['No SGX components in the TCB info', 'malformed_collateral'],
@@ -31,6 +40,7 @@ export const DCAP_REFUSALS: readonly (readonly [prefix: string, failure: Attesta
   ['QE Identity expired', 'collateral_expired'],
   ['Signature is invalid for tcb_info', 'collateral_signature'],
   ['Signature is invalid for qe_identity', 'collateral_signature'],
+  ['Signature verification failed', 'collateral_signature'],
   ['Certificate chain is too short', 'certificate_chain'],
   ['Failed to verify certificate chain', 'certificate_chain'],
   ['CaUsedAsEndEntity', 'certificate_chain'],
