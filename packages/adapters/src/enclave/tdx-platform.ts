@@ -52,14 +52,7 @@ export async function createTdxPlatform(options: TdxPlatformOptions): Promise<At
   const root = options.configfsRoot ?? TSM_REPORT_ROOT_DEFAULT;
   const waitMsMax = options.attributeWaitMsMax ?? TDX_ATTRIBUTE_WAIT_MS_MAX;
   assert(options.sealingSecret.length === 32, 'sealingSecret must be 32 bytes');
-  try {
-    if (!(await stat(root)).isDirectory()) throw new Error(`${root} is not a directory`);
-  } catch (error) {
-    throw new TdxUnavailableError(
-      `platform intel-tdx: ${root} is missing, so this machine cannot produce TDX quotes (not a TD, a kernel without configfs-tsm, or configfs not mounted: mount -t configfs none /sys/kernel/config); run with platform.kind "simulated" off TDX hardware`,
-      { cause: error },
-    );
-  }
+  await checkTsmInterface(root);
   const entry = join(root, options.entryName ?? TSM_REPORT_ENTRY_DEFAULT);
   await mkdir(entry).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') {
@@ -95,6 +88,18 @@ export async function createTdxPlatform(options: TdxPlatformOptions): Promise<At
     },
     recheck: async (digest, served) => sameTd(await quoteFor(digest), served),
   };
+}
+
+/** Refuses a machine without the configfs TSM report directory, saying what to do. */
+export async function checkTsmInterface(root: string = TSM_REPORT_ROOT_DEFAULT): Promise<void> {
+  try {
+    if (!(await stat(root)).isDirectory()) throw new Error(`${root} is not a directory`);
+  } catch (error) {
+    throw new TdxUnavailableError(
+      `platform intel-tdx: ${root} is missing, so this machine cannot produce TDX quotes (not a TD, a kernel without configfs-tsm, or configfs not mounted: mount -t configfs none /sys/kernel/config); run with platform.kind "simulated" off TDX hardware`,
+      { cause: error },
+    );
+  }
 }
 
 /** The digest in the first 32 bytes, zeros after: tdxReportDataOf(report) for digest = sha256(report). */
