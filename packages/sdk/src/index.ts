@@ -3,7 +3,6 @@
  * it sends anything secret, pins the attested TLS key on every connection, keeps the bearer token
  * fresh, signs orders with increasing nonces and follows the session stream with gap recovery.
  */
-export { INTEL_SGX_ROOT_CA_PEM, INTEL_SGX_ROOT_CA_SHA256, tdxRootKeyId } from '@venue/protocol';
 export { type AttestedVenue, checkTrustAnchors, type TrustAnchors } from './attestation.ts';
 export {
   CHAIN_RPC_RESPONSE_BYTES_MAX,
@@ -104,6 +103,8 @@ export {
   VenueStream,
 } from './stream.ts';
 export {
+  INTEL_SGX_ROOT_CA_PEM,
+  INTEL_SGX_ROOT_CA_SHA256,
   TDX_TCB_STATUSES_DEFAULT,
   type TdxCollateralSource,
   type TdxMeasurement,

@@ -1,4 +1,13 @@
 import type { Collateral, TcbStatus } from '@phala/dcap-qvl';
+import {
+  INTEL_SGX_ROOT_CA_PEM as INTEL_ROOT_PEM,
+  INTEL_SGX_ROOT_CA_SHA256 as INTEL_ROOT_SHA256,
+} from '@venue/protocol';
+
+/** Intel's SGX Root CA (PEM): the default root of TdxTrust, pinned in the protocol package. */
+export const INTEL_SGX_ROOT_CA_PEM: string = INTEL_ROOT_PEM;
+/** sha256 of its DER, the fingerprint Intel publishes, to compare with Intel's own page. */
+export const INTEL_SGX_ROOT_CA_SHA256: string = INTEL_ROOT_SHA256;
 
 /**
  * What a client pins to accept an Intel TDX venue (docs/enclave.md section 9), configured by the
