@@ -30,7 +30,7 @@ import {
  * Verifying an Intel TDX attestation (docs/enclave.md section 9), in two steps that fail apart:
  * 1. verifyTdxQuote: the DCAP chain. @phala/dcap-qvl checks the quote signature, the QE report and
  *    its binding of the attestation key, the PCK chain to the pinned root, TCB info and QE identity
- *    with their signatures, chains and validity, and the serial numbers on the CRLs; crl-checks.ts
+ *    with their signatures, chains and validity, and the serial numbers on the CRLs; collateral-checks.ts
  *    adds what it leaves out (who signed each CRL, and until when it holds). Then the TCB status
  *    against the policy and MRTD/RTMR0-3 against the allow-list.
  * 2. checkTdxBinding: plain field comparisons between the verified quote and the served report:
