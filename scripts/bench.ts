@@ -19,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   soak: () => import('../bench/soak.ts'),
   'stream-flood': () => import('../bench/stream-flood.ts'),
   stream: () => import('../bench/stream.ts'),
+  'tdx-verify': () => import('../bench/tdx-verify.ts'),
 };
 
 const args = process.argv.slice(2);

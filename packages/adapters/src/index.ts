@@ -21,6 +21,7 @@ export * from './enclave/code-measurement.ts';
 export * from './enclave/enclave-attestation.ts';
 export * from './enclave/governance-watch.ts';
 export * from './enclave/simulated-platform.ts';
+export * from './enclave/tdx-platform.ts';
 export * from './http/connections-per-address.ts';
 export * from './http/evidence-routes.ts';
 export * from './http/public-routes.ts';

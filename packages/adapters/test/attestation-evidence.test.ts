@@ -39,7 +39,7 @@ async function startVenue(withEvidence: boolean) {
   const clock = new ManualClock();
   const platform = createSimulatedPlatform();
   const snapshot = snapshotCode();
-  const enclave = createEnclave({
+  const enclave = await createEnclave({
     identity,
     platform,
     measurement: snapshot.measurement,

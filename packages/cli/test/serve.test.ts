@@ -3,10 +3,12 @@
 // SIGTERM (drain, exit 0) and a restart from the same state directory, and a deposit on the chain
 // reaches a stream subscriber on the tree channel; a settling venue settles an
 // SDK order pair on that chain through a restart, exactly once; a bad config fails at once,
-// naming the key and what to fix, and the shipped example config is valid.
+// naming the key and what to fix, and the shipped example config is valid. On platform intel-tdx
+// the venue takes its quotes from a configfs TSM directory (a fake kernel side here) and the SDK
+// verifies them; where that directory is missing the start is refused, saying what to do.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import {
   CONNECTIONS_PER_ADDRESS_MAX,
   createOracleSimulator,
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+  TSM_REPORT_ROOT_DEFAULT,
 } from '@venue/adapters';
 import { signGovernance, spendAuthorityOf } from '@venue/chain-sim';
 import { createValidInputProver, STUB_PROOF_HEX } from '@venue/notes';
@@ -32,6 +35,7 @@ import {
   Trader,
   type TrustAnchors,
 } from '@venue/sdk';
+import { buildTdxQuote, createDcapTestPki, startFakeTsm, TEST_TD_REGISTERS } from '@venue/testing';
 import { runCli } from '../src/index.ts';
 import { parseServeConfig, ServeConfigError } from '../src/serve/serve-config.ts';
 
@@ -517,6 +521,91 @@ describe('venue serve', () => {
         (error: unknown) =>
           error instanceof ServeConfigError && error.key === 'limits.connections_per_address_max',
       );
+    }
+  });
+
+  test('platform.kind intel-tdx: checked like the rest, and refused at start where the TSM interface is missing', async () => {
+    const base = config();
+    const parsed = parseServeConfig(
+      JSON.stringify({ ...base, platform: { kind: 'intel-tdx', secret_file: 'secrets/platform.json' } }),
+      '/etc/venue.json',
+    );
+    assert.deepEqual(parsed.platform, {
+      kind: 'intel-tdx',
+      secretFile: '/etc/secrets/platform.json',
+      configfsRoot: TSM_REPORT_ROOT_DEFAULT,
+      rootCertificateFile: null,
+    });
+    assert.throws(
+      () =>
+        parseServeConfig(
+          JSON.stringify({
+            ...base,
+            platform: { kind: 'simulated', secret_file: 's.json', configfs_root: '/x' },
+          }),
+          '/etc/venue.json',
+        ),
+      (error: unknown) => error instanceof ServeConfigError && error.key === 'platform.configfs_root',
+    );
+    const file = join(dir, 'tdx-missing.json');
+    const platform = {
+      kind: 'intel-tdx',
+      secret_file: 'secrets/tdx.json',
+      configfs_root: join(dir, 'no-tsm'),
+    };
+    writeFileSync(file, JSON.stringify(config({ platform, state_dir: 'tdx-missing-state' })));
+    let stderr = '';
+    const status = await runCli(['serve', '--config', file], {
+      stdout: () => {},
+      stderr: (text) => {
+        stderr += text;
+      },
+      interactive: false,
+    });
+    assert.equal(status, 1);
+    assert.match(stderr, /no-tsm is missing, so this machine cannot produce TDX quotes/);
+    assert.match(stderr, /platform\.kind "simulated"/);
+    assert.equal(existsSync(join(dir, 'secrets/tdx.json')), false, 'nothing was created');
+  });
+
+  test('platform.kind intel-tdx: a served venue attests with quotes from the TSM interface and the SDK verifies them', async () => {
+    const pki = await createDcapTestPki({ nowMs: Date.now() });
+    const tsm = startFakeTsm(join(dir, 'tsm'), (reportData) => buildTdxQuote(pki, reportData));
+    writeFileSync(join(dir, 'test-root.pem'), pki.rootCertificatePem);
+    const file = join(dir, 'tdx.json');
+    const platform = {
+      kind: 'intel-tdx',
+      secret_file: 'secrets/tdx-platform.json',
+      configfs_root: tsm.root,
+      root_certificate_file: 'test-root.pem',
+    };
+    writeFileSync(
+      file,
+      JSON.stringify(
+        config({ platform, state_dir: 'tdx-state', admin_credentials_file: 'secrets/tdx-admin.json' }),
+      ),
+    );
+    try {
+      const served = await serve(file);
+      const client = await connectVenue({
+        url: String(served.ready['rest_url']),
+        trust: {
+          roots: new Map(),
+          measurements: new Set([String(served.ready['measurement'])]),
+          tdx: {
+            measurements: [TEST_TD_REGISTERS],
+            collateral: { offline: pki.collateral },
+            rootCertificatePem: pki.rootCertificatePem,
+          },
+        },
+      });
+      assert.equal(client.report.platform, 'intel-tdx');
+      assert.equal(client.sessionId, served.ready['session_id']);
+      await client.close();
+      served.child.kill('SIGTERM');
+      assert.equal(await exited(served.child), 0);
+    } finally {
+      tsm.stop();
     }
   });
 });

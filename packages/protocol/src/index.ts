@@ -10,6 +10,7 @@ export * from './canonical/oracle.ts';
 export * from './canonical/signing.ts';
 export * from './chain/index.ts';
 export * from './crypto/ed25519.ts';
+export * from './crypto/intel-sgx-root.ts';
 export * from './crypto/x25519.ts';
 export * from './documents/api-documents.ts';
 export * from './errors/catalogue.ts';

@@ -14,6 +14,8 @@ import {
 import { AttestationError, type AttestationFailure } from './errors.ts';
 import { decodeResponse, type HttpExchange, httpExchange } from './http.ts';
 import { SpkiAgent } from './pinning.ts';
+import { checkTdxTrust, type TdxTrust } from './tdx/tdx-trust.ts';
+import { checkTdxAttestation } from './tdx/verify-tdx.ts';
 
 /**
  * The attested connect (spec 1 item 9, design decisions section 5, docs/decisions.md D39): open a
@@ -28,6 +30,8 @@ export interface TrustAnchors {
   readonly roots: ReadonlyMap<string, string>;
   /** Code measurements (hex) the bot accepts: the builds it has reviewed. */
   readonly measurements: ReadonlySet<string>;
+  /** Accept Intel TDX venues: the pinned root, the TD builds and the collateral source (docs/enclave.md). */
+  readonly tdx?: TdxTrust;
 }
 
 /** The outcome of a successful attestation: what was verified, and the pin derived from it. */
@@ -42,8 +46,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Refuses anchors that could never verify anything: a typo here must not look like an attack. */
 export function checkTrustAnchors(trust: TrustAnchors): void {
-  if (trust.roots.size === 0)
-    throw new TypeError('trust.roots is empty: add the platform root key(s) you trust');
+  if (trust.roots.size === 0 && trust.tdx === undefined)
+    throw new TypeError('trust.roots is empty and trust.tdx is not set: add the platform root(s) you trust');
+  if (trust.tdx !== undefined) checkTdxTrust(trust.tdx);
   for (const [keyId, publicKey] of trust.roots) {
     if (!HEX64.test(keyId) || !HEX64.test(publicKey)) {
       throw new TypeError('trust.roots maps 64-hex key ids to 64-hex Ed25519 public keys (lowercase)');
@@ -85,7 +90,10 @@ export async function attestVenue(
       () => decodeResponse(AttestationResponseSchema, attestationExchange.text),
       '/attestation',
     );
-    const report = checkReport(response, trust, info.session_id, spkiSha256);
+    const report =
+      response.report.platform === 'intel-tdx'
+        ? await checkTdxReport(response, trust, info.session_id, spkiSha256)
+        : checkReport(response, trust, info.session_id, spkiSha256);
     return { info, report, spkiSha256 };
   } finally {
     agent.destroy();
@@ -123,6 +131,23 @@ function decodeOrRefuse<T>(decodeBody: () => T, path: string): T {
       cause: error,
     });
   }
+}
+
+/** An intel-tdx report: refused unless the client configured TDX trust (it never falls back). */
+async function checkTdxReport(
+  response: AttestationResponse,
+  trust: TrustAnchors,
+  sessionId: string,
+  spkiSha256: string,
+): Promise<AttestationReport> {
+  if (trust.tdx === undefined) {
+    throw new AttestationError(
+      'untrusted_root',
+      'the venue attests with Intel TDX and trust.tdx is not configured',
+    );
+  }
+  const expected = { measurements: trust.measurements, sessionId, tlsSpkiSha256: spkiSha256 };
+  return (await checkTdxAttestation(response, trust.tdx, expected)).report;
 }
 
 /**

@@ -24,6 +24,37 @@ export const ATTESTATION_FAILURES = [
   'stale_session',
   /** The TLS key of this connection is not the attested one (a man in the middle, or a new boot). */
   'certificate_mismatch',
+  // Intel TDX reports (docs/enclave.md section 9): the DCAP chain, then the TD, then the binding.
+  /** The collateral service could not be reached or answered something unusable. */
+  'collateral_unavailable',
+  /** The quote does not decode, or is not a version 4/5 TDX quote with an ECDSA P-256 key and PCK chain. */
+  'malformed_quote',
+  /** The collateral (TCB info, QE identity, CRLs) does not decode. */
+  'malformed_collateral',
+  /** The collateral is for another platform (FMSPC) or another TEE type than the quote. */
+  'collateral_mismatch',
+  /** TCB info, QE identity or a CRL is not valid at the verification time (issued later, or past its next update). */
+  'collateral_expired',
+  /** The signature over TCB info, QE identity or a CRL does not verify under its signing chain. */
+  'collateral_signature',
+  /** A certificate chain (PCK, or a collateral signer) does not lead to the pinned root. */
+  'certificate_chain',
+  /** A certificate of a chain is not valid at the verification time. */
+  'certificate_expired',
+  /** A certificate of a chain is on a CRL. */
+  'certificate_revoked',
+  /** The quote's signature, the QE report's signature or the QE's binding of the attestation key fails. */
+  'quote_signature',
+  /** The quoting enclave is not the one Intel's QE identity describes (signer, product, attributes, SVN). */
+  'qe_identity_mismatch',
+  /** The platform's TCB status is one this client's policy refuses (or Intel revoked it). */
+  'tcb_status_refused',
+  /** The TD runs with debug on or with attributes a production TD must not have. */
+  'td_attributes',
+  /** MRTD and RTMR0 to RTMR3 are not an entry of the client's allow-list. */
+  'unknown_td_measurement',
+  /** The quote's report data is not the digest of the served report: the quote vouches for another boot. */
+  'report_data_mismatch',
 ] as const;
 export type AttestationFailure = (typeof ATTESTATION_FAILURES)[number];
 

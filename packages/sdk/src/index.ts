@@ -102,6 +102,20 @@ export {
   type StreamTestHooks,
   VenueStream,
 } from './stream.ts';
+export {
+  INTEL_SGX_ROOT_CA_PEM,
+  INTEL_SGX_ROOT_CA_SHA256,
+  TDX_TCB_STATUSES_DEFAULT,
+  type TdxCollateralSource,
+  type TdxMeasurement,
+  type TdxTrust,
+} from './tdx/tdx-trust.ts';
+export {
+  checkTdxAttestation,
+  checkTdxBinding,
+  type VerifiedTdxQuote,
+  verifyTdxQuote,
+} from './tdx/verify-tdx.ts';
 export { type Clock, type HeldToken, SYSTEM_CLOCK } from './tokens.ts';
 export {
   type ModifyChanges,

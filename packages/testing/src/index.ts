@@ -9,4 +9,8 @@ export * from './manual-clock.ts';
 export * from './note-orders.ts';
 export * from './proving-venue.ts';
 export * from './stream-client.ts';
+export * from './tdx/dcap-test-pki.ts';
+export * from './tdx/fake-tsm.ts';
+export * from './tdx/tdx-test-quote.ts';
+export * from './tdx/test-pccs.ts';
 export * from './venue-fixture.ts';

@@ -71,6 +71,8 @@ export function testListing(config: MarketConfig): MarketListing {
 export interface TestVenueOptions {
   /** Attach a simulated-platform enclave (attestation routes answer); off by default. */
   enclave?: boolean;
+  /** The enclave's platform instead of a fresh simulated one (an Intel TDX one over a fake kernel). */
+  platform?: AttestationPlatform;
   /** Core configuration; the default is the test one with sha256 note commitments. */
   core?: CoreConfig;
   /** What GET /info says about proofs; the default is a non-settling stub venue. */
@@ -145,13 +147,13 @@ export class TestVenue {
   static async start(options: TestVenueOptions = {}): Promise<TestVenue> {
     const identity = await createBootIdentity();
     const clock = options.clock ?? new ManualClock();
-    const platform = createSimulatedPlatform();
+    const platform = options.platform ?? createSimulatedPlatform();
     const settles = options.settlement === true;
     // The code measured once; the enclave attests it and /evidences serves the same bytes.
     const code = options.enclave === true || settles ? snapshotCode() : undefined;
     const enclave =
       code !== undefined
-        ? createEnclave({ identity, platform, measurement: code.measurement, nowMs: clock.nowMs() })
+        ? await createEnclave({ identity, platform, measurement: code.measurement, nowMs: clock.nowMs() })
         : undefined;
     const chain = settles && enclave !== undefined ? await settlingChain(enclave, clock, options) : undefined;
     const core = options.core ?? TEST_CORE_CONFIG;

@@ -89,6 +89,20 @@ export const CERT_VALIDITY_MS = 3 * 24 * 60 * 60 * 1000;
 /** notBefore is set this far in the past so a client whose clock lags slightly still accepts it. */
 export const CERT_BACKDATE_MS = 5 * 60 * 1000;
 
+/**
+ * Longest wait for a configfs TSM report attribute to become ready (docs/enclave.md section 9). The
+ * kernel creates the attributes with the entry and has the quote ready when outblob is read, so on a
+ * TD the wait ends at the first look; the bound turns a stuck quoting service into a boot error.
+ */
+export const TDX_ATTRIBUTE_WAIT_MS_MAX = 10_000;
+
+/**
+ * How often the venue asks the TD for a fresh quote to re-check that the hardware still vouches for
+ * it (shared fate, `attestation_mismatch`). A quote costs the quoting service tens of milliseconds;
+ * once a minute is cheap and catches a changed TD within a minute.
+ */
+export const TDX_RECHECK_INTERVAL_MS = 60_000;
+
 // Chain clock (dev mode, until the chain simulator drives it).
 
 /** Nominal slot length of the Solana-like chain (decisions section 3). */
@@ -450,6 +464,8 @@ const SHIPPED_LIMITS = {
   SESSION_ID_BYTES,
   CERT_VALIDITY_MS,
   CERT_BACKDATE_MS,
+  TDX_ATTRIBUTE_WAIT_MS_MAX,
+  TDX_RECHECK_INTERVAL_MS,
   SLOT_DURATION_MS,
   FINALITY_DEPTH_SLOTS,
   SETTLEMENT_BUFFER_SLOTS,

@@ -3,6 +3,7 @@ import {
   ATTESTATION_REPORT_VERSION,
   type AttestationReport,
   type AttestationResponse,
+  assert,
   checkTransportAttestation,
   encodeAttestationReport,
   generateTradingKey,
@@ -12,15 +13,18 @@ import {
   type TransparencyEntry,
   type TransparencyResponse,
   type TransportAttestationResponse,
+  tdxReportDataOf,
   tradingKeyFromSeed,
   transparencyEntryHash,
   transparencyPayloadDigest,
   verifyAttestation,
 } from '@venue/protocol';
+import { TDX_RECHECK_INTERVAL_MS } from '../config/limits.ts';
 import type { AttestationSource } from '../venue/ports.ts';
 import type { BootIdentity } from './boot-identity.ts';
 import type { GovernanceRecorder } from './governance-watch.ts';
-import type { AttestationPlatform } from './simulated-platform.ts';
+import type { AttestationPlatform, PlatformEvidence } from './simulated-platform.ts';
+import { parseQuote } from './tdx-platform.ts';
 
 /**
  * The enclave's statement about one boot: its code measurement, boot session, TLS key, settlement
@@ -36,8 +40,14 @@ export interface Enclave extends AttestationSource, GovernanceRecorder {
   readonly report: AttestationReport;
   /** The sealing key (stable for this measurement on this platform); the state directory's key. */
   sealingKey(): Uint8Array;
-  /** The client's checks, run by the venue on what it serves (GovernanceWatch re-runs it). */
+  /**
+   * The client's checks, run by the venue on what it serves (GovernanceWatch re-runs it), and the
+   * verdict of the last hardware re-check; on a platform that re-checks (Intel TDX) a call also
+   * starts the next one when TDX_RECHECK_INTERVAL_MS has passed.
+   */
   attestationHolds(): boolean;
+  /** Asks the platform again now and records its verdict (true on the simulated platform). */
+  recheckPlatform(): Promise<boolean>;
 }
 
 export interface EnclaveOptions {
@@ -54,12 +64,14 @@ export interface EnclaveOptions {
    * sealing key, it is reachable only by this measurement on this platform.
    */
   readonly sealedSettlementSigner?: boolean;
+  /** Wall clock that paces the platform re-checks; default Date.now. */
+  readonly clockMs?: () => number;
 }
 
 /** HKDF info of the sealed settlement signer's seed: one key per sealing key, for this use only. */
 const SEALED_SIGNER_INFO = 'venue enclave settlement signer v1';
 
-export function createEnclave(options: EnclaveOptions): Enclave {
+export async function createEnclave(options: EnclaveOptions): Promise<Enclave> {
   const { identity, platform, measurement, nowMs } = options;
   const sealingKey = platform.sealingKey(measurement);
   const settlementSigner =
@@ -80,7 +92,9 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     issued_at_ms: nowMs,
     platform_key_id: platform.rootKeyId,
   };
-  const signature = platform.sign(sha256(encodeAttestationReport(report)));
+  const digest = sha256(encodeAttestationReport(report));
+  const evidence = await platform.attest(digest);
+  const signature = evidence.signature;
   const log = new TransparencyLog(options.transparencyHistory ?? []);
   log.append({ kind: 'measurement', time_ms: nowMs, session_id: identity.sessionId, measurement });
   log.append({
@@ -89,7 +103,13 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     session_id: identity.sessionId,
     settlement_signer: settlementSigner.publicKey,
   });
-  const attestation: AttestationResponse = { report, signature };
+  const attestation: AttestationResponse = {
+    report,
+    signature,
+    ...(evidence.tdxQuote === undefined
+      ? {}
+      : { tdx_quote: Buffer.from(evidence.tdxQuote).toString('base64') }),
+  };
   const transport: TransportAttestationResponse = {
     certificate_pem: identity.certPem,
     tls_spki_sha256: identity.spkiSha256,
@@ -97,6 +117,7 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     report_signature: signature,
   };
   const expected = { measurement, sessionId: identity.sessionId, tlsSpkiSha256: identity.spkiSha256 };
+  const recheck = platformRecheck(platform, digest, evidence, options.clockMs ?? Date.now);
   return {
     measurement,
     settlementSigner,
@@ -105,7 +126,8 @@ export function createEnclave(options: EnclaveOptions): Enclave {
     attestation: () => attestation,
     transportAttestation: () => transport,
     transparency: (from, limit) => log.page(from, limit),
-    attestationHolds: () => attestationHolds(attestation, transport, platform, expected),
+    attestationHolds: () => recheck.verdict() && attestationHolds(attestation, transport, platform, expected),
+    recheckPlatform: () => recheck.now(),
     recordGovernance: (entry) => {
       const last = log.lastOfKind('governance');
       // A restart sees the same governance again: the log records changes, not observations.
@@ -118,11 +140,55 @@ export function createEnclave(options: EnclaveOptions): Enclave {
 }
 
 /**
- * Whether a served attestation would pass a client's checks (spec 1 item 9): the platform root's
- * signature, the attested measurement, this boot's session and TLS key, and a transport attestation
- * that points at the same report. The simulated platform's root never changes, so for it this fails
- * only if what is served was altered; a real provider re-fetches its hardware report here and fails
- * when the platform no longer vouches for this enclave (a revoked key, a changed measurement).
+ * The hardware half of the self-check. A platform with `recheck` (Intel TDX) is asked for fresh
+ * evidence at most once per TDX_RECHECK_INTERVAL_MS; the answer arrives later, so the watch sees it
+ * on its next check. A re-check that fails or throws (the TD changed, the interface went away)
+ * closes trading until one succeeds.
+ */
+function platformRecheck(
+  platform: AttestationPlatform,
+  digest: Uint8Array,
+  served: PlatformEvidence,
+  clockMs: () => number,
+): { verdict(): boolean; now(): Promise<boolean> } {
+  let holds = true;
+  let lastMs = clockMs();
+  let running: Promise<boolean> | null = null;
+  const now = (): Promise<boolean> => {
+    if (platform.recheck === undefined) return Promise.resolve(true);
+    lastMs = clockMs();
+    running ??= platform
+      .recheck(digest, served)
+      .catch(() => false)
+      .then((verdict) => {
+        holds = verdict;
+        running = null;
+        return verdict;
+      });
+    return running;
+  };
+  return {
+    verdict: () => {
+      if (
+        platform.recheck !== undefined &&
+        running === null &&
+        clockMs() - lastMs >= TDX_RECHECK_INTERVAL_MS
+      ) {
+        void now();
+      }
+      return holds;
+    },
+    now,
+  };
+}
+
+/**
+ * Whether a served attestation would pass a client's checks (spec 1 item 9): the platform's
+ * evidence, the attested measurement, this boot's session and TLS key, and a transport attestation
+ * that points at the same report. Simulated: the root's signature over the report. Intel TDX: the
+ * served quote's report data is the report's digest and its signature is the one served (the DCAP
+ * chain is the client's to verify, with collateral the venue does not fetch). Whether the hardware
+ * still vouches is the re-check's part (platformRecheck).
  */
 export function attestationHolds(
   response: AttestationResponse,
@@ -131,6 +197,11 @@ export function attestationHolds(
   expected: { readonly measurement: string; readonly sessionId: string; readonly tlsSpkiSha256: string },
 ): boolean {
   try {
+    if (response.report.platform === 'intel-tdx') {
+      tdxBindingHolds(response, platform.rootKeyId, expected);
+      checkTransportAttestation(transport, response);
+      return true;
+    }
     verifyAttestation(
       response,
       {
@@ -144,6 +215,26 @@ export function attestationHolds(
   } catch {
     return false;
   }
+}
+
+/** Throws unless the served quote binds the served report and the report this boot. */
+function tdxBindingHolds(
+  response: AttestationResponse,
+  rootKeyId: string,
+  expected: { readonly measurement: string; readonly sessionId: string; readonly tlsSpkiSha256: string },
+): void {
+  const { report } = response;
+  assert(response.tdx_quote !== undefined, 'an intel-tdx report carries its quote');
+  const quote = parseQuote(Buffer.from(response.tdx_quote, 'base64'));
+  assert(report.platform_key_id === rootKeyId, 'the report names the platform root');
+  assert(quote.signature === response.signature, 'the served signature is the quote signature');
+  assert(
+    Buffer.from(quote.reportData).equals(Buffer.from(tdxReportDataOf(report))),
+    'the quote binds the report',
+  );
+  assert(report.measurement === expected.measurement, 'the report attests this build');
+  assert(report.session_id === expected.sessionId, 'the report is for this boot');
+  assert(report.tls_spki_sha256 === expected.tlsSpkiSha256, 'the report binds this TLS key');
 }
 
 type EntryFields = Pick<

@@ -5,15 +5,26 @@ import { generateTradingKey, signDigest, type TradingKey } from '@venue/protocol
  * The built-in attestation platform (design decisions section 5): a software root key standing in
  * for a TEE vendor's hardware root. It signs attestation reports; clients trust its public key the
  * way they would trust AWS Nitro's or AMD's root certificate. A real provider plugs in behind the
- * same interface: its `sign` is the hardware's report signature, its key id names its root.
+ * same interface: its `attest` is the hardware's evidence over the report, its key id names its root
+ * (tdx-platform.ts is one).
  */
 export interface AttestationPlatform {
   readonly platform: 'simulated' | 'aws-nitro' | 'amd-sev-snp' | 'intel-tdx';
-  /** Raw Ed25519 public key of the root, hex. */
+  /** Simulated: the raw Ed25519 public key of the root, hex. Intel TDX: the root certificate's SPKI DER, hex. */
   readonly rootPublicKey: string;
-  /** sha256 of the raw root public key, hex: how a report names its root. */
+  /** sha256 of `rootPublicKey`'s bytes, hex: how a report names its root. */
   readonly rootKeyId: string;
-  sign(digest: Uint8Array): string;
+  /**
+   * The platform's evidence for a report digest (sha256 of the canonical report bytes). Simulated:
+   * the root's Ed25519 signature. Intel TDX: a quote whose report data is tdxReportDataOf(report),
+   * and its ECDSA signature as `signature` (docs/enclave.md section 9).
+   */
+  attest(digest: Uint8Array): Promise<PlatformEvidence>;
+  /**
+   * Asks the hardware again and says whether it still vouches for the evidence served (same TD
+   * registers, same report data). Absent on the simulated platform, whose root cannot change.
+   */
+  recheck?(digest: Uint8Array, served: PlatformEvidence): Promise<boolean>;
   /**
    * The enclave's sealing key for code with this measurement: 32 bytes, the same on every boot of the
    * same code on the same platform, and unknown to any other code (a TEE derives it in hardware from a
@@ -21,6 +32,13 @@ export interface AttestationPlatform {
    * so a restart can read them and a modified build cannot.
    */
   sealingKey(measurement: string): Uint8Array;
+}
+
+export interface PlatformEvidence {
+  /** 64 bytes, hex: what GET /attestation serves as `signature` and the transport attestation names. */
+  readonly signature: string;
+  /** Intel TDX only: the raw DCAP quote. */
+  readonly tdxQuote?: Uint8Array;
 }
 
 /**
@@ -41,6 +59,6 @@ export function createSimulatedPlatform(
     platform: 'simulated',
     rootPublicKey: root.publicKey,
     rootKeyId: createHash('sha256').update(Buffer.from(root.publicKey, 'hex')).digest('hex'),
-    sign: (digest) => signDigest(root, digest),
+    attest: async (digest) => ({ signature: signDigest(root, digest) }),
   };
 }

@@ -172,7 +172,12 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
   // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
   const code = snapshotCode();
   const platform = createSimulatedPlatform();
-  const enclave = createEnclave({ identity, platform, measurement: code.measurement, nowMs: Date.now() });
+  const enclave = await createEnclave({
+    identity,
+    platform,
+    measurement: code.measurement,
+    nowMs: Date.now(),
+  });
   const chain = await devChain(enclave);
   const clock = chainSlotClock(chain);
   const oracle = createDevOracle(DEV_MARKETS);

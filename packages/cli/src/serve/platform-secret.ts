@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type AttestationPlatform, createSimulatedPlatform } from '@venue/adapters';
+import {
+  type AttestationPlatform,
+  checkTsmInterface,
+  createSimulatedPlatform,
+  createTdxPlatform,
+} from '@venue/adapters';
 import { generateTradingKey, seedOf, tradingKeyFromSeed } from '@venue/protocol';
+import type { ServeConfig } from './serve-config.ts';
 
 /**
  * The simulated attestation platform of a served venue, kept across restarts. A real TEE keeps its
@@ -12,6 +19,28 @@ import { generateTradingKey, seedOf, tradingKeyFromSeed } from '@venue/protocol'
  * O_EXCL, never overwritten.
  */
 export const PLATFORM_SECRET_FORMAT = 'venue-simulated-platform-v1';
+
+/**
+ * The configured platform. On `intel-tdx` the secret file's fused secret seeds the sealing key (a
+ * key broker's job on real hardware, docs/enclave.md section 9) and its root seed is unused; a
+ * machine without the configfs TSM interface is refused here, before anything else opens.
+ */
+export async function openPlatform(
+  config: ServeConfig['platform'],
+): Promise<{ platform: AttestationPlatform; created: boolean }> {
+  if (config.kind === 'intel-tdx') await checkTsmInterface(config.configfsRoot);
+  const simulated = loadOrCreatePlatform(config.secretFile);
+  if (config.kind === 'simulated') return simulated;
+  const secret = JSON.parse(readFileSync(config.secretFile, 'utf8')) as { fused_secret: string };
+  const rootCertificatePem =
+    config.rootCertificateFile === null ? undefined : await readFile(config.rootCertificateFile, 'utf8');
+  const platform = await createTdxPlatform({
+    sealingSecret: Buffer.from(secret.fused_secret, 'hex'),
+    configfsRoot: config.configfsRoot,
+    ...(rootCertificatePem === undefined ? {} : { rootCertificatePem }),
+  });
+  return { platform, created: simulated.created };
+}
 
 export function loadOrCreatePlatform(file: string): { platform: AttestationPlatform; created: boolean } {
   let created = false;

@@ -8,6 +8,7 @@ import {
   type LogLevel,
   SETTLEMENT_BUFFER_SLOTS,
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
+  TSM_REPORT_ROOT_DEFAULT,
 } from '@venue/adapters';
 import { ACCOUNT_OPEN_ORDERS_MAX, ORDER_LIFETIME_SLOTS_MAX, U64_MAX } from '@venue/protocol';
 
@@ -34,7 +35,21 @@ export interface ServeConfig {
   readonly stateDir: string;
   /** This boot's certificate and the platform root clients trust: public files only. */
   readonly publicDir: string;
-  readonly platform: { readonly kind: 'simulated'; readonly secretFile: string };
+  /**
+   * The attestation platform (docs/enclave.md). `simulated` (the default kind for development) keeps
+   * its root key and stand-in fused secret in `secretFile`. `intel-tdx` asks the kernel's configfs
+   * TSM report interface under `configfsRoot` for quotes and, until a key broker exists, derives the
+   * sealing key from the same kind of secret file; `rootCertificateFile` replaces Intel's root only
+   * for test deployments whose quotes chain to a test PKI.
+   */
+  readonly platform:
+    | { readonly kind: 'simulated'; readonly secretFile: string }
+    | {
+        readonly kind: 'intel-tdx';
+        readonly secretFile: string;
+        readonly configfsRoot: string;
+        readonly rootCertificateFile: string | null;
+      };
   /** Where the first admin's credentials are written on the first boot (0600, never overwritten). */
   readonly adminCredentialsFile: string;
   readonly proofs: 'groth16' | 'stub';
@@ -132,8 +147,12 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
   const listen = root.object('listen');
   listen.only(['host', 'port']);
   const platform = root.object('platform');
-  platform.only(['kind', 'secret_file']);
-  platform.oneOf('kind', ['simulated'] as const);
+  const platformKind = platform.oneOf('kind', ['simulated', 'intel-tdx'] as const);
+  platform.only(
+    platformKind === 'simulated'
+      ? ['kind', 'secret_file']
+      : ['kind', 'secret_file', 'configfs_root', 'root_certificate_file'],
+  );
   const chain = root.object('chain');
   chain.only(['rpc_url', 'poll_ms', 'slot_ms', 'tree_count', 'settle', 'accept_state_mismatch']);
   const oracle = root.object('oracle');
@@ -145,7 +164,17 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
     listen: { host: listen.string('host', '127.0.0.1'), port: listen.integer('port', 0, 65_535) },
     stateDir,
     publicDir: path(root, 'public_dir'),
-    platform: { kind: 'simulated', secretFile: path(platform, 'secret_file') },
+    platform:
+      platformKind === 'simulated'
+        ? { kind: 'simulated', secretFile: path(platform, 'secret_file') }
+        : {
+            kind: 'intel-tdx',
+            secretFile: path(platform, 'secret_file'),
+            configfsRoot: path(platform, 'configfs_root', TSM_REPORT_ROOT_DEFAULT),
+            rootCertificateFile: platform.has('root_certificate_file')
+              ? path(platform, 'root_certificate_file')
+              : null,
+          },
     adminCredentialsFile: path(root, 'admin_credentials_file'),
     proofs: root.oneOf('proofs', ['groth16', 'stub'] as const),
     chain: {
@@ -353,6 +382,10 @@ class Reader {
     const value = this.#get(key);
     if (value === undefined) this.fail(this.#key(key), 'missing; expected an object');
     return new Reader(this.file, this.#key(key), value);
+  }
+
+  has(key: string): boolean {
+    return this.#get(key) !== undefined;
   }
 
   optionalObject(key: string): Reader {

@@ -15,7 +15,7 @@ import { createMatchProver, createProofVerifier, loadNoteHasher, type NoteHasher
 import type { CreateAccountResponse } from '@venue/protocol';
 import { connectChain } from './chain-link.ts';
 import { pollOracleFeeds } from './oracle-feeds.ts';
-import { loadOrCreatePlatform } from './platform-secret.ts';
+import { openPlatform } from './platform-secret.ts';
 import { identityNamesFor, urlHost, writePlatformRoot, writePublicCertificate } from './public-files.ts';
 import type { ServeConfig } from './serve-config.ts';
 import { servedChainPorts } from './served-chain.ts';
@@ -70,7 +70,7 @@ export async function startServedVenue(
   if ((statSync(config.stateDir).mode & 0o077) !== 0) {
     throw new Error(`state_dir ${config.stateDir} is open to other users; run chmod 700 on it`);
   }
-  const { platform, created } = loadOrCreatePlatform(config.platform.secretFile);
+  const { platform, created } = await openPlatform(config.platform);
   if (created)
     log(`created the platform secret ${config.platform.secretFile}; back it up, the state needs it`);
   const chain = await connectChain(config.chain.rpcUrl, {
@@ -90,7 +90,7 @@ export async function startServedVenue(
   });
   await verifier.ready();
   const code = snapshotCode();
-  const enclave = createEnclave({
+  const enclave = await createEnclave({
     identity,
     platform,
     measurement: code.measurement,

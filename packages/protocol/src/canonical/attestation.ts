@@ -55,6 +55,19 @@ export function encodeAttestationReport(report: AttestationReport): Uint8Array {
   });
 }
 
+/**
+ * The 64-byte REPORTDATA of a TDX quote for this report: sha256 of its canonical bytes (the digest
+ * the simulated root signs), then 32 zero bytes kept for a later use. The hardware signs REPORTDATA
+ * on the enclave's behalf, so through it the quote vouches for every key and fact the report binds.
+ */
+export const TDX_REPORT_DATA_BYTES = 64;
+
+export function tdxReportDataOf(report: AttestationReport): Uint8Array {
+  const data = new Uint8Array(TDX_REPORT_DATA_BYTES);
+  data.set(sha256(encodeAttestationReport(report)), 0);
+  return data;
+}
+
 /** What the client trusts: platform roots by key id (sha256 of the raw key) and code measurements. */
 export interface AttestationPolicy {
   readonly trustedRoots: ReadonlyMap<string, string>;

@@ -47,13 +47,35 @@ export const AttestationReportSchema = Strict(
 );
 export type AttestationReport = Static<typeof AttestationReportSchema>;
 
-/** GET /attestation: the report and the platform root key's Ed25519 signature over its canonical bytes. */
+/**
+ * Largest TDX quote accepted (docs/enclave.md section 9). A version 4 quote with its PCK chain is
+ * about 5 KiB; the bound leaves room for version 5 and longer chains, and no more.
+ */
+export const TDX_QUOTE_BYTES_MAX = 16_384;
+
+/**
+ * GET /attestation: the report and the platform's signature over its canonical bytes. On the
+ * simulated platform that is the root key's Ed25519 signature. On `intel-tdx` the report is bound
+ * by the quote instead (its report data is tdxReportDataOf(report)); `tdx_quote` carries the quote
+ * and `signature` is the quote's own ECDSA P-256 signature (r || s), so the transport attestation
+ * names the same value either way.
+ */
 export const AttestationResponseSchema = Strict(
   {
     report: AttestationReportSchema,
     signature: Hex(BYTES.signature, {
-      description: 'Ed25519 by the platform root key over sha256 of the canonical report bytes.',
+      description:
+        'simulated: Ed25519 by the platform root key over sha256 of the canonical report bytes; intel-tdx: the quote signature (r || s).',
     }),
+    tdx_quote: Type.Optional(
+      Type.String({
+        minLength: 4,
+        maxLength: Math.ceil(TDX_QUOTE_BYTES_MAX / 3) * 4,
+        pattern: '^[A-Za-z0-9+/]+={0,2}$',
+        'x-expected': `base64 of a TDX quote of at most ${TDX_QUOTE_BYTES_MAX} bytes`,
+        description: 'intel-tdx only: the DCAP quote whose report data binds this report, base64.',
+      }),
+    ),
   },
   { title: 'AttestationResponse' },
 );
