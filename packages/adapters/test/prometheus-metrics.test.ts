@@ -4,7 +4,10 @@
 // text never carries an order id, an account's key, secret or token, nor an order's amount or price;
 // a trader's token gets nothing.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { PlaceOrder } from '@venue/protocol';
@@ -31,9 +34,13 @@ let bob: Trader & { apiSecret: string; passphrase: string };
 let nextId = 0;
 const orderIds: string[] = [];
 
+/** The venue journals here, so the journal's metrics have records to count. */
+const stateDir = mkdtempSync(join(tmpdir(), 'venue-metrics-'));
+
 before(async () => {
   hasher = await loadNoteHasher();
   venue = await TestVenue.start({
+    state: { directory: stateDir, sealingKey: randomBytes(32) },
     settlement: true,
     finalityDepth: FINALITY,
     core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
@@ -42,7 +49,10 @@ before(async () => {
   alice = await venue.trader('alice');
   bob = await venue.trader('bob');
 });
-after(() => venue.stop());
+after(async () => {
+  await venue.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
 
 function order(trader: Trader, side: 'bid' | 'ask', price = PRICE): PlaceOrder {
   const chain = venue.chain;
@@ -121,6 +131,20 @@ test('after a settled cross, the scraped counters match what happened', async ()
   assert.equal(sample(text, 'venue_proof_checks_in_flight'), 0);
   assert.equal(sample(text, 'venue_rate_limit_refusals_total', { action: 'place' }), 0);
   assert.equal(sample(text, 'venue_stream_connections'), 0);
+  // Every record journaled since the venue opened was timed to durability; none is in flight now.
+  const journal = venue.server.engine.journal;
+  assert.ok(journal !== null);
+  const appended = sample(text, 'venue_journal_append_seconds_count') ?? 0;
+  assert.ok(
+    appended >= 6 && appended <= Number(journal.lastSeq),
+    `${appended} of ${journal.lastSeq} records`,
+  );
+  assert.equal(sample(text, 'venue_journal_records_in_flight'), 0);
+  assert.equal(sample(text, 'venue_journal_failed'), 0);
+  assert.equal(
+    sample(text, 'venue_journal_records_since_snapshot'),
+    Number(journal.lastSeq - journal.snapshotSeq),
+  );
   assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0, 'process metrics are there');
 
   // Nothing about one order or one account: ids, keys, secrets, tokens, amounts, prices.
