@@ -1,10 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { VenueClock } from '../chain/clock.ts';
-import type { VenueHttpServer } from '../http/server.ts';
 import type { OracleMonitor } from '../oracle/oracle-monitor.ts';
 import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
 import type { SettlementMetrics } from '../settlement/settlement-metrics.ts';
-import type { StreamServer } from '../stream/stream-server.ts';
 import type { TradingGates } from '../venue/trading-gates.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
 
@@ -19,10 +17,15 @@ export interface MetricSources {
   settlement?: SettlementMetrics;
   pipeline?: { heldMatches(marketId: string): number };
   oracle?: OracleMonitor;
-  stream?: StreamServer;
+  /** The stream server's counters (StreamServer), read structurally to keep imports one-way. */
+  stream?: {
+    readonly sessionCount: number;
+    readonly slowConsumersClosed: number;
+    readonly deadPeersDropped: number;
+  };
   limiter?: TradingRateLimiter;
   signatures?: { readonly queueDepth: number };
-  http?: VenueHttpServer;
+  http?: { readonly connectionsRefusedPerAddress: number };
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { CoreEvent } from '@venue/core';
 import { isVenueError } from '@venue/protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { IntakeAction, IntakeTelemetry } from '../venue/ports.ts';
 import { type MetricSources, registerScrapedMetrics } from './scraped-metrics.ts';
+
+/** Where the match-to-final histogram puts its samples, in slots (400 ms each on mainnet). */
+const FINAL_SLOTS_BUCKETS = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+/** Sub-millisecond to a second: signature and proof checks, journal fsyncs. */
+const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * The venue's Prometheus metrics (docs/operations.md "Metrics"). One registry per venue, never
@@ -17,14 +23,7 @@ import { type MetricSources, registerScrapedMetrics } from './scraped-metrics.ts
  * id, an account, a key, a price or the amount of one order: the operator sees the venue, not a
  * participant.
  */
-export type IntakeAction = 'place' | 'cancel' | 'modify' | 'dead_man';
-
-/** Where the match-to-final histogram puts its samples, in slots (400 ms each on mainnet). */
-const FINAL_SLOTS_BUCKETS = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-/** Sub-millisecond to a second: signature and proof checks, journal fsyncs. */
-const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-
-export class VenueMetrics {
+export class VenueMetrics implements IntakeTelemetry {
   readonly registry = new Registry();
   readonly #sources: MetricSources = {};
   readonly #symbols = new Map<string, string>();
@@ -99,7 +98,13 @@ export class VenueMetrics {
 
   /** The label of a market: its symbol, which operators read, or the id of one not listed (yet). */
   symbolOf(marketId: string): string {
-    return this.#symbols.get(marketId) ?? marketId;
+    const known = this.#symbols.get(marketId);
+    if (known !== undefined) return known;
+    // A market listed after the venue opened: looked up once, then kept.
+    const listed = this.#sources.engine?.markets().find((market) => market.marketId === marketId);
+    if (listed === undefined) return marketId;
+    this.#symbols.set(marketId, listed.symbol);
+    return listed.symbol;
   }
 
   /** One trading request's outcome: accepted (null) or the error that refused it. */

@@ -16,8 +16,8 @@ import {
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
-import type { IntakeAction, VenueMetrics } from '../telemetry/venue-metrics.ts';
 import type { ProofChecks, SignatureChecks } from './intake-checks.ts';
+import type { IntakeAction, IntakeTelemetry } from './ports.ts';
 import { replyOf, type VenueEngine } from './venue-engine.ts';
 
 /**
@@ -38,7 +38,7 @@ export interface IntakeDeps {
   readonly proofs: ProofChecks;
   readonly clock: VenueClock;
   /** Counts each request's outcome (accepted, or refused with its code) for the operator. */
-  readonly metrics?: VenueMetrics;
+  readonly metrics?: IntakeTelemetry;
 }
 
 export class OrderIntake {
