@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   intake: () => import('../bench/intake.ts'),
   journal: () => import('../bench/journal.ts'),
   'match-prover': () => import('../bench/match-prover.ts'),
+  metrics: () => import('../bench/metrics.ts'),
   proofs: () => import('../bench/proofs.ts'),
   rest: () => import('../bench/rest.ts'),
   settlement: () => import('../bench/settlement.ts'),

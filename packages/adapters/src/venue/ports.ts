@@ -47,3 +47,12 @@ export const NO_SETTLEMENT: SettlementTelemetry = {
     batch_size_histogram: [],
   }),
 };
+
+/** The trading requests intake counts (REST and stream alike). */
+export type IntakeAction = 'place' | 'cancel' | 'modify' | 'dead_man';
+
+/** Where intake reports each request's outcome (telemetry/venue-metrics.ts implements it). */
+export interface IntakeTelemetry {
+  /** `refusal` is null for an accepted request, else what refused it (a VenueError or a fault). */
+  intake(action: IntakeAction, refusal: unknown): void;
+}

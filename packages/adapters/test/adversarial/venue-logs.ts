@@ -2,9 +2,9 @@
  * Captures every line a running TestVenue writes to its server log, at the most verbose level.
  *
  * TestVenue starts its server with logging silenced and takes no log option, so this re-points the
- * server's pino logger (the one Fastify, the error path and the stream server all share) at a
- * buffer and raises its level to `trace`. Loggers derived from it afterwards (one per request)
- * inherit both. Test-only: once TestVenue takes a log destination, use that instead.
+ * server's pino logger (Fastify's, which the error path uses) at a buffer and raises its level to
+ * `trace`. Its children inherit both, whether made before (the stream's and the journal's, which
+ * only bind a `component`) or after (one per request). Test-only: once TestVenue takes a log destination, use that instead.
  */
 import assert from 'node:assert/strict';
 import type { TestVenue } from '@venue/testing';

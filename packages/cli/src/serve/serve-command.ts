@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../commands/output.ts';
-import { announceReady } from '../commands/ready-file.ts';
+import { writeReadyFile } from '../commands/ready-file.ts';
 import { loadServerPart } from '../server-parts.ts';
 
 /** Beyond the drain (served-venue.ts's DRAIN_WAIT_MS_MAX), how long closing connections may take. */
@@ -18,41 +18,48 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
     .option('--ready-file <file>', 'also write the ready line to this file (public values only)')
     .action(async (flags: { config: string; readyFile?: string }) => {
-      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, startServedVenue }] = await loadServerPart(
-        () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
-        'serve',
-      );
+      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, serveLoggers, startServedVenue }] =
+        await loadServerPart(
+          () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
+          'serve',
+        );
       const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + STOP_GRACE_EXTRA_MS;
       const config = loadServeConfig(flags.config);
-      const log = (line: string) => io.stderr(`venue: ${line}\n`);
-      const venue = await startServedVenue(config, log);
-      announceReady(
-        {
-          rest_url: venue.restUrl,
-          stream_url: venue.streamUrl,
-          session_id: venue.sessionId,
-          cert_file: venue.certFile,
-          trust_file: venue.platformFile,
-          replayed_commands: venue.replayed,
-          admin_credentials_file: venue.adminCredentialsFile,
-          settles: venue.settles,
-          state_check: venue.stateCheck,
-          settlement_signer: venue.settlementSigner,
-          measurement: venue.measurement,
-        },
-        flags.readyFile,
-        io.stdout,
+      // From here every line is in the venue's one JSON format; a config that does not load is
+      // reported above like any CLI error (one line naming the key, exit 1).
+      const loggers = serveLoggers(config, {
+        stdout: { write: (line) => io.stdout(line) },
+        stderr: { write: (line) => io.stderr(line) },
+      });
+      const log = loggers.log.child({ component: 'serve' });
+      const venue = await startServedVenue(config, loggers.log);
+      const ready = {
+            rest_url: venue.restUrl,
+            stream_url: venue.streamUrl,
+            session_id: venue.sessionId,
+            cert_file: venue.certFile,
+            trust_file: venue.platformFile,
+            replayed_commands: venue.replayed,
+            admin_credentials_file: venue.adminCredentialsFile,
+            settles: venue.settles,
+            state_check: venue.stateCheck,
+            settlement_signer: venue.settlementSigner,
+            measurement: venue.measurement,
+            metrics_url: venue.metricsUrl,
+      };
+      if (flags.readyFile !== undefined) writeReadyFile(ready, flags.readyFile);
+      loggers.ready.info({ ready }, 'the venue is ready'
       );
       const stop = async (signal: NodeJS.Signals) => {
-        log(`${signal} received: draining, then stopping`);
+        log.info({ signal }, 'signal received: draining, then stopping');
         const deadline = setTimeout(() => {
-          log(`still stopping after ${STOP_GRACE_MS} ms; exiting anyway`);
+          log.error(`still stopping after ${STOP_GRACE_MS} ms; exiting anyway`);
           process.exit(1);
         }, STOP_GRACE_MS);
         deadline.unref();
         await venue.stop();
         clearTimeout(deadline);
-        log('stopped');
+        log.info('stopped');
         process.exit(0);
       };
       process.once('SIGINT', (signal) => void stop(signal));

@@ -5,9 +5,15 @@ import {
   assetOfOrder,
   createBootIdentity,
   createEnclave,
+  createVenueLogger,
+  type LogDestination,
+  lineLogger,
+  type MetricsListener,
   type OraclePort,
   snapshotCode,
+  startMetricsListener,
   type VenueClock,
+  type VenueLogger,
   type VenueOptions,
   type VenueServer,
 } from '@venue/adapters';
@@ -53,6 +59,8 @@ export interface ServedVenue {
   readonly stateCheck: string;
   readonly settlementSigner: string;
   readonly measurement: string;
+  /** Where a scraper on this host reads the metrics without a token (`metrics_listen`); else null. */
+  readonly metricsUrl: string | null;
   readonly server: VenueServer;
   /** Closes trading, waits for the journal to be durable, then closes everything. */
   stop(): Promise<void>;
@@ -62,10 +70,27 @@ export interface ServedVenue {
 export const DRAIN_WAIT_MS_MAX = 5_000;
 const DRAIN_POLL_MS = 20;
 
-export async function startServedVenue(
+/**
+ * The loggers of `venue serve`, all in the venue's one format (docs/operations.md "Logs"): the
+ * operating log on stderr at the config's `log_level` (the server, the stream, the chain link, the
+ * oracle feeds and serve's own lines share it), and the ready line on stdout, which is always
+ * printed since scripts wait for it.
+ */
+export function serveLoggers(
   config: ServeConfig,
-  log: (line: string) => void,
-): Promise<ServedVenue> {
+  out: { stdout: LogDestination; stderr: LogDestination },
+): { log: VenueLogger; ready: VenueLogger } {
+  return {
+    log: createVenueLogger({ level: config.logLevel, stream: out.stderr }),
+    ready: createVenueLogger({ level: 'info', stream: out.stdout }).child({ component: 'serve' }),
+  };
+}
+
+export async function startServedVenue(config: ServeConfig, logger: VenueLogger): Promise<ServedVenue> {
+  const log = lineLogger(logger.child({ component: 'serve' }), 'warn');
+  const chainLog = lineLogger(logger.child({ component: 'chain' }), 'warn');
+  const oracleLog = lineLogger(logger.child({ component: 'oracle' }), 'warn');
+  const settlementLog = lineLogger(logger.child({ component: 'settlement' }), 'warn');
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   if ((statSync(config.stateDir).mode & 0o077) !== 0) {
     throw new Error(`state_dir ${config.stateDir} is open to other users; run chmod 700 on it`);
@@ -77,7 +102,7 @@ export async function startServedVenue(
     pollMs: config.chain.pollMs,
     slotDurationMs: config.chain.slotMs,
     treeCount: config.chain.treeCount,
-    onError: log,
+    onError: chainLog,
   });
   const identity = await createBootIdentity(identityNamesFor(config.listen.host));
   const hasher = await loadNoteHasher();
@@ -98,7 +123,7 @@ export async function startServedVenue(
     sealedSettlementSigner: true,
   });
   const remoteChain = settles
-    ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier))
+    ? await openRemoteSettlement(config, enclave, settlementLog).catch(closing(verifier))
     : null;
   // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
   const remote = remoteChain === null ? null : { chain: remoteChain, prover: createMatchProver() };
@@ -113,26 +138,31 @@ export async function startServedVenue(
       hasher,
       enclave,
       roots: chain.roots,
-      chain: servedChainPorts(config, chain, remote, log),
-      oracle: servedOracle(config, chain.clock, log),
-      log,
+      chain: servedChainPorts(config, chain, remote, chainLog),
+      oracle: servedOracle(config, chain.clock, oracleLog),
+      log: settlementLog,
       front: {
         identity,
         evidences: code,
-        log: { level: config.logLevel },
+        log: { logger },
         transport: { connectionsPerAddressMax: config.limits.connectionsPerAddressMax },
       },
     },
     servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
   ).catch(closing({ close: closeStarted }));
   const server = venue.server;
+  let metricsListener: MetricsListener | null = null;
   const closeAll = async () => {
+    await metricsListener?.close();
     await venue.stop();
     await verifier.close();
   };
   try {
     const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
     const { port } = await server.http.listen({ host: config.listen.host, port: config.listen.port });
+    if (config.metricsListen !== null) {
+      metricsListener = await startMetricsListener(server.metrics, config.metricsListen);
+    }
     const certFile = await writePublicCertificate(config.publicDir, identity.certPem);
     const platformFile = await writePlatformRoot(config.publicDir, {
       platform: platform.platform,
@@ -156,6 +186,7 @@ export async function startServedVenue(
       },
       settlementSigner: enclave.settlementSigner.publicKey,
       measurement: enclave.measurement,
+      metricsUrl: metricsListener?.url ?? null,
       server,
       stop: () => {
         stopping ??= drainAndClose(server, closeAll);
