@@ -93,7 +93,9 @@ function startBackground(block: Block): Promise<Background> {
     );
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       output += `${line}\n`;
-      if (line.startsWith('{"ready":')) {
+      // chain start and oracle publish print {"ready": ...}; serve prints a JSON log line with a
+      // `ready` field.
+      if (isReadyLine(line)) {
         clearTimeout(timer);
         resolve(started);
       }
@@ -146,3 +148,13 @@ test('docs/operations.md: an operator goes from an empty folder to a served venu
     running.splice(running.indexOf(background), 1);
   }
 });
+
+function isReadyLine(line: string): boolean {
+  if (!line.startsWith('{')) return false;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null && 'ready' in parsed;
+  } catch {
+    return false;
+  }
+}

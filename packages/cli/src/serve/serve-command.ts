@@ -34,22 +34,21 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const log = loggers.log.child({ component: 'serve' });
       const venue = await startServedVenue(config, loggers.log);
       const ready = {
-            rest_url: venue.restUrl,
-            stream_url: venue.streamUrl,
-            session_id: venue.sessionId,
-            cert_file: venue.certFile,
-            trust_file: venue.platformFile,
-            replayed_commands: venue.replayed,
-            admin_credentials_file: venue.adminCredentialsFile,
-            settles: venue.settles,
-            state_check: venue.stateCheck,
-            settlement_signer: venue.settlementSigner,
-            measurement: venue.measurement,
-            metrics_url: venue.metricsUrl,
+        rest_url: venue.restUrl,
+        stream_url: venue.streamUrl,
+        session_id: venue.sessionId,
+        cert_file: venue.certFile,
+        trust_file: venue.platformFile,
+        replayed_commands: venue.replayed,
+        admin_credentials_file: venue.adminCredentialsFile,
+        settles: venue.settles,
+        state_check: venue.stateCheck,
+        settlement_signer: venue.settlementSigner,
+        measurement: venue.measurement,
+        metrics_url: venue.metricsUrl,
       };
       if (flags.readyFile !== undefined) writeReadyFile(ready, flags.readyFile);
-      loggers.ready.info({ ready }, 'the venue is ready'
-      );
+      loggers.ready.info({ ready }, 'the venue is ready');
       const stop = async (signal: NodeJS.Signals) => {
         log.info({ signal }, 'signal received: draining, then stopping');
         const deadline = setTimeout(() => {
