@@ -35,7 +35,8 @@ export function ensureMachine() {
   }
   const asRoot = process.getuid?.() === 0;
   const prefix = asRoot ? [] : ['sudo', '-n'];
-  const apt = (args) => run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(asRoot ? [] : ['apt-get']), ...args]);
+  const apt = (args) =>
+    run(prefix[0] ?? 'apt-get', [...prefix.slice(1), ...(asRoot ? [] : ['apt-get']), ...args]);
   const packages = missing.map((entry) => entry.debianPackage);
   // Waits for another installer's lock instead of failing at once (several sessions share a machine).
   const install = ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', ...packages];
