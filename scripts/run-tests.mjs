@@ -51,6 +51,10 @@ if (selected.some((file) => file.endsWith('.dist.test.ts'))) {
   const { buildPackages } = await import('./build-packages.mjs');
   buildPackages();
 }
+// The venue serves the operator console from its build: make sure it exists and matches its
+// sources before any venue starts (quick when nothing changed).
+const { ensureConsoleBuilt } = await import('./build-console.mjs');
+await ensureConsoleBuilt();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...selected],

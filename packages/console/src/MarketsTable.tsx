@@ -50,9 +50,9 @@ export function MarketsTable({ instruments, settlement }: Props) {
                 </td>
                 <td data-testid="market-reason">{instrument.paused_reason ?? ''}</td>
                 <td data-testid="market-oracle">{oracleFreshness(instrument)}</td>
-                <td>{instrument.batch_seq}</td>
+                <td data-testid="market-batch-seq">{instrument.batch_seq}</td>
                 <td data-testid="market-queue">{metrics?.queue_depth ?? 0}</td>
-                <td>
+                <td data-testid="market-batches">
                   {metrics?.batches_confirmed ?? 0} / {metrics?.batches_failed ?? 0}
                 </td>
                 <td>
