@@ -36,6 +36,7 @@ export * from './settlement/index.ts';
 export * from './stream/stream-frames.ts';
 export * from './stream/stream-server.ts';
 export * from './stream/stream-session.ts';
+export * from './telemetry/index.ts';
 export * from './venue/commitment-memo.ts';
 export * from './venue/drain-control.ts';
 export * from './venue/engine-boot.ts';

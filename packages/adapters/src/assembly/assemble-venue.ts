@@ -71,6 +71,13 @@ export async function assembleVenue(
       : new OracleMonitor(server.engine, options.markets, ports.oracle.publisherKeys);
   const oracleFeed = monitor === null ? null : (ports.oracle?.start(monitor) ?? null);
   const settlement = settles ? openSettlement(server, ports, options, companions) : null;
+  server.metrics.attach({
+    ...(monitor === null ? {} : { oracle: monitor }),
+    ...(settlement === null ? {} : { settlement: companions.metrics, pipeline: settlement.pipeline }),
+  });
+  if (settlement !== null) {
+    companions.metrics.onBatchFinal((marketId, slots) => server.metrics.batchFinal(marketId, slots));
+  }
   const settlementChain = ports.chain?.settlement?.chain;
   const detachConsumed =
     settles && settlementChain !== undefined && companions.tags !== null

@@ -15,6 +15,8 @@ import { venueReadRoutes } from '../http/venue-read-routes.ts';
 import type { Recovery } from '../journal/recovery.ts';
 import { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
 import { StreamServer, type StreamServerOptions } from '../stream/stream-server.ts';
+import { timedProofChecks, timedSignatureChecks } from '../telemetry/timed-checks.ts';
+import { VenueMetrics } from '../telemetry/venue-metrics.ts';
 import { AuctionExplanations } from '../venue/auction-explanations.ts';
 import { DrainControl } from '../venue/drain-control.ts';
 import { bootEngine, type StateDirectory } from '../venue/engine-boot.ts';
@@ -60,6 +62,8 @@ export interface VenueBody {
   readonly intake: OrderIntake;
   readonly stream: StreamServer;
   readonly drain: DrainControl;
+  /** This venue's Prometheus registry and its event counters (telemetry/venue-metrics.ts). */
+  readonly metrics: VenueMetrics;
   /** What recovery found at boot; null without a state directory. */
   readonly recovery: Recovery | null;
   /** Creates an account without an admin token: the operator's first admin, dev-mode accounts. */
@@ -107,8 +111,9 @@ export async function openVenueServer(
     ...(parts.stream.readBucket === undefined ? {} : { readBucket: parts.stream.readBucket }),
   });
   if (http !== null) stream.attach(http.app.server);
+  inner.metrics.attach({ stream, ...(http === null ? {} : { http }) });
   const stopBeat = http === null ? () => {} : startWallBeat(parts.clock, inner, stream);
-  const { engine, auth, gates, intake, drain, recovery } = inner;
+  const { engine, auth, gates, intake, drain, recovery, metrics } = inner;
   const body: VenueBody = {
     engine,
     auth,
@@ -116,6 +121,7 @@ export async function openVenueServer(
     intake,
     stream,
     drain,
+    metrics,
     recovery,
     provision: (role, label) => auth.createAccount({ role, ...(label === undefined ? {} : { label }) }),
     async close() {
@@ -138,6 +144,7 @@ interface Inner {
   readonly drain: DrainControl;
   readonly limiter: TradingRateLimiter;
   readonly auctions: AuctionExplanations;
+  readonly metrics: VenueMetrics;
   readonly recovery: Recovery | null;
   /** Where a failed snapshot is reported: the front's log once it exists. */
   readonly snapshotErrors: { report: (error: unknown) => void };
@@ -175,11 +182,23 @@ async function openInner(parts: VenueServerParts, sessionId: string): Promise<In
     pool = new SignaturePool();
     signatures = pooledSignatureChecks(pool);
   }
-  const intake = new OrderIntake({ engine, limiter, signatures, proofs: parts.proofs, clock });
+  const metrics = new VenueMetrics();
+  engine.observeJournalAppends((seconds) => metrics.journalAppended(seconds));
+  engine.onEvents((events) => metrics.followEvents(events));
+  metrics.attach({ engine, gates, clock, limiter, ...(pool === null ? {} : { signatures: pool }) });
+  const intake = new OrderIntake({
+    engine,
+    limiter,
+    signatures: timedSignatureChecks(signatures, metrics),
+    proofs: timedProofChecks(parts.proofs, metrics),
+    clock,
+    metrics,
+  });
   const auctions = new AuctionExplanations();
   engine.onEvents((events) => auctions.follow(events));
   return {
     auctions,
+    metrics,
     engine,
     auth,
     gates,
@@ -223,6 +242,7 @@ function openHttp(parts: VenueServerParts, inner: Inner, front: FrontPorts): Ven
               attestation: parts.attestation,
               settlement: parts.settlement,
               auctions: inner.auctions,
+              metrics: inner.metrics,
             }),
           ],
           { auth, clock },

@@ -15,6 +15,7 @@ import {
   VenueError,
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
+import type { VenueMetrics } from '../telemetry/venue-metrics.ts';
 import type { AuctionExplanations } from '../venue/auction-explanations.ts';
 import type { DrainControl } from '../venue/drain-control.ts';
 import type { AttestationSource, ChainReads, SettlementTelemetry } from '../venue/ports.ts';
@@ -36,6 +37,7 @@ export interface ReadDeps {
   readonly attestation: AttestationSource | null;
   readonly settlement: SettlementTelemetry;
   readonly auctions: AuctionExplanations;
+  readonly metrics: VenueMetrics;
 }
 
 function chainOf(deps: ReadDeps): ChainReads {
@@ -165,6 +167,16 @@ export function venueReadRoutes(deps: ReadDeps): RouteHandler[] {
           })),
         };
         return body;
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/metrics/prometheus',
+      handle: async (context: RouteContext) => {
+        deps.engine.catchUp();
+        const text = await deps.metrics.scrape();
+        context.reply.header('content-type', deps.metrics.contentType);
+        return text;
       },
     },
   ];

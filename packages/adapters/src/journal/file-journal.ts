@@ -157,6 +157,14 @@ export class FileJournal implements Journal {
     return this.#lastSeq;
   }
 
+  get snapshotAtMs(): number {
+    return this.#snapshotAtMs;
+  }
+
+  get snapshotSeq(): bigint {
+    return this.#snapshotSeq;
+  }
+
   get failure(): VenueError | null {
     return this.#failure;
   }

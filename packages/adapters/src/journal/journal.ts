@@ -35,6 +35,10 @@ export interface Journal {
   readonly position: JournalPosition;
   /** The error every write now fails with, or null while the journal is healthy. */
   readonly failure: VenueError | null;
+  /** When the last snapshot was stored (or, before the first of this boot, when the journal opened). */
+  readonly snapshotAtMs: number;
+  /** The sequence number the last stored snapshot covers; 0n before any. */
+  readonly snapshotSeq: bigint;
   /** Whether a snapshot is due at `nowMs` (records or time since the last one). */
   snapshotDue(nowMs: number): boolean;
   /**

@@ -80,6 +80,13 @@ export class OracleMonitor {
     }
   }
 
+  /** The publish slot of the last update accepted for a market's feed; null before the first. */
+  lastPublishSlot(marketId: string): bigint | null {
+    const market = this.#markets.find((m) => m.listing.config.marketId === marketId);
+    if (market === undefined) return null;
+    return this.#feeds.get(market.listing.config.oracleFeed)?.latest?.publish_slot ?? null;
+  }
+
   /** One update from a feed (the chain's oracle account, or the dev oracle simulator). */
   receive(update: OracleUpdate, slot: bigint): OracleVerdict {
     const feed = this.#feeds.get(update.feed);

@@ -12,6 +12,8 @@ export type TradingAction = keyof typeof TRADING_COST;
 
 export class TradingRateLimiter {
   readonly #buckets = new Map<string, TokenBucket>();
+  /** Refusals since start, by action (an operator metric; no account is kept with them). */
+  readonly refusals: Record<TradingAction, number> = { place: 0, modify: 0, cancel: 0, read: 0 };
 
   /** Charges the account for one request, or throws TRADING_RATE_LIMITED with the wait. */
   charge(accountId: string, action: TradingAction, nowMs: number): void {
@@ -23,6 +25,7 @@ export class TradingRateLimiter {
     const floor = action === 'cancel' ? 0 : TRADING_RESERVE_UNITS;
     const refusal = bucket.take(TRADING_COST[action], nowMs, floor);
     if (refusal !== null) {
+      this.refusals[action] += 1;
       throw new VenueError(
         'TRADING_RATE_LIMITED',
         `trading request rate limit reached for this account; retry in ${refusal.retryAfterMs} ms` +

@@ -18,10 +18,35 @@ interface MarketCounters {
   /** Ring of match-to-final latencies (slots), one per finalized batch. */
   readonly latencies: bigint[];
   nextLatency: number;
+  matchesSettled: number;
+  /** Matches whose settlement failed, by failure reason (docs/settlement.md section 3). */
+  readonly matchesFailed: Map<string, number>;
 }
 
 export class SettlementMetrics implements SettlementTelemetry {
   readonly #markets = new Map<string, MarketCounters>();
+  readonly #finalListeners: ((marketId: string, latencySlots: bigint) => void)[] = [];
+
+  /** Hears each batch's match-to-final latency as it becomes final (the Prometheus histogram). */
+  onBatchFinal(listener: (marketId: string, latencySlots: bigint) => void): void {
+    this.#finalListeners.push(listener);
+  }
+
+  /** One match's settlement outcome, as the pipeline reports it to the core. */
+  matchSettled(marketId: string): void {
+    this.#of(marketId).matchesSettled += 1;
+  }
+
+  matchFailed(marketId: string, reason: string): void {
+    const failed = this.#of(marketId).matchesFailed;
+    failed.set(reason, (failed.get(reason) ?? 0) + 1);
+  }
+
+  /** Match outcomes since start, for the scrape-time metrics. */
+  matchOutcomes(marketId: string): { settled: number; failed: ReadonlyMap<string, number> } {
+    const counters = this.#of(marketId);
+    return { settled: counters.matchesSettled, failed: counters.matchesFailed };
+  }
 
   #of(marketId: string): MarketCounters {
     let counters = this.#markets.get(marketId);
@@ -34,6 +59,8 @@ export class SettlementMetrics implements SettlementTelemetry {
         sizeBuckets: BATCH_SIZE_BUCKET_MINS.map(() => 0),
         latencies: [],
         nextLatency: 0,
+        matchesSettled: 0,
+        matchesFailed: new Map(),
       };
       this.#markets.set(marketId, counters);
     }
@@ -60,6 +87,7 @@ export class SettlementMetrics implements SettlementTelemetry {
     if (counters.latencies.length < LATENCY_SAMPLES_MAX) counters.latencies.push(latencySlots);
     else counters.latencies[counters.nextLatency] = latencySlots;
     counters.nextLatency = (counters.nextLatency + 1) % LATENCY_SAMPLES_MAX;
+    for (const listener of this.#finalListeners) listener(marketId, latencySlots);
   }
 
   batchFailed(marketId: string): void {

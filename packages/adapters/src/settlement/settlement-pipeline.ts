@@ -222,6 +222,17 @@ export class SettlementPipeline {
     this.#detach();
   }
 
+  /**
+   * Matches the pipeline holds for a market: locked on chain, queued or in a batch not yet final.
+   * Counted when a scraper asks (the Prometheus metrics), so a walk over the set is fine.
+   */
+  heldMatches(marketId: string): number {
+    const prefix = `${marketId}:`;
+    let held = 0;
+    for (const id of this.#owned) if (id.startsWith(prefix)) held += 1;
+    return held;
+  }
+
   /** Matches waiting in a queue or in an unfinished batch, per market. */
   queueDepth(marketId: string): number {
     const lane = this.#lanes.get(marketId);
@@ -949,6 +960,8 @@ export class SettlementPipeline {
     if (!this.#owned.delete(id)) return;
     if (!this.#o.engine.core.isPendingMatch(match.marketId, match.matchId)) return;
     this.#o.engine.record(command, annotations);
+    if (command.type === 'match_settled') this.#o.metrics?.matchSettled(match.marketId);
+    else this.#o.metrics?.matchFailed(match.marketId, command.reason);
   }
 
   // ---- Fill memos ----

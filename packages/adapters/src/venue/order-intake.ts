@@ -16,6 +16,7 @@ import {
 } from '@venue/protocol';
 import type { VenueClock } from '../chain/clock.ts';
 import type { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
+import type { IntakeAction, VenueMetrics } from '../telemetry/venue-metrics.ts';
 import type { ProofChecks, SignatureChecks } from './intake-checks.ts';
 import { replyOf, type VenueEngine } from './venue-engine.ts';
 
@@ -36,6 +37,8 @@ export interface IntakeDeps {
   readonly signatures: SignatureChecks;
   readonly proofs: ProofChecks;
   readonly clock: VenueClock;
+  /** Counts each request's outcome (accepted, or refused with its code) for the operator. */
+  readonly metrics?: VenueMetrics;
 }
 
 export class OrderIntake {
@@ -46,7 +49,11 @@ export class OrderIntake {
   }
 
   async place(body: unknown, accountId: string, connectionId: string | null): Promise<PlaceResponse> {
-    return this.placeOrder(decode(PlaceOrderSchema, body), accountId, connectionId);
+    return this.placeOrder(
+      this.#decoded('place', () => decode(PlaceOrderSchema, body)),
+      accountId,
+      connectionId,
+    );
   }
 
   /** A place whose body was already decoded by its schema (the stream decodes whole frames). */
@@ -64,7 +71,15 @@ export class OrderIntake {
    * a client's nonces never arrive out of order. The checks before the first await (field rules,
    * rate limit) run synchronously, in call order.
    */
-  async preparePlace(
+  preparePlace(
+    order: PlaceOrder,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<() => Promise<PlaceResponse>> {
+    return this.#counted('place', () => this.#preparePlace(order, accountId, connectionId));
+  }
+
+  async #preparePlace(
     order: PlaceOrder,
     accountId: string,
     connectionId: string | null,
@@ -87,14 +102,26 @@ export class OrderIntake {
   }
 
   async cancel(orderId: string, body: unknown, accountId: string): Promise<CancelResponse> {
-    return this.cancelOrder(orderId, decode(CancelParamsSchema, body), accountId);
+    return this.cancelOrder(
+      orderId,
+      this.#decoded('cancel', () => decode(CancelParamsSchema, body)),
+      accountId,
+    );
   }
 
   async cancelOrder(orderId: string, params: CancelParams, accountId: string): Promise<CancelResponse> {
     return (await this.prepareCancel(orderId, params, accountId))();
   }
 
-  async prepareCancel(
+  prepareCancel(
+    orderId: string,
+    params: CancelParams,
+    accountId: string,
+  ): Promise<() => Promise<CancelResponse>> {
+    return this.#counted('cancel', () => this.#prepareCancel(orderId, params, accountId));
+  }
+
+  async #prepareCancel(
     orderId: string,
     params: CancelParams,
     accountId: string,
@@ -113,7 +140,12 @@ export class OrderIntake {
     accountId: string,
     connectionId: string | null,
   ): Promise<ModifyResponse> {
-    return this.modifyOrder(oldOrderId, decode(ModifyRequestSchema, body), accountId, connectionId);
+    return this.modifyOrder(
+      oldOrderId,
+      this.#decoded('modify', () => decode(ModifyRequestSchema, body)),
+      accountId,
+      connectionId,
+    );
   }
 
   async modifyOrder(
@@ -125,7 +157,16 @@ export class OrderIntake {
     return (await this.prepareModify(oldOrderId, request, accountId, connectionId))();
   }
 
-  async prepareModify(
+  prepareModify(
+    oldOrderId: string,
+    request: ModifyRequest,
+    accountId: string,
+    connectionId: string | null,
+  ): Promise<() => Promise<ModifyResponse>> {
+    return this.#counted('modify', () => this.#prepareModify(oldOrderId, request, accountId, connectionId));
+  }
+
+  async #prepareModify(
     oldOrderId: string,
     request: ModifyRequest,
     accountId: string,
@@ -156,14 +197,60 @@ export class OrderIntake {
    * holds it and a replay arms it at the same slot.
    */
   async armDeadMan(body: unknown, accountId: string): Promise<DeadManStatus> {
-    return this.setDeadMan(decode(DeadManArmRequestSchema, body).timeout_slots, accountId);
+    return this.setDeadMan(
+      this.#decoded('dead_man', () => decode(DeadManArmRequestSchema, body)).timeout_slots,
+      accountId,
+    );
   }
 
   async setDeadMan(timeoutSlots: bigint | null, accountId: string): Promise<DeadManStatus> {
-    const { engine, limiter, clock } = this.#deps;
-    limiter.charge(accountId, 'cancel', clock.nowMs());
-    const events = await engine.submit({ type: 'dead_man', accountId, timeoutSlots });
-    return replyOf(events, 'dead_man_reply').response;
+    const run = await this.#counted('dead_man', async () => {
+      const { engine, limiter, clock } = this.#deps;
+      limiter.charge(accountId, 'cancel', clock.nowMs());
+      return async () =>
+        replyOf(await engine.submit({ type: 'dead_man', accountId, timeoutSlots }), 'dead_man_reply')
+          .response;
+    });
+    return run();
+  }
+
+  /** A body decoded by its schema; a body that fails is a refusal of `action` in the metrics. */
+  #decoded<T>(action: IntakeAction, decodeBody: () => T): T {
+    try {
+      return decodeBody();
+    } catch (error) {
+      this.#deps.metrics?.intake(action, error);
+      throw error;
+    }
+  }
+
+  /**
+   * A request's two steps (checks, then sequencing) with its outcome counted once: refused at
+   * whichever step threw, accepted once the sequenced command replied.
+   */
+  async #counted<T>(
+    action: IntakeAction,
+    prepare: () => Promise<() => Promise<T>>,
+  ): Promise<() => Promise<T>> {
+    const metrics = this.#deps.metrics;
+    if (metrics === undefined) return prepare();
+    let run: () => Promise<T>;
+    try {
+      run = await prepare();
+    } catch (error) {
+      metrics.intake(action, error);
+      throw error;
+    }
+    return async () => {
+      try {
+        const reply = await run();
+        metrics.intake(action, null);
+        return reply;
+      } catch (error) {
+        metrics.intake(action, error);
+        throw error;
+      }
+    };
   }
 
   /** GET /account/dead-man: one read unit, like every read of the account. */

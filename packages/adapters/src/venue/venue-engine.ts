@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import {
   type Command,
   type CoreConfig,
@@ -64,6 +65,8 @@ export class VenueEngine {
   readonly #onSnapshotError: (error: unknown) => void;
   readonly #companions: readonly StateCompanion[];
   readonly #replica: SnapshotReplica | null;
+  /** Hears how long each journal record took to become durable, in seconds (the metrics). */
+  #appendObserver: ((seconds: number) => void) | null = null;
 
   constructor(
     core: VenueCore,
@@ -99,6 +102,10 @@ export class VenueEngine {
   /** Whether `companion` follows this engine's records (it was handed over at construction). */
   follows(companion: StateCompanion): boolean {
     return this.#companions.includes(companion);
+  }
+
+  observeJournalAppends(observer: (seconds: number) => void): void {
+    this.#appendObserver = observer;
   }
 
   onEvents(listener: EventListener): void {
@@ -245,7 +252,10 @@ export class VenueEngine {
       this.#fanOut(events);
       return Promise.resolve();
     }
+    const observer = this.#appendObserver;
+    const started = observer === null ? 0 : performance.now();
     const released = journal.append(record).then(() => {
+      observer?.((performance.now() - started) / 1000);
       this.#fanOut(events);
       this.#drainDeferred();
     });

@@ -44,6 +44,11 @@ export class SignaturePool {
     this.#slots = Array.from({ length: workers }, () => this.#spawn());
   }
 
+  /** Signature checks asked for and not yet answered (queued or on a worker). */
+  get queueDepth(): number {
+    return this.#waiting;
+  }
+
   /** Resolves true when the signature verifies under the protocol's Ed25519 rule (verifyDigest). */
   verify(publicKey: string, digest: Uint8Array, signature: string): Promise<boolean> {
     // The key rule and the shape checks run here, so the worker only does curve arithmetic.

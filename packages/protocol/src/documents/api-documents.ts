@@ -100,7 +100,9 @@ export function openApiDocument(): Json {
         '200': {
           description: 'Success; the body is never wrapped.',
           headers: { 'x-request-id': { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: refTo(components, route.response) } },
+          content: {
+            [route.responseType ?? 'application/json']: { schema: refTo(components, route.response) },
+          },
         },
         ...errorResponses(route.errors),
       },

@@ -90,6 +90,8 @@ export interface RouteDef {
   readonly bodyBytesMax?: number;
   /** Schema of the 200 response. */
   readonly response: TSchema;
+  /** Media type of the 200 response when it is not JSON (the Prometheus exposition is text). */
+  readonly responseType?: 'text/plain';
   readonly errors: readonly ErrorName[];
 }
 
@@ -104,6 +106,12 @@ export const ApiKeyParamsSchema = Strict({ api_key: ApiKey() }, { title: 'ApiKey
  * AsyncAPI 3.0) define. The only response schema that is not Strict, since nobody decodes it.
  */
 export const API_DOCUMENT = Type.Object({}, { additionalProperties: true, title: 'ApiDocument' });
+
+/** GET /admin/metrics/prometheus: the text exposition format 0.0.4, which scrapers parse. */
+export const PROMETHEUS_TEXT = Type.String({
+  title: 'PrometheusText',
+  description: 'Prometheus text exposition format, version 0.0.4 (text/plain; version=0.0.4).',
+});
 
 // ---- Error groups ----
 
@@ -543,6 +551,16 @@ export const ROUTES: readonly RouteDef[] = [
     auth: 'admin',
     summary: 'Per-market settlement queue and latency aggregates; nothing per order.',
     response: SettlementMetricsResponseSchema,
+    errors: errors(ADMIN, ALWAYS),
+  },
+  {
+    method: 'GET',
+    path: '/admin/metrics/prometheus',
+    auth: 'admin',
+    summary:
+      'The venue in the Prometheus text format (markets, intake, settlement, journal, stream, process); nothing per order.',
+    response: PROMETHEUS_TEXT,
+    responseType: 'text/plain',
     errors: errors(ADMIN, ALWAYS),
   },
   {

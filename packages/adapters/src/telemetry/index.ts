@@ -1,0 +1,3 @@
+export * from './scraped-metrics.ts';
+export * from './timed-checks.ts';
+export * from './venue-metrics.ts';

@@ -1,0 +1,154 @@
+// Issue 23: the Prometheus metrics. A settling venue runs a small scenario (a crossing pair that
+// settles on the chain, orders refused for a bad signature and a price off the tick), then the admin
+// scrapes GET /admin/metrics/prometheus and the counters are checked against what happened. The
+// text never carries an order id, an account's key, secret or token, nor an order's amount or price;
+// a trader's token gets nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { loadNoteHasher, type NoteHasher } from '@venue/notes';
+import type { PlaceOrder } from '@venue/protocol';
+import {
+  depositFor,
+  type Exchange,
+  noteOrder,
+  TEST_CORE_CONFIG,
+  TestVenue,
+  type Trader,
+  testMarket,
+} from '@venue/testing';
+
+const MARKET = testMarket('SOL-USDC');
+const PRICE = 1530n;
+/** A distinctive amount, so that finding it in the metrics text would mean a leak. */
+const AMOUNT = 7331n;
+const FINALITY = 4;
+
+let venue: TestVenue;
+let hasher: NoteHasher;
+let alice: Trader & { apiSecret: string; passphrase: string };
+let bob: Trader & { apiSecret: string; passphrase: string };
+let nextId = 0;
+const orderIds: string[] = [];
+
+before(async () => {
+  hasher = await loadNoteHasher();
+  venue = await TestVenue.start({
+    settlement: true,
+    finalityDepth: FINALITY,
+    core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+  });
+  venue.server.engine.record({ type: 'oracle_price', marketId: MARKET.marketId, price: PRICE });
+  alice = await venue.trader('alice');
+  bob = await venue.trader('bob');
+});
+after(() => venue.stop());
+
+function order(trader: Trader, side: 'bid' | 'ask', price = PRICE): PlaceOrder {
+  const chain = venue.chain;
+  assert.ok(chain);
+  const value = side === 'bid' ? (AMOUNT * PRICE) / MARKET.priceScale : AMOUNT;
+  const note = depositFor(chain, hasher, MARKET, trader, side, value);
+  venue.advanceSlots(1); // the deposit's root reaches the venue
+  nextId += 1;
+  const context = { chain, market: MARKET, sessionId: venue.identity.sessionId, slot: venue.clock.slot() };
+  const placed = noteOrder(context, trader, note, { side, amount: AMOUNT, price, id: nextId });
+  orderIds.push(placed.order_id);
+  return placed;
+}
+
+function codeOf(exchange: Exchange): number {
+  return (JSON.parse(exchange.text) as { code: number }).code;
+}
+
+/** The value of one sample, or undefined when the text has no such series. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match === null || match[1] !== name) continue;
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+test('after a settled cross, the scraped counters match what happened', async () => {
+  // Two refusals first: a signature that does not match the body, a price off the tick.
+  const forged = { ...order(alice, 'bid'), arrival_nonce: 999n };
+  const badSignature = await venue.place(alice, forged);
+  assert.equal(badSignature.status, 403, badSignature.text);
+  const offTick = await venue.place(bob, order(bob, 'ask', PRICE + 1n));
+  assert.equal(offTick.status, 400, offTick.text);
+  // Then a cross that settles.
+  assert.equal((await venue.place(alice, order(alice, 'bid'))).status, 200);
+  assert.equal((await venue.place(bob, order(bob, 'ask'))).status, 200);
+  await venue.settleAll({ slotsMin: 1 + FINALITY });
+
+  const scraped = await venue.call('/admin/metrics/prometheus', { token: venue.adminToken });
+  assert.equal(scraped.status, 200, scraped.text);
+  assert.match(String(scraped.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  const text = scraped.text;
+  const sol = { market: MARKET.symbol };
+
+  assert.equal(sample(text, 'venue_intake_accepted_total', { action: 'place' }), 2);
+  for (const refused of [badSignature, offTick]) {
+    assert.equal(
+      sample(text, 'venue_intake_refused_total', { action: 'place', code: String(codeOf(refused)) }),
+      1,
+      `refusals with code ${codeOf(refused)}`,
+    );
+  }
+  // Both sides of the cross settled in one batch, final on chain; nothing is left pending.
+  assert.equal(sample(text, 'venue_matches_settled_total', sol), 2);
+  assert.equal(sample(text, 'venue_matches', { ...sol, state: 'pending' }), 0);
+  assert.equal(sample(text, 'venue_matches', { ...sol, state: 'locked' }), 0);
+  assert.equal(sample(text, 'venue_settlement_batches_total', { ...sol, outcome: 'confirmed' }), 1);
+  assert.equal(sample(text, 'venue_settlement_batches_total', { ...sol, outcome: 'failed' }), 0);
+  assert.equal(sample(text, 'venue_match_to_final_slots_count', sol), 1);
+  // Alice's bid met an empty book in the slot before Bob's ask arrived: one batch without volume.
+  assert.equal(sample(text, 'venue_batches_total', { ...sol, outcome: 'no_volume' }), 1);
+  assert.equal(sample(text, 'venue_batches_total', { ...sol, outcome: 'cleared' }), 1);
+  assert.equal(sample(text, 'venue_batch_sequence', sol), 2);
+  assert.equal(sample(text, 'venue_market_trading_enabled', sol), 1);
+  assert.equal(sample(text, 'venue_settlement_queue_depth', sol), 0);
+  // Every place had its signature checked; all but the forged one their proof too (the tick is a
+  // rule of the market, judged by the core after the checks).
+  assert.equal(sample(text, 'venue_signature_check_seconds_count'), 4);
+  assert.equal(sample(text, 'venue_proof_check_seconds_count'), 3);
+  assert.equal(sample(text, 'venue_proof_checks_in_flight'), 0);
+  assert.equal(sample(text, 'venue_rate_limit_refusals_total', { action: 'place' }), 0);
+  assert.equal(sample(text, 'venue_stream_connections'), 0);
+  assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0, 'process metrics are there');
+
+  // Nothing about one order or one account: ids, keys, secrets, tokens, amounts, prices.
+  const marked = [
+    ...orderIds,
+    ...[alice, bob].flatMap((t) => [
+      t.accountId,
+      t.apiKey,
+      t.apiSecret,
+      t.passphrase,
+      t.token,
+      t.key.publicKey,
+    ]),
+    venue.adminToken,
+    venue.adminApiKey,
+  ];
+  for (const value of marked) assert.ok(!text.includes(value), `the metrics carry ${value}`);
+  const venueLines = text.split('\n').filter((line) => line.startsWith('venue_'));
+  for (const value of [AMOUNT, PRICE, (AMOUNT * PRICE) / MARKET.priceScale]) {
+    assert.ok(!venueLines.some((line) => line.includes(String(value))), `the metrics carry ${value}`);
+  }
+});
+
+test("a trader's token gets no metrics; neither does a request without one", async () => {
+  const asTrader = await venue.call('/admin/metrics/prometheus', { token: alice.token });
+  assert.equal(asTrader.status, 403);
+  assert.equal(codeOf(asTrader), 1108);
+  assert.doesNotMatch(asTrader.text, /venue_/);
+  const anonymous = await venue.call('/admin/metrics/prometheus');
+  assert.equal(anonymous.status, 401);
+  assert.doesNotMatch(anonymous.text, /venue_/);
+});
