@@ -25,7 +25,9 @@ export function App() {
   const [tick, setTick] = useState(0);
 
   const accept = useCallback((next: Snapshot) => {
-    setHistory((past) => appendSample(past, sampleOf(next, previous.current)));
+    // Taken now, not inside the updater: React runs updaters later, after the ref has moved on.
+    const sample = sampleOf(next, previous.current);
+    setHistory((past) => appendSample(past, sample));
     previous.current = next;
     setSnapshot(next);
   }, []);

@@ -1,6 +1,7 @@
 import { AccountsTable } from './AccountsTable.tsx';
 import type { Sample } from './history.ts';
 import { MarketsTable } from './MarketsTable.tsx';
+import { RefusalsTable } from './RefusalsTable.tsx';
 import type { Snapshot } from './snapshot.ts';
 import { TimeChart } from './TimeChart.tsx';
 import { VenuePanel } from './VenuePanel.tsx';
@@ -33,7 +34,11 @@ export function Dashboard({ snapshot, history, token, refresh, report, notice, o
           {notice}
         </p>
       )}
-      <MarketsTable instruments={snapshot.instruments} settlement={snapshot.settlement} />
+      <MarketsTable
+        instruments={snapshot.instruments}
+        settlement={snapshot.settlement}
+        metrics={snapshot.metrics}
+      />
       <section className="charts">
         <h2>Last minutes</h2>
         <TimeChart
@@ -63,6 +68,27 @@ export function Dashboard({ snapshot, history, token, refresh, report, notice, o
           times={times}
           series={[{ label: 'queued', color: '#a6c', values: history.map((s) => s.queueDepth) }]}
         />
+        <TimeChart
+          id="intake"
+          title="Trading requests per second"
+          unit="requests/s"
+          times={times}
+          series={[
+            { label: 'accepted', color: '#27c', values: history.map((s) => s.intakeAcceptedPerS) },
+            { label: 'refused', color: '#c22', values: history.map((s) => s.intakeRefusedPerS) },
+          ]}
+        />
+        <TimeChart
+          id="journal"
+          title="Journal append to durable"
+          unit="ms"
+          times={times}
+          series={[
+            { label: 'mean', color: '#2a7', values: history.map((s) => s.journalMeanMs) },
+            { label: 'p99 (bucket)', color: '#c52', values: history.map((s) => s.journalP99Ms) },
+          ]}
+        />
+        <RefusalsTable metrics={snapshot.metrics} />
       </section>
       <VenuePanel snapshot={snapshot} token={token} refresh={refresh} report={report} />
       <AccountsTable accounts={snapshot.accounts} token={token} refresh={refresh} report={report} />

@@ -1,7 +1,8 @@
 import type { Instrument, MarketSettlement } from './api.ts';
+import { type PromSample, valueFor } from './prometheus.ts';
 
 /** What the oracle's side of a market looks like from its pause reason (the monitor's verdict). */
-function oracleFreshness(instrument: Instrument): string {
+function oracleVerdict(instrument: Instrument): string {
   switch (instrument.paused_reason) {
     case 'oracle_stale':
       return 'stale';
@@ -18,9 +19,17 @@ function oracleFreshness(instrument: Instrument): string {
 interface Props {
   readonly instruments: readonly Instrument[];
   readonly settlement: readonly MarketSettlement[];
+  readonly metrics: readonly PromSample[];
 }
 
-export function MarketsTable({ instruments, settlement }: Props) {
+/** The verdict, and how old the last accepted price is when the venue has one. */
+function oracleFreshness(instrument: Instrument, metrics: readonly PromSample[]): string {
+  const age = valueFor(metrics, 'venue_oracle_age_slots', 'market', instrument.symbol);
+  const verdict = oracleVerdict(instrument);
+  return age === undefined ? verdict : `${verdict} (${age} of ${instrument.oracle_max_age_slots} slots)`;
+}
+
+export function MarketsTable({ instruments, settlement, metrics }: Props) {
   const bySymbol = new Map(settlement.map((m) => [m.symbol, m]));
   return (
     <section>
@@ -40,7 +49,7 @@ export function MarketsTable({ instruments, settlement }: Props) {
         </thead>
         <tbody>
           {instruments.map((instrument) => {
-            const metrics = bySymbol.get(instrument.symbol);
+            const settled = bySymbol.get(instrument.symbol);
             const state = instrument.trading_enabled ? 'trading' : 'paused';
             return (
               <tr key={instrument.symbol} data-testid={`market-${instrument.symbol}`} data-state={state}>
@@ -49,14 +58,16 @@ export function MarketsTable({ instruments, settlement }: Props) {
                   {state}
                 </td>
                 <td data-testid="market-reason">{instrument.paused_reason ?? ''}</td>
-                <td data-testid="market-oracle">{oracleFreshness(instrument)}</td>
+                <td data-testid="market-oracle" data-verdict={oracleVerdict(instrument)}>
+                  {oracleFreshness(instrument, metrics)}
+                </td>
                 <td data-testid="market-batch-seq">{instrument.batch_seq}</td>
-                <td data-testid="market-queue">{metrics?.queue_depth ?? 0}</td>
+                <td data-testid="market-queue">{settled?.queue_depth ?? 0}</td>
                 <td data-testid="market-batches">
-                  {metrics?.batches_confirmed ?? 0} / {metrics?.batches_failed ?? 0}
+                  {settled?.batches_confirmed ?? 0} / {settled?.batches_failed ?? 0}
                 </td>
                 <td>
-                  {metrics?.match_to_final_slots_p50 ?? '-'} / {metrics?.match_to_final_slots_p99 ?? '-'}
+                  {settled?.match_to_final_slots_p50 ?? '-'} / {settled?.match_to_final_slots_p99 ?? '-'}
                 </td>
               </tr>
             );

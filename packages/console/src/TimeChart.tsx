@@ -50,8 +50,18 @@ export function TimeChart({ id, title, unit, times, series }: Props) {
 
   const points = times.length;
   const latest = series.map((s) => `${s.label}=${s.values[points - 1] ?? 'none'}`).join(' ');
+  // The highest value of each line in the window, for a reader (or a test) that missed the moment.
+  const peak = series
+    .map((s) => `${s.label}=${Math.max(0, ...s.values.filter((v): v is number => v !== null))}`)
+    .join(' ');
   return (
-    <figure className="chart" data-testid={`chart-${id}`} data-points={points} data-latest={latest}>
+    <figure
+      className="chart"
+      data-testid={`chart-${id}`}
+      data-points={points}
+      data-latest={latest}
+      data-peak={peak}
+    >
       <figcaption>{title}</figcaption>
       <div ref={host} />
     </figure>

@@ -20,6 +20,11 @@ export class VenueCallError extends Error {
 export const ADMIN_REQUIRED = 1108;
 
 async function call<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
+  const text = await callText(method, path, token, body);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+async function callText(method: string, path: string, token: string | null, body?: unknown): Promise<string> {
   const headers: Record<string, string> = {};
   if (token !== null) headers['authorization'] = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -39,7 +44,7 @@ async function call<T>(method: string, path: string, token: string | null, body?
     }
     throw new VenueCallError(response.status, envelope);
   }
-  return (text === '' ? undefined : JSON.parse(text)) as T;
+  return text;
 }
 
 export interface Credentials {
@@ -117,6 +122,8 @@ export const info = () => call<Info>('GET', '/info', null);
 export const instruments = () => call<{ instruments: Instrument[] }>('GET', '/instruments', null);
 export const settlementMetrics = (token: string) =>
   call<{ slot: number; markets: MarketSettlement[] }>('GET', '/admin/metrics/settlement', token);
+/** The Prometheus text of GET /admin/metrics/prometheus (admin token, like every admin read). */
+export const prometheus = (token: string) => callText('GET', '/admin/metrics/prometheus', token);
 export const drain = (token: string) => call<Drain>('GET', '/admin/drain', token);
 export const beginDrain = (token: string) => call<Drain>('POST', '/admin/drain', token);
 export const endDrain = (token: string) => call<Drain>('DELETE', '/admin/drain', token);

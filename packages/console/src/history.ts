@@ -1,3 +1,4 @@
+import { buckets, quantileBetween, total } from './prometheus.ts';
 import type { Snapshot } from './snapshot.ts';
 
 /** The charts cover the last few minutes the page has watched. */
@@ -11,7 +12,14 @@ export interface Sample {
   readonly batchesSettledPerS: number;
   readonly batchesFailedPerS: number;
   readonly queueDepth: number;
+  readonly intakeAcceptedPerS: number;
+  readonly intakeRefusedPerS: number;
+  /** Journal append to durable, over the appends since the previous poll; null when none. */
+  readonly journalMeanMs: number | null;
+  readonly journalP99Ms: number | null;
 }
+
+const JOURNAL = 'venue_journal_append_seconds';
 
 function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
@@ -28,10 +36,30 @@ export function sampleOf(snapshot: Snapshot, previous: Snapshot | null): Sample 
   const failed = sum(snapshot.settlement.map((m) => m.batches_failed));
   let settledRate = 0;
   let failedRate = 0;
+  let acceptedRate = 0;
+  let refusedRate = 0;
+  let journalMeanMs: number | null = null;
+  let journalP99Ms: number | null = null;
   if (previous !== null) {
     const seconds = Math.max((snapshot.takenAtMs - previous.takenAtMs) / 1000, 0.001);
-    settledRate = Math.max(settled - sum(previous.settlement.map((m) => m.batches_confirmed)), 0) / seconds;
-    failedRate = Math.max(failed - sum(previous.settlement.map((m) => m.batches_failed)), 0) / seconds;
+    // A counter that went down means the venue restarted: count from zero rather than negative.
+    const rate = (now: number, before: number) => Math.max(now - before, 0) / seconds;
+    settledRate = rate(settled, sum(previous.settlement.map((m) => m.batches_confirmed)));
+    failedRate = rate(failed, sum(previous.settlement.map((m) => m.batches_failed)));
+    const counter = (name: string) => rate(total(snapshot.metrics, name), total(previous.metrics, name));
+    acceptedRate = counter('venue_intake_accepted_total');
+    refusedRate = counter('venue_intake_refused_total');
+    const appends = total(snapshot.metrics, `${JOURNAL}_count`) - total(previous.metrics, `${JOURNAL}_count`);
+    if (appends > 0) {
+      const seconds = total(snapshot.metrics, `${JOURNAL}_sum`) - total(previous.metrics, `${JOURNAL}_sum`);
+      journalMeanMs = (seconds / appends) * 1000;
+      const p99 = quantileBetween(
+        buckets(snapshot.metrics, JOURNAL),
+        buckets(previous.metrics, JOURNAL),
+        0.99,
+      );
+      journalP99Ms = p99 === null || !Number.isFinite(p99) ? null : p99 * 1000;
+    }
   }
   return {
     atS: snapshot.takenAtMs / 1000,
@@ -40,6 +68,10 @@ export function sampleOf(snapshot: Snapshot, previous: Snapshot | null): Sample 
     batchesSettledPerS: settledRate,
     batchesFailedPerS: failedRate,
     queueDepth: sum(snapshot.settlement.map((m) => m.queue_depth)),
+    intakeAcceptedPerS: acceptedRate,
+    intakeRefusedPerS: refusedRate,
+    journalMeanMs,
+    journalP99Ms,
   };
 }
 

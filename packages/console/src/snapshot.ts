@@ -1,4 +1,5 @@
 import * as api from './api.ts';
+import { type PromSample, parsePrometheus } from './prometheus.ts';
 
 /** One poll of everything the console shows: venue-wide aggregates, nothing about a single order. */
 export interface Snapshot {
@@ -10,10 +11,12 @@ export interface Snapshot {
   readonly drain: api.Drain;
   readonly accounts: readonly api.AccountEntry[];
   readonly attestation: api.Attestation | null;
+  /** The venue's Prometheus metrics at the same moment: rates and latencies for the charts. */
+  readonly metrics: readonly PromSample[];
 }
 
 export async function takeSnapshot(token: string): Promise<Snapshot> {
-  const [status, info, instruments, settlement, drain, accounts, attestation] = await Promise.all([
+  const [status, info, instruments, settlement, drain, accounts, attestation, metrics] = await Promise.all([
     api.systemStatus(),
     api.info(),
     api.instruments(),
@@ -21,6 +24,7 @@ export async function takeSnapshot(token: string): Promise<Snapshot> {
     api.drain(token),
     api.accounts(token),
     api.attestation(),
+    api.prometheus(token),
   ]);
   return {
     takenAtMs: Date.now(),
@@ -31,6 +35,7 @@ export async function takeSnapshot(token: string): Promise<Snapshot> {
     drain,
     accounts: accounts.accounts,
     attestation,
+    metrics: parsePrometheus(metrics),
   };
 }
 

@@ -85,7 +85,10 @@ test('an admin signs in and sees every market trading, the venue, the drain and 
   await page.waitForSelector('[data-testid="dashboard"]');
   for (const symbol of ['SOL-USDC', 'ETH-USDC']) {
     assert.equal(await page.getAttribute(row(symbol), 'data-state'), 'trading');
-    assert.equal(await page.textContent(`${row(symbol)} [data-testid="market-oracle"]`), 'fresh');
+    assert.equal(
+      await page.getAttribute(`${row(symbol)} [data-testid="market-oracle"]`, 'data-verdict'),
+      'fresh',
+    );
   }
   assert.equal(await page.textContent('[data-testid="venue-status"]'), 'trading');
   assert.match((await page.textContent('[data-testid="venue-attestation"]')) ?? '', /measurement/);
@@ -128,7 +131,10 @@ test('a stale oracle shows its market paused with the reason within 2 s; the ret
   const paused = `${row('SOL-USDC')}[data-state="paused"]`;
   await page.waitForSelector(paused, { timeout: SHOWN_WITHIN_MS });
   assert.equal(await page.textContent(`${row('SOL-USDC')} [data-testid="market-reason"]`), 'oracle_stale');
-  assert.equal(await page.textContent(`${row('SOL-USDC')} [data-testid="market-oracle"]`), 'stale');
+  assert.equal(
+    await page.getAttribute(`${row('SOL-USDC')} [data-testid="market-oracle"]`, 'data-verdict'),
+    'stale',
+  );
   assert.equal(await page.getAttribute(row('ETH-USDC'), 'data-state'), 'trading', 'only its own market');
   assert.equal(await page.textContent('[data-testid="venue-status"]'), 'degraded');
   await screenshot(page, 'oracle-stale-paused');
@@ -195,6 +201,8 @@ test('a settled cross moves the settlement charts', async () => {
   const bid = noteOrder(context, bob, bidNote, { side: 'bid', amount: 20n, price: PRICE, id: 2 });
   assert.equal((await venue.place(alice, ask)).status, 200);
   assert.equal((await venue.place(bob, bid)).status, 200);
+  const forged = await venue.place(bob, { ...bid, order_id: 'ff'.repeat(16) });
+  assert.equal(forged.status, 403, 'a body that is not what was signed is refused (BAD_SIGNATURE)');
   await venue.settleAll({ slotsMin: 8 });
 
   // The page's next polls see the batch final: the latency chart gets a value, the row counts it.
@@ -206,5 +214,11 @@ test('a settled cross moves the settlement charts', async () => {
     'one batch settled, none failed',
   );
   assert.equal(await page.textContent(`${row('SOL-USDC')} [data-testid="market-batch-seq"]`), '1');
+  const batches = (await page.getAttribute('[data-testid="chart-settlement-batches"]', 'data-peak')) ?? '';
+  assert.match(batches, /settled=[1-9]/, `the settled batch showed in the batch rate: ${batches}`);
+  const intake = (await page.getAttribute('[data-testid="chart-intake"]', 'data-peak')) ?? '';
+  assert.match(intake, /accepted=[1-9]/, `the two orders showed in the intake rate: ${intake}`);
+  assert.match(intake, /refused=[1-9]/, `the refused one too: ${intake}`);
+  assert.match((await page.textContent('[data-testid="refusals"]')) ?? '', /BAD_SIGNATURE\s*1/);
   await screenshot(page, 'settled-cross-charts');
 });
