@@ -52,7 +52,6 @@ export function App() {
     try {
       accept(await takeSnapshot(issued));
       setToken(issued);
-      performance.mark('console-first-render');
     } catch (error) {
       // A trader's token is valid but not for admin routes: give it back rather than keep it.
       await api.logout(issued).catch(() => undefined);

@@ -105,6 +105,8 @@ export interface TestVenueOptions {
    * cap that counts loopback, which production leaves uncounted and every test connects from.
    */
   transport?: Partial<HttpTransport>;
+  /** The listed markets; the default is SOL-USDC and ETH-USDC. */
+  markets?: readonly MarketConfig[];
 }
 
 export interface Trader {
@@ -180,7 +182,7 @@ export class TestVenue {
       },
       {
         core,
-        markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+        markets: (options.markets ?? [testMarket('SOL-USDC'), testMarket('ETH-USDC')]).map(testListing),
         settles,
         proofMode: options.proofMode ?? 'stub',
         ...(options.state === undefined ? {} : { state: options.state }),
