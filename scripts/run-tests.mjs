@@ -52,9 +52,12 @@ if (selected.some((file) => file.endsWith('.dist.test.ts'))) {
   buildPackages();
 }
 // The venue serves the operator console from its build: make sure it exists and matches its
-// sources before any venue starts (quick when nothing changed).
+// sources before any venue starts, and that the browser its tests drive is installed (both quick
+// when nothing is missing; `npm test` has already run the machine check).
 const { ensureConsoleBuilt } = await import('./build-console.mjs');
 await ensureConsoleBuilt();
+const { ensureMachine } = await import('./ensure-machine.mjs');
+ensureMachine();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...selected],
