@@ -112,24 +112,27 @@ interface DevFlags {
 }
 
 async function runDev(flags: DevFlags): Promise<void> {
-  const [{ startDevVenue }, { formatBanner }, { SHUTDOWN_GRACE_MS }] = await loadServerPart(
-    () => Promise.all([import('./dev/dev-venue.ts'), import('./dev/banner.ts'), import('@venue/adapters')]),
-    'dev',
-  );
+  const [{ startDevVenue }, { formatBanner }, { SHUTDOWN_GRACE_MS, createVenueLogger }] =
+    await loadServerPart(
+      () => Promise.all([import('./dev/dev-venue.ts'), import('./dev/banner.ts'), import('@venue/adapters')]),
+      'dev',
+    );
   const venue = await startDevVenue(flags);
+  // The banner is for the person at the terminal; every other line is in the venue's JSON format.
   process.stdout.write(formatBanner(venue));
+  const log = createVenueLogger({ level: flags.logLevel }).child({ component: 'dev' });
 
   // First signal: graceful stop, exit 0. A second one falls through to Node's default and kills.
   const stop = async (signal: NodeJS.Signals) => {
-    process.stderr.write(`venue: ${signal} received, stopping\n`);
+    log.warn({ signal }, 'signal received, stopping');
     const deadline = setTimeout(() => {
-      process.stderr.write(`venue: requests still open after ${SHUTDOWN_GRACE_MS} ms; exiting anyway\n`);
+      log.error(`requests still open after ${SHUTDOWN_GRACE_MS} ms; exiting anyway`);
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     deadline.unref();
     await venue.stop();
     clearTimeout(deadline);
-    process.stderr.write('venue: stopped\n');
+    log.warn('stopped');
     process.exit(0);
   };
   process.once('SIGINT', stop);

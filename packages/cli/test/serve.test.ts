@@ -155,8 +155,10 @@ function config(overrides: Record<string, unknown> = {}): Record<string, unknown
 }
 
 async function serve(file: string) {
-  const started = await startChild(['packages/cli/src/main.ts', 'serve', '--config', file], (line) =>
-    line.startsWith('{"ready"'),
+  // The ready line is a log line of the venue's one format, carrying `ready`.
+  const started = await startChild(
+    ['packages/cli/src/main.ts', 'serve', '--config', file],
+    (line) => line.startsWith('{') && (JSON.parse(line) as Record<string, unknown>)['ready'] !== undefined,
   );
   return { ...started, ready: (JSON.parse(started.line) as { ready: Record<string, unknown> }).ready };
 }
@@ -210,7 +212,7 @@ async function untilTrading(client: Awaited<ReturnType<typeof connectVenue>>, sy
 describe('venue serve', () => {
   test('an order placed with the SDK survives a SIGTERM and a restart from the same state directory', async () => {
     const file = join(dir, 'venue.json');
-    writeFileSync(file, JSON.stringify(config()));
+    writeFileSync(file, JSON.stringify(config({ log_level: 'info' })));
     const first = await serve(file);
     const url = String(first.ready['rest_url']);
     assert.equal(first.ready['replayed_commands'], 0);
@@ -276,6 +278,23 @@ describe('venue serve', () => {
 
     first.child.kill('SIGTERM');
     assert.equal(await exited(first.child), 0, `a SIGTERM drains and exits 0:\n${first.stderr()}`);
+    // Every line serve printed, the ready line included, is one JSON object of the same shape.
+    const printed = [
+      first.line,
+      ...first
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== ''),
+    ];
+    for (const line of printed) {
+      const fields = JSON.parse(line) as Record<string, unknown>;
+      for (const name of ['level', 'time', 'pid', 'hostname', 'msg'])
+        assert.ok(name in fields, `${name}: ${line}`);
+    }
+    assert.ok(
+      printed.some((line) => (JSON.parse(line) as Record<string, unknown>)['msg'] === 'stopped'),
+      `the stop is logged at info:\n${first.stderr()}`,
+    );
 
     const second = await serve(file);
     assert.ok(Number(second.ready['replayed_commands']) > 0, 'the journal was replayed');

@@ -94,7 +94,7 @@ export async function openVenueServer(
   let log: StreamServerOptions['log'];
   if ('identity' in edge) {
     http = openHttp(parts, inner, edge);
-    log = http.app.log;
+    log = http.app.log.child({ component: 'stream' });
   } else log = edge.streamLog;
   const stream = new StreamServer({
     auth: inner.auth,
@@ -251,17 +251,18 @@ function openHttp(parts: VenueServerParts, inner: Inner, front: FrontPorts): Ven
       consoleRoutes(front.consoleDirectory ?? CONSOLE_BUILD_DIRECTORY),
     ],
   });
+  const journalLog = http.app.log.child({ component: 'journal' });
   inner.snapshotErrors.report = (error) => {
     const message = error instanceof Error ? error.message : String(error);
     // A dropped snapshot replica skips one snapshot (the next is taken inline); an I/O failure stops the journal.
     if (engine.journal?.failure == null) {
-      http.app.log.warn(
+      journalLog.warn(
         { type: 'snapshot_replica_dropped', message },
         'the snapshot replica was dropped; the next snapshot is taken inline and seeds a new one',
       );
       return;
     }
-    http.app.log.error(
+    journalLog.error(
       { type: 'journal_snapshot_failed', message },
       'a snapshot could not be written; the journal refuses writes until a restart',
     );

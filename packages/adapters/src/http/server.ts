@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { assert, parseJsonText, stringifyJson, VenueError } from '@venue/protocol';
-import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { VenueClock } from '../chain/clock.ts';
 import {
   BODY_BYTES_MAX,
@@ -16,14 +21,14 @@ import {
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from '../config/limits.ts';
 import type { BootIdentity } from '../enclave/boot-identity.ts';
+import { createVenueLogger, type LogLevel, type VenueLogger } from '../telemetry/venue-logger.ts';
 import { ConnectionsPerAddress } from './connections-per-address.ts';
 import { type HttpCounters, routeMissError, sendError, writeRawEnvelope, writeRawError } from './errors.ts';
 import { registerPublicRoutes, type VenueGates, type VenueParameters } from './public-routes.ts';
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import type { RoutePlugin, VenueFastify } from './types.ts';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from '../telemetry/venue-logger.ts';
 
 export interface HttpServerOptions {
   /** This boot's session id and TLS certificate; the server speaks HTTPS with it and nothing else. */
@@ -33,8 +38,14 @@ export interface HttpServerOptions {
   /** Current trading gates; until markets and attestation exist, all gates are open. */
   readonly gates?: () => VenueGates;
   readonly routes?: readonly RoutePlugin[];
-  /** Server-side log (JSON lines). Defaults to warnings and worse on stderr. */
-  readonly log?: { readonly level: LogLevel; readonly stream?: { write(line: string): void } };
+  /**
+   * Server-side log in the venue's one format (telemetry/venue-logger.ts): a level and destination
+   * (warnings and worse on stderr by default), or the logger of a process that writes more lines
+   * than the server's (`venue serve`).
+   */
+  readonly log?:
+    | { readonly level: LogLevel; readonly stream?: { write(line: string): void } }
+    | { readonly logger: VenueLogger };
   /** Connection bounds apart from limits.ts's (tests shorten timeouts, count loopback). */
   readonly transport?: Partial<HttpTransport>;
 }
@@ -117,10 +128,8 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
     genReqId: requestIdOf,
     // One log line per request would be noise at this rate; faults are logged where they happen.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    logger: {
-      level: options.log?.level ?? 'warn',
-      stream: options.log?.stream ?? process.stderr,
-    },
+    // The venue's own pino logger, typed as Fastify's base logger (the subset Fastify calls).
+    loggerInstance: loggerOf(options.log) as FastifyBaseLogger,
     frameworkErrors: (error, request, reply) => sendError(error, request, reply, counters),
     clientErrorHandler: (error, socket) => writeRawError(error, socket, counters),
   });
@@ -188,6 +197,14 @@ export function createHttpServer(options: HttpServerOptions): VenueHttpServer {
       return counters.requestTimeouts;
     },
   };
+}
+
+function loggerOf(log: HttpServerOptions['log']): VenueLogger {
+  if (log !== undefined && 'logger' in log) return log.logger;
+  return createVenueLogger({
+    level: log?.level ?? 'warn',
+    ...(log?.stream === undefined ? {} : { stream: log.stream }),
+  });
 }
 
 /** The transport with overrides applied, its relations checked as limits.ts checks the defaults. */

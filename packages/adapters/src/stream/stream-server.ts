@@ -249,7 +249,11 @@ export class StreamServer implements StreamPublisher {
       },
       cancelOnDisconnectDefault: (accountId) =>
         auth.accounts.byId(accountId)?.settings.cancel_on_disconnect_default ?? false,
-      fault: (fault) => log.error({ fault }, 'stream frame failed'),
+      fault: (fault, requestId) =>
+        log.error(
+          { fault, ...(requestId === undefined ? {} : { request_id: requestId }) },
+          'stream frame failed',
+        ),
       queued: (session) => this.#enforceBounds(session),
     };
   }

@@ -39,8 +39,8 @@ export interface SessionHost {
   attach(session: StreamSession, accountId: string): void;
   /** The account's default for cancel-on-disconnect (spec 2.9). */
   cancelOnDisconnectDefault(accountId: string): boolean;
-  /** Logs a fault without any frame content. */
-  fault(summary: { type: string; message: string }): void;
+  /** Logs a fault without any frame content, with the frame's request_id when it had one. */
+  fault(summary: { type: string; message: string }, requestId: string | undefined): void;
   /**
    * Called after every frame the session hands to its socket: the host checks the socket's and the
    * account's send bounds and closes the socket (1011) when this frame took it over.
@@ -414,7 +414,7 @@ export class StreamSession {
 
   #sendError(error: unknown, requestId: string | undefined, flushed: () => void = noop): void {
     const { venueError, fault } = toVenueError(error);
-    if (fault !== undefined) this.#host.fault(fault);
+    if (fault !== undefined) this.#host.fault(fault, requestId);
     this.send(errorFrame(venueError, requestId), flushed);
   }
 }

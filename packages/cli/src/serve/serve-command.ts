@@ -16,16 +16,23 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .description('Run the venue alone (no simulators) from a JSON config file; see docs/operations.md.')
     .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
     .action(async (flags: { config: string }) => {
-      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, startServedVenue }] = await loadServerPart(
-        () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
-        'serve',
-      );
+      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, serveLoggers, startServedVenue }] =
+        await loadServerPart(
+          () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
+          'serve',
+        );
       const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + STOP_GRACE_EXTRA_MS;
       const config = loadServeConfig(flags.config);
-      const log = (line: string) => io.stderr(`venue: ${line}\n`);
-      const venue = await startServedVenue(config, log);
-      io.stdout(
-        `${JSON.stringify({
+      // From here every line is in the venue's one JSON format; a config that does not load is
+      // reported above like any CLI error (one line naming the key, exit 1).
+      const loggers = serveLoggers(config, {
+        stdout: { write: (line) => io.stdout(line) },
+        stderr: { write: (line) => io.stderr(line) },
+      });
+      const log = loggers.log.child({ component: 'serve' });
+      const venue = await startServedVenue(config, loggers.log);
+      loggers.ready.info(
+        {
           ready: {
             rest_url: venue.restUrl,
             stream_url: venue.streamUrl,
@@ -39,18 +46,19 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             settlement_signer: venue.settlementSigner,
             measurement: venue.measurement,
           },
-        })}\n`,
+        },
+        'the venue is ready',
       );
       const stop = async (signal: NodeJS.Signals) => {
-        log(`${signal} received: draining, then stopping`);
+        log.info({ signal }, 'signal received: draining, then stopping');
         const deadline = setTimeout(() => {
-          log(`still stopping after ${STOP_GRACE_MS} ms; exiting anyway`);
+          log.error(`still stopping after ${STOP_GRACE_MS} ms; exiting anyway`);
           process.exit(1);
         }, STOP_GRACE_MS);
         deadline.unref();
         await venue.stop();
         clearTimeout(deadline);
-        log('stopped');
+        log.info('stopped');
         process.exit(0);
       };
       process.once('SIGINT', (signal) => void stop(signal));

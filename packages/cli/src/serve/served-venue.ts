@@ -5,9 +5,13 @@ import {
   assetOfOrder,
   createBootIdentity,
   createEnclave,
+  createVenueLogger,
+  type LogDestination,
+  lineLogger,
   type OraclePort,
   snapshotCode,
   type VenueClock,
+  type VenueLogger,
   type VenueOptions,
   type VenueServer,
 } from '@venue/adapters';
@@ -62,10 +66,27 @@ export interface ServedVenue {
 export const DRAIN_WAIT_MS_MAX = 5_000;
 const DRAIN_POLL_MS = 20;
 
-export async function startServedVenue(
+/**
+ * The loggers of `venue serve`, all in the venue's one format (docs/operations.md "Logs"): the
+ * operating log on stderr at the config's `log_level` (the server, the stream, the chain link, the
+ * oracle feeds and serve's own lines share it), and the ready line on stdout, which is always
+ * printed since scripts wait for it.
+ */
+export function serveLoggers(
   config: ServeConfig,
-  log: (line: string) => void,
-): Promise<ServedVenue> {
+  out: { stdout: LogDestination; stderr: LogDestination },
+): { log: VenueLogger; ready: VenueLogger } {
+  return {
+    log: createVenueLogger({ level: config.logLevel, stream: out.stderr }),
+    ready: createVenueLogger({ level: 'info', stream: out.stdout }).child({ component: 'serve' }),
+  };
+}
+
+export async function startServedVenue(config: ServeConfig, logger: VenueLogger): Promise<ServedVenue> {
+  const log = lineLogger(logger.child({ component: 'serve' }), 'warn');
+  const chainLog = lineLogger(logger.child({ component: 'chain' }), 'warn');
+  const oracleLog = lineLogger(logger.child({ component: 'oracle' }), 'warn');
+  const settlementLog = lineLogger(logger.child({ component: 'settlement' }), 'warn');
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   if ((statSync(config.stateDir).mode & 0o077) !== 0) {
     throw new Error(`state_dir ${config.stateDir} is open to other users; run chmod 700 on it`);
@@ -77,7 +98,7 @@ export async function startServedVenue(
     pollMs: config.chain.pollMs,
     slotDurationMs: config.chain.slotMs,
     treeCount: config.chain.treeCount,
-    onError: log,
+    onError: chainLog,
   });
   const identity = await createBootIdentity(identityNamesFor(config.listen.host));
   const hasher = await loadNoteHasher();
@@ -98,7 +119,7 @@ export async function startServedVenue(
     sealedSettlementSigner: true,
   });
   const remoteChain = settles
-    ? await openRemoteSettlement(config, enclave, log).catch(closing(verifier))
+    ? await openRemoteSettlement(config, enclave, settlementLog).catch(closing(verifier))
     : null;
   // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
   const remote = remoteChain === null ? null : { chain: remoteChain, prover: createMatchProver() };
@@ -113,13 +134,13 @@ export async function startServedVenue(
       hasher,
       enclave,
       roots: chain.roots,
-      chain: servedChainPorts(config, chain, remote, log),
-      oracle: servedOracle(config, chain.clock, log),
-      log,
+      chain: servedChainPorts(config, chain, remote, chainLog),
+      oracle: servedOracle(config, chain.clock, oracleLog),
+      log: settlementLog,
       front: {
         identity,
         evidences: code,
-        log: { level: config.logLevel },
+        log: { logger },
         transport: { connectionsPerAddressMax: config.limits.connectionsPerAddressMax },
       },
     },
