@@ -33,7 +33,8 @@ export function TimeChart({ id, title, unit, times, series }: Props) {
       width: 420,
       height: 160,
       legend: { show: true },
-      scales: { x: { time: true } },
+      // From zero, and at least to 1: an idle venue's flat zero line sits at the bottom, not mid-chart.
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       axes: [{}, { label: unit, size: 60 }],
       series: [{}, ...lines.map(([label, stroke]) => ({ label, stroke, width: 2, spanGaps: false }))],
     };
