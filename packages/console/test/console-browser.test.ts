@@ -5,7 +5,6 @@
 // cross moves the settlement charts. Each test saves a screenshot under test-output/console/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { OracleMonitor } from '@venue/adapters';
 import { loadNoteHasher, type NoteHasher } from '@venue/notes';
 import { generateTradingKey, signOracleUpdate } from '@venue/protocol';
 import {
@@ -28,7 +27,6 @@ const SHOWN_WITHIN_MS = 2_000;
 
 let venue: TestVenue;
 let hasher: NoteHasher;
-let monitor: OracleMonitor;
 let browser: Browser;
 let page: Page;
 let admin: { api_key: string; api_secret: string; passphrase: string };
@@ -48,7 +46,7 @@ function publish(feed: string, price: bigint): void {
     { feed, price, confidence: 1n, publish_slot: venue.clock.slot(), sequence },
     publisher,
   );
-  assert.equal(monitor.receive(update, venue.clock.slot()), 'accepted');
+  assert.equal(venue.monitor?.receive(update, venue.clock.slot()), 'accepted');
 }
 
 function row(symbol: string): string {
@@ -60,12 +58,8 @@ before(async () => {
   venue = await TestVenue.start({
     settlement: true,
     core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+    oraclePublishers: new Map([...publishers].map(([feed, key]) => [feed, key.publicKey])),
   });
-  monitor = new OracleMonitor(
-    venue.server.engine,
-    [SOL, ETH],
-    new Map([...publishers].map(([feed, key]) => [feed, key.publicKey])),
-  );
   publish(SOL.config.oracleFeed, PRICE);
   publish(ETH.config.oracleFeed, 3_000_000n);
   admin = await venue.server.provision('admin', 'console operator');
@@ -134,6 +128,11 @@ test('a stale oracle shows its market paused with the reason within 2 s; the ret
   assert.equal(
     await page.getAttribute(`${row('SOL-USDC')} [data-testid="market-oracle"]`, 'data-verdict'),
     'stale',
+  );
+  assert.match(
+    (await page.textContent(`${row('SOL-USDC')} [data-testid="market-oracle"]`)) ?? '',
+    /^stale \((2[6-9]|[3-9]\d) of 25 slots\)$/,
+    'with the age of the last price',
   );
   assert.equal(await page.getAttribute(row('ETH-USDC'), 'data-state'), 'trading', 'only its own market');
   assert.equal(await page.textContent('[data-testid="venue-status"]'), 'degraded');
