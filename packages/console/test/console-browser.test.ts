@@ -30,6 +30,8 @@ let hasher: NoteHasher;
 let browser: Browser;
 let page: Page;
 let admin: { api_key: string; api_secret: string; passphrase: string };
+/** What the page reported as broken: script errors and CSP refusals land in the browser console. */
+const pageProblems: string[] = [];
 const publishers = new Map([
   [SOL.config.oracleFeed, generateTradingKey()],
   [ETH.config.oracleFeed, generateTradingKey()],
@@ -65,6 +67,10 @@ before(async () => {
   admin = await venue.server.provision('admin', 'console operator');
   browser = await launchChromium();
   page = await consolePage(browser, venue.port);
+  page.on('pageerror', (error) => pageProblems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageProblems.push(message.text());
+  });
 });
 after(async () => {
   await browser?.close();
@@ -89,6 +95,7 @@ test('an admin signs in and sees every market trading, the venue, the drain and 
   assert.match((await page.textContent('[data-testid="drain-state"]')) ?? '', /^open/);
   assert.ok(await page.isVisible(`[data-testid="account-${admin.api_key}"]`));
   await screenshot(page, 'admin-signed-in');
+  assert.deepEqual(pageProblems, [], 'the page runs under its CSP without an error');
 });
 
 test("a trader's credentials are refused and its token is given back", async () => {
