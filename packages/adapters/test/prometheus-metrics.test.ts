@@ -4,6 +4,7 @@
 // text never carries an order id, an account's key, secret or token, nor an order's amount or price;
 // a trader's token gets nothing.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { loadNoteHasher, type NoteHasher } from '@venue/notes';
 import type { PlaceOrder } from '@venue/protocol';
@@ -151,4 +152,23 @@ test("a trader's token gets no metrics; neither does a request without one", asy
   const anonymous = await venue.call('/admin/metrics/prometheus');
   assert.equal(anonymous.status, 401);
   assert.doesNotMatch(anonymous.text, /venue_/);
+});
+
+test('the Grafana dashboard in docs/ queries only metrics the venue exports', async () => {
+  const dashboard = JSON.parse(
+    readFileSync(new URL('../../../docs/grafana-dashboard.json', import.meta.url), 'utf8'),
+  ) as { panels: { type: string; targets?: { expr: string }[] }[] };
+  const scraped = await venue.call('/admin/metrics/prometheus', { token: venue.adminToken });
+  const exported = new Set([...scraped.text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+  const queried = new Set<string>();
+  for (const panel of dashboard.panels) {
+    for (const target of panel.targets ?? []) {
+      for (const [name] of target.expr.matchAll(/\b(?:venue|process|nodejs)_[a-z0-9_]+/g)) {
+        queried.add(name.replace(/_(bucket|count|sum)$/, ''));
+      }
+    }
+  }
+  assert.ok(queried.size >= 20, `the dashboard has panels for the metrics: ${[...queried].join(', ')}`);
+  for (const name of queried)
+    assert.ok(exported.has(name), `the dashboard queries ${name}, which is not exported`);
 });

@@ -212,7 +212,10 @@ async function untilTrading(client: Awaited<ReturnType<typeof connectVenue>>, sy
 describe('venue serve', () => {
   test('an order placed with the SDK survives a SIGTERM and a restart from the same state directory', async () => {
     const file = join(dir, 'venue.json');
-    writeFileSync(file, JSON.stringify(config({ log_level: 'info' })));
+    writeFileSync(
+      file,
+      JSON.stringify(config({ log_level: 'info', metrics_listen: { host: '127.0.0.1', port: 0 } })),
+    );
     const first = await serve(file);
     const url = String(first.ready['rest_url']);
     assert.equal(first.ready['replayed_commands'], 0);
@@ -275,6 +278,10 @@ describe('venue serve', () => {
     assert.equal(placed.state, 'resting');
     await bot.close();
     await client.close();
+    // A scraper on the host reads the metrics on the loopback listener, without a token.
+    const metrics = await fetch(String(first.ready['metrics_url']));
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /^venue_intake_accepted_total\{action="place"\} 1$/m);
 
     first.child.kill('SIGTERM');
     assert.equal(await exited(first.child), 0, `a SIGTERM drains and exits 0:\n${first.stderr()}`);
@@ -467,6 +474,10 @@ describe('venue serve', () => {
       [{ chain: { rpc_url: 'ftp://x' } }, /chain\.rpc_url: expected a http: or https: URL/],
       [{ admin_credentials_file: 'state/admin.json' }, /admin_credentials_file: must be outside state_dir/],
       [{ limts: {} }, /limts: unknown key/],
+      [
+        { metrics_listen: { host: '0.0.0.0', port: 9464 } },
+        /metrics_listen\.host: must be a loopback address/,
+      ],
     ];
     for (const [overrides, message] of cases) {
       const file = join(dir, 'bad.json');

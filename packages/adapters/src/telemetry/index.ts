@@ -1,3 +1,4 @@
+export * from './metrics-listener.ts';
 export * from './scraped-metrics.ts';
 export * from './timed-checks.ts';
 export * from './venue-logger.ts';

@@ -45,6 +45,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             state_check: venue.stateCheck,
             settlement_signer: venue.settlementSigner,
             measurement: venue.measurement,
+            metrics_url: venue.metricsUrl,
           },
         },
         'the venue is ready',

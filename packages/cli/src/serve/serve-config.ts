@@ -4,6 +4,7 @@ import type { MarketListing } from '@venue/adapters';
 import {
   CONNECTIONS_MAX,
   CONNECTIONS_PER_ADDRESS_MAX,
+  isLoopbackHost,
   LOG_LEVELS,
   type LogLevel,
   SETTLEMENT_BUFFER_SLOTS,
@@ -70,6 +71,8 @@ export interface ServeConfig {
     readonly connectionsPerAddressMax: number;
   };
   readonly logLevel: LogLevel;
+  /** A loopback address where a scraper reads the metrics without a token; null: none. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | null;
 }
 
 /** A configuration mistake: `key` is the path in the file (markets[1].tick_size), `fix` says what to do. */
@@ -128,6 +131,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
     'markets',
     'limits',
     'log_level',
+    'metrics_listen',
   ]);
   const listen = root.object('listen');
   listen.only(['host', 'port']);
@@ -170,9 +174,25 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
     markets: root.array('markets', 1, SERVE_MARKETS_MAX).map(marketOf),
     limits: limitsOf(root.optionalObject('limits')),
     logLevel: root.oneOf('log_level', LOG_LEVELS, 'info'),
+    metricsListen: metricsListenOf(root),
   };
   checkRelations(config, root);
   return config;
+}
+
+/** `metrics_listen`: loopback only, since that listener asks for no token. */
+function metricsListenOf(root: Reader): ServeConfig['metricsListen'] {
+  if (!root.has('metrics_listen')) return null;
+  const listen = root.object('metrics_listen');
+  listen.only(['host', 'port']);
+  const host = listen.string('host', '127.0.0.1');
+  if (!isLoopbackHost(host)) {
+    listen.fail(
+      'metrics_listen.host',
+      `must be a loopback address (127.0.0.1, ::1, localhost), since the metrics need no token there; received "${host}"`,
+    );
+  }
+  return { host, port: listen.integer('port', 0, 65_535) };
 }
 
 function marketOf(market: Reader): MarketListing {
@@ -353,6 +373,10 @@ class Reader {
     const value = this.#get(key);
     if (value === undefined) this.fail(this.#key(key), 'missing; expected an object');
     return new Reader(this.file, this.#key(key), value);
+  }
+
+  has(key: string): boolean {
+    return this.#get(key) !== undefined;
   }
 
   optionalObject(key: string): Reader {

@@ -8,8 +8,10 @@ import {
   createVenueLogger,
   type LogDestination,
   lineLogger,
+  type MetricsListener,
   type OraclePort,
   snapshotCode,
+  startMetricsListener,
   type VenueClock,
   type VenueLogger,
   type VenueOptions,
@@ -57,6 +59,8 @@ export interface ServedVenue {
   readonly stateCheck: string;
   readonly settlementSigner: string;
   readonly measurement: string;
+  /** Where a scraper on this host reads the metrics without a token (`metrics_listen`); else null. */
+  readonly metricsUrl: string | null;
   readonly server: VenueServer;
   /** Closes trading, waits for the journal to be durable, then closes everything. */
   stop(): Promise<void>;
@@ -147,13 +151,18 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
     servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
   ).catch(closing({ close: closeStarted }));
   const server = venue.server;
+  let metricsListener: MetricsListener | null = null;
   const closeAll = async () => {
+    await metricsListener?.close();
     await venue.stop();
     await verifier.close();
   };
   try {
     const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
     const { port } = await server.http.listen({ host: config.listen.host, port: config.listen.port });
+    if (config.metricsListen !== null) {
+      metricsListener = await startMetricsListener(server.metrics, config.metricsListen);
+    }
     const certFile = await writePublicCertificate(config.publicDir, identity.certPem);
     const platformFile = await writePlatformRoot(config.publicDir, {
       platform: platform.platform,
@@ -177,6 +186,7 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
       },
       settlementSigner: enclave.settlementSigner.publicKey,
       measurement: enclave.measurement,
+      metricsUrl: metricsListener?.url ?? null,
       server,
       stop: () => {
         stopping ??= drainAndClose(server, closeAll);
