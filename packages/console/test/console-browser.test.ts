@@ -171,7 +171,7 @@ test('a drain begins and ends from the page, each after a confirmation', async (
   await screenshot(page, 'drain-ended');
 });
 
-test('an account disabled from the page loses its token at once', async () => {
+test('an account disabled from the page loses its token at once; enable and revoke-tokens work too', async () => {
   const trader = await venue.trader('to-disable');
   assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
   const account = `[data-testid="account-${trader.apiKey}"]`;
@@ -188,6 +188,14 @@ test('an account disabled from the page loses its token at once', async () => {
   await page.click(`${account} [data-testid="account-enable-confirm"]`);
   await page.waitForSelector(`${account}[data-status="active"]`);
   assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
+
+  // Revoking its tokens leaves the account active but its token dead.
+  await page.click(`${account} [data-testid="account-revoke"]`);
+  await page.click(`${account} [data-testid="account-revoke-confirm"]`);
+  await page.waitForSelector(`${account} [data-testid="account-revoke"]`);
+  const revoked = await venue.call('/account', { token: trader.token });
+  assert.equal(revoked.status, 401, revoked.text);
+  assert.equal(JSON.parse(revoked.text).code, 1104, 'TOKEN_REVOKED');
 });
 
 test('a settled cross moves the settlement charts', async () => {
