@@ -12,8 +12,11 @@ export const MACHINE_PROGRAMS = [
   { program: '/usr/sbin/nats-server', debianPackage: 'nats-server', usedBy: 'the message-bus tests' },
 ];
 
-export function missingPrograms() {
-  return MACHINE_PROGRAMS.filter((entry) => !existsSync(entry.program));
+/** `only`: Debian package names to consider (default: all of MACHINE_PROGRAMS). */
+export function missingPrograms(only) {
+  return MACHINE_PROGRAMS.filter(
+    (entry) => (only === undefined || only.includes(entry.debianPackage)) && !existsSync(entry.program),
+  );
 }
 
 function run(command, args) {
@@ -25,8 +28,8 @@ function run(command, args) {
   return result.status === 0;
 }
 
-export function ensureMachine() {
-  const missing = missingPrograms();
+export function ensureMachine(only) {
+  const missing = missingPrograms(only);
   if (missing.length === 0) return;
   for (const entry of missing) {
     console.log(
@@ -48,7 +51,7 @@ export function ensureMachine() {
       );
     }
   }
-  const still = missingPrograms();
+  const still = missingPrograms(only);
   if (still.length > 0) {
     throw new Error(`ensure-machine: still missing after install: ${still.map((e) => e.program).join(', ')}`);
   }
