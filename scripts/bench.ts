@@ -8,6 +8,7 @@ import { report } from '../bench/harness.ts';
 const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
   clearing: () => import('../bench/clearing.ts'),
   'cli-start': () => import('../bench/cli-start.ts'),
+  'console-load': () => import('../bench/console-load.ts'),
   core: () => import('../bench/core.ts'),
   intake: () => import('../bench/intake.ts'),
   journal: () => import('../bench/journal.ts'),

@@ -52,6 +52,15 @@ if (selected.some((file) => file.endsWith('.dist.test.ts'))) {
   const { buildPackages } = await import('./build-packages.mjs');
   buildPackages();
 }
+// The venue serves the operator console from its build: make sure it exists and matches its
+// sources before any venue starts (quick when nothing changed). The console's browser tests need
+// Chromium: `npm test` has installed it already; a run of those files alone checks too.
+const { ensureConsoleBuilt } = await import('./build-console.mjs');
+await ensureConsoleBuilt();
+if (selected.some((file) => file.includes(join('packages', 'console')))) {
+  const { ensureMachine } = await import('./ensure-machine.mjs');
+  ensureMachine(['chromium']);
+}
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...selected],

@@ -10,7 +10,17 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PACKAGES = ['protocol', 'notes', 'core', 'adapters', 'chain-sim', 'sdk', 'cli', 'testing'] as const;
+const PACKAGES = [
+  'protocol',
+  'notes',
+  'core',
+  'adapters',
+  'chain-sim',
+  'sdk',
+  'cli',
+  'testing',
+  'console',
+] as const;
 type Package = (typeof PACKAGES)[number];
 
 /** Which workspace packages each package's production code may import. */
@@ -25,6 +35,8 @@ const ALLOWED: Record<Package, readonly Package[]> = {
   adapters: ['protocol', 'notes', 'core'],
   testing: ['protocol', 'notes', 'core', 'chain-sim', 'adapters', 'sdk'],
   cli: ['protocol', 'notes', 'core', 'adapters', 'chain-sim', 'sdk'],
+  // The operator console is a browser page: it knows the venue only through its HTTP routes.
+  console: [],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -32,7 +44,7 @@ function sourceFiles(dir: string): string[] {
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) found = found.concat(sourceFiles(path));
-    else if (entry.endsWith('.ts')) found.push(path);
+    else if (entry.endsWith('.ts') || entry.endsWith('.tsx')) found.push(path);
   }
   return found;
 }

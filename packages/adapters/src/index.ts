@@ -23,6 +23,7 @@ export * from './enclave/governance-watch.ts';
 export * from './enclave/simulated-platform.ts';
 export * from './enclave/tdx-platform.ts';
 export * from './http/connections-per-address.ts';
+export * from './http/console-routes.ts';
 export * from './http/evidence-routes.ts';
 export * from './http/public-routes.ts';
 export * from './http/request-id.ts';

@@ -334,6 +334,37 @@ describe('bearer tokens on every route', () => {
     assert.equal((await venue.call('/account', { token: trader.token })).status, 200);
   });
 
+  test("GET /admin/accounts lists every account's role, status and label, and no secret; traders get 403 1108", async () => {
+    const trader = await venue.trader('listed desk');
+    const revoked = await venue.call(`/admin/accounts/${trader.apiKey}/revoke-tokens`, {
+      method: 'POST',
+      token: venue.adminToken,
+    });
+    assert.equal(revoked.status, 200, revoked.text);
+    const listed = await venue.call('/admin/accounts', { token: venue.adminToken });
+    assert.equal(listed.status, 200, listed.text);
+    const accounts = bodyOf(listed)['accounts'] as Record<string, unknown>[];
+    const entry = accounts.find((account) => account['api_key'] === trader.apiKey);
+    assert.deepEqual(Object.keys(entry ?? {}).sort(), [
+      'account_id',
+      'api_key',
+      'label',
+      'role',
+      'status',
+      'tokens_invalid_before_ms',
+    ]);
+    assert.equal(entry?.['label'], 'listed desk');
+    assert.equal(entry?.['status'], 'active');
+    assert.ok(
+      accounts.some((account) => account['api_key'] === venue.adminApiKey && account['role'] === 'admin'),
+    );
+    for (const secret of [trader.apiSecret, trader.passphrase, trader.token]) {
+      assert.ok(!listed.text.includes(secret), 'the list carries no credential');
+    }
+    const fresh = await venue.login(trader.apiKey, trader.apiSecret, trader.passphrase);
+    expectError(await venue.call('/admin/accounts', { token: fresh.access_token }), 403, 1108);
+  });
+
   test('the last enabled admin cannot be disabled (409 1206); an unknown api_key is 404 1304', async () => {
     const disableFixtureAdmin = () =>
       venue.call(`/admin/accounts/${venue.adminApiKey}/disable`, { method: 'POST', token: venue.adminToken });

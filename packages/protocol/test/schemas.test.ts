@@ -261,6 +261,24 @@ const SAMPLES: Record<string, unknown> = {
     status: 'suspended',
     tokens_invalid_before_ms: 1700000000000,
   },
+  AccountListResponseSchema: {
+    accounts: [
+      {
+        account_id: ACCT,
+        api_key: 'AK_0123456789abcdef',
+        role: 'admin',
+        status: 'active',
+        label: 'ops desk',
+      },
+      {
+        account_id: ACCT,
+        api_key: 'AK_fedcba9876543210',
+        role: 'trader',
+        status: 'suspended',
+        tokens_invalid_before_ms: 1700000000000,
+      },
+    ],
+  },
   DrainResponseSchema: {
     state: 'draining',
     trading_closed: true,
@@ -524,6 +542,8 @@ describe('route catalogue', () => {
     'GET /tree/leaves',
     'GET /settlement/status',
     'POST /admin/accounts',
+    // The venue's own addition (docs/decisions.md D75): the account list of the operator console.
+    'GET /admin/accounts',
     'POST /admin/accounts/:api_key/disable',
     'POST /admin/accounts/:api_key/enable',
     'POST /admin/accounts/:api_key/revoke-tokens',

@@ -9,6 +9,7 @@ import {
   type Enclave,
   type HttpTransport,
   type MarketListing,
+  type OracleMonitor,
   type ProofChecks,
   type RootSource,
   type Settlement,
@@ -107,6 +108,14 @@ export interface TestVenueOptions {
    * cap that counts loopback, which production leaves uncounted and every test connects from.
    */
   transport?: Partial<HttpTransport>;
+  /** The listed markets; the default is SOL-USDC and ETH-USDC. */
+  markets?: readonly MarketConfig[];
+  /**
+   * Gate the markets on signed oracle prices: feed address to its publisher's public key. The
+   * assembly builds the monitor (`TestVenue.monitor`); the test hands it updates. Without this the
+   * markets have no oracle gate.
+   */
+  oraclePublishers?: ReadonlyMap<string, string>;
 }
 
 export interface Trader {
@@ -139,6 +148,11 @@ export class TestVenue {
     this.port = port;
   }
 
+  /** The oracle gates, with `oraclePublishers`: hand it updates with `receive(update, slot)`. */
+  get monitor(): OracleMonitor | undefined {
+    return this.#assembled.monitor ?? undefined;
+  }
+
   /** The pipeline, with `settlement: true`. */
   get settlement(): Settlement | undefined {
     return this.#assembled.settlement ?? undefined;
@@ -167,6 +181,9 @@ export class TestVenue {
         ...(enclave === undefined ? {} : { enclave }),
         // Without a chain, the recent-root window holds the root test notes use.
         roots: chain ?? fixedRoots(options.roots ?? [TEST_ROOT]),
+        ...(options.oraclePublishers === undefined
+          ? {}
+          : { oracle: { publisherKeys: options.oraclePublishers, start: () => ({ stop: () => {} }) } }),
         ...(chain === undefined || enclave === undefined
           ? {}
           : {
@@ -182,7 +199,7 @@ export class TestVenue {
       },
       {
         core,
-        markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
+        markets: (options.markets ?? [testMarket('SOL-USDC'), testMarket('ETH-USDC')]).map(testListing),
         settles,
         proofMode: options.proofMode ?? 'stub',
         ...(options.state === undefined ? {} : { state: options.state }),

@@ -106,6 +106,8 @@ export interface FrontPorts {
   readonly transport?: HttpServerOptions['transport'];
   /** The code snapshot behind the attested measurement, served under /evidences (spec 4.4). */
   readonly evidences?: CodeSnapshot;
+  /** The built operator console served at /console/; defaults to this repository's build. */
+  readonly consoleDirectory?: string;
 }
 
 /** A venue without a front (the simulator): its clients reach the stream through in-memory sockets. */

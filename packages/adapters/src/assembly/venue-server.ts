@@ -5,6 +5,7 @@ import { AuthService } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
 import { AUTH_SWEEP_INTERVAL_MS } from '../config/limits.ts';
 import { authRoutes } from '../http/auth-routes.ts';
+import { CONSOLE_BUILD_DIRECTORY, consoleRoutes } from '../http/console-routes.ts';
 import { evidenceRoutes } from '../http/evidence-routes.ts';
 import { orderRoutes } from '../http/order-routes.ts';
 import type { VenueParameters } from '../http/public-routes.ts';
@@ -247,6 +248,7 @@ function openHttp(parts: VenueServerParts, inner: Inner, front: FrontPorts): Ven
           { auth, clock },
         ),
       evidenceRoutes(front.evidences ?? null),
+      consoleRoutes(front.consoleDirectory ?? CONSOLE_BUILD_DIRECTORY),
     ],
   });
   const journalLog = http.app.log.child({ component: 'journal' });

@@ -1,10 +1,18 @@
-import type { CreateAccountRequest, RevokeTokenResponse, TokenRequest } from '@venue/protocol';
+import type {
+  AccountListResponse,
+  CreateAccountRequest,
+  RevokeTokenResponse,
+  TokenRequest,
+} from '@venue/protocol';
 import { accountStatusOf } from '../accounts/account-registry.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { VenueClock } from '../chain/clock.ts';
 import { principalOf, type RouteContext, type RouteHandler } from './route-registrar.ts';
 
-/** spec 4.2 (issue tokens), 4.6 (revoke one's own token) and the account routes of 4.7. */
+/**
+ * spec 4.2 (issue tokens), 4.6 (revoke one's own token) and the account routes of 4.7, plus the
+ * account list the operator console reads.
+ */
 type ApiKeyContext = RouteContext<{ api_key: string }>;
 
 export function authRoutes(auth: AuthService, clock: VenueClock): RouteHandler[] {
@@ -22,6 +30,19 @@ export function authRoutes(auth: AuthService, clock: VenueClock): RouteHandler[]
         const body: RevokeTokenResponse = {
           revoked: true,
           denylisted_until_ms: auth.revoke(principalOf(context)),
+        };
+        return body;
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/accounts',
+      handle: () => {
+        const body: AccountListResponse = {
+          accounts: auth.accounts.all().map((account) => ({
+            ...accountStatusOf(account),
+            ...(account.label === undefined ? {} : { label: account.label }),
+          })),
         };
         return body;
       },

@@ -5,7 +5,8 @@
  * - every line of the server log (captured at the most verbose level, with a fault forced on one
  *   marked order so that the fault path writes too);
  * - every public and admin body: health, status, time, info, instruments, tree root, transparency,
- *   drain, settlement metrics and the Prometheus text;
+ *   drain, settlement metrics, the Prometheus text, the account list, and the operator console's
+ *   page and assets;
  * - everything another account receives: its REST answers and every stream frame, while it probes
  *   the owner's orders and note;
  * - every file under the venue's state directory (journal segments, snapshots, the accounts file),
@@ -222,8 +223,20 @@ test('leak scan: marked values reach only their owner; logs, metrics, other acco
       ]) {
         publicBodies.push((await venue.call(path)).text);
       }
-      for (const path of ['/admin/drain', '/admin/metrics/settlement', '/admin/metrics/prometheus']) {
+      for (const path of [
+        '/admin/drain',
+        '/admin/metrics/settlement',
+        '/admin/metrics/prometheus',
+        '/admin/accounts',
+      ]) {
         publicBodies.push((await venue.call(path, { token: venue.adminToken })).text);
+      }
+      // The operator console: its page and every file the page loads (docs/operations.md).
+      const page = await venue.call('/console/');
+      assert.equal(page.status, 200, 'the console is built and served');
+      publicBodies.push(page.text);
+      for (const [, asset] of page.text.matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)) {
+        publicBodies.push((await venue.call(asset ?? '')).text);
       }
 
       await ownerStream.request({ op: 'ping' });

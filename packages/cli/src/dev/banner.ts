@@ -42,6 +42,7 @@ export function formatBanner(venue: DevVenue, cwd: string = process.cwd()): stri
     '',
     `  REST API      ${venue.restUrl}`,
     `  stream        ${venue.streamUrl}`,
+    `  console       ${venue.restUrl}/console/  (operator console: sign in as the demo admin)`,
     `  chain RPC     ${venue.chainRpcUrl}  (chain simulator JSON-RPC, loopback only: deposits, withdrawals)`,
     `  session id    ${venue.sessionId}`,
     `  certificate   sha256 ${venue.certSha256}`,

@@ -67,6 +67,31 @@ export const AccountStatusResponseSchema = Strict(
 );
 export type AccountStatusResponse = Static<typeof AccountStatusResponseSchema>;
 
+/** Most accounts one GET /admin/accounts lists; a venue has tens of API accounts, not thousands. */
+export const ACCOUNT_LIST_MAX = 10_000;
+
+/**
+ * GET /admin/accounts: every account's access state, for the operator console. Only what the
+ * disable / enable / revoke routes already answer, plus the operator's own label: never a secret,
+ * a passphrase hash, a trading key or anything the account traded.
+ */
+export const AccountListResponseSchema = Strict(
+  {
+    accounts: Type.Array(
+      Strict(
+        {
+          ...AccountStatusResponseSchema.properties,
+          label: Type.Optional(AccountLabel()),
+        },
+        { title: 'AccountListEntry' },
+      ),
+      { maxItems: ACCOUNT_LIST_MAX, description: 'In creation order.' },
+    ),
+  },
+  { title: 'AccountListResponse' },
+);
+export type AccountListResponse = Static<typeof AccountListResponseSchema>;
+
 /**
  * Planned-stop drain (spec 4.7). open: normal; draining: new trading closed, in-flight work
  * finishing; safe_to_stop: trading closed and no journal record in flight, so stopping loses nothing.

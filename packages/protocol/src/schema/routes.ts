@@ -3,6 +3,7 @@ import type { ErrorName } from '../errors/catalogue.ts';
 import { BYTES } from '../limits.ts';
 import { AccountResponseSchema, AccountSettingsSchema, OrderRecordSchema } from './account.ts';
 import {
+  AccountListResponseSchema,
   AccountStatusResponseSchema,
   CreateAccountRequestSchema,
   CreateAccountResponseSchema,
@@ -475,6 +476,14 @@ export const ROUTES: readonly RouteDef[] = [
   },
 
   // spec 4.7: admin
+  {
+    method: 'GET',
+    path: '/admin/accounts',
+    auth: 'admin',
+    summary: "Every account's role and access state (the operator console's list); no secrets.",
+    response: AccountListResponseSchema,
+    errors: errors(ADMIN, ALWAYS),
+  },
   {
     method: 'POST',
     path: '/admin/accounts',
