@@ -542,7 +542,7 @@ describe('route catalogue', () => {
     'GET /tree/leaves',
     'GET /settlement/status',
     'POST /admin/accounts',
-    // The venue's own addition (docs/decisions.md D75): the account list of the operator console.
+    // The venue's own addition (docs/decisions.md D83): the account list of the operator console.
     'GET /admin/accounts',
     'POST /admin/accounts/:api_key/disable',
     'POST /admin/accounts/:api_key/enable',
