@@ -61,9 +61,18 @@ if (selected.some((file) => file.includes(join('packages', 'console')))) {
   const { ensureMachine } = await import('./ensure-machine.mjs');
   ensureMachine(['chromium']);
 }
+// TEST_DURATIONS_FILE=path also writes each file's time there, slowest first.
+const durations = process.env.TEST_DURATIONS_FILE
+  ? [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(import.meta.dirname, 'test-durations-reporter.mjs')}`,
+      `--test-reporter-destination=${process.env.TEST_DURATIONS_FILE}`,
+    ]
+  : [];
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...selected],
+  ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...durations, ...selected],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);
