@@ -6,6 +6,7 @@ export * from './errors.ts';
 export * from './https-client.ts';
 export * from './journal-fixtures.ts';
 export * from './manual-clock.ts';
+export * from './nats-cluster.ts';
 export * from './note-orders.ts';
 export * from './proving-venue.ts';
 export * from './stream-client.ts';

@@ -138,7 +138,8 @@ export class VenueEngine {
   /**
    * Intake: stamps one command with the current slot and applies it. Rejects with the core's
    * VenueError when an intake rule refuses it (nothing changed), with VENUE_BUSY when the journal's
-   * window for intake is full, and with JOURNAL_UNAVAILABLE after a journal failure. Resolves with the
+   * window for intake is full, with JOURNAL_STALLED while a replicated journal waits for its brokers,
+   * and with JOURNAL_UNAVAILABLE (or JOURNAL_FENCED) after a journal failure. Resolves with the
    * command's events once they are durable and have been handed to listeners. Callers never choose the
    * slot: the clock may cross a slot boundary between building a command and applying it.
    */
@@ -147,6 +148,7 @@ export class VenueEngine {
     const journal = this.#journal;
     if (journal !== null) {
       if (journal.failure !== null) throw journal.failure;
+      if (journal.stalled !== null) throw journal.stalled;
       if (journal.inFlight >= INTAKE_IN_FLIGHT_RECORDS_MAX) {
         throw new VenueError(
           'VENUE_BUSY',
