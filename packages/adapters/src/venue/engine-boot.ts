@@ -4,9 +4,12 @@ import type { VenueClock } from '../chain/clock.ts';
 import { checkLimitRelations } from '../config/limits.ts';
 import { FileJournal } from '../journal/file-journal.ts';
 import type { JournalFiles } from '../journal/files.ts';
+import { JetStreamJournal, type JetStreamJournalOptions } from '../journal/jetstream/jetstream-journal.ts';
+import type { JetStreamLink } from '../journal/jetstream/jetstream-link.ts';
 import { JournalRecoveryError, type Recovery, recoverJournal } from '../journal/recovery.ts';
 import { replicaSupports } from '../replica/companion-registry.ts';
 import { SnapshotReplica } from '../replica/snapshot-replica.ts';
+import type { StreamFollower } from '../standby/stream-follower.ts';
 import type { MarketListing } from './market-listing.ts';
 import { loadCompanions, parseSnapshot, type StateCompanion } from './state-companion.ts';
 import { VenueEngine } from './venue-engine.ts';
@@ -28,6 +31,22 @@ export interface StateDirectory {
    * a thread's timing would not.
    */
   readonly snapshots?: SnapshotMode;
+  /**
+   * The journal is a JetStream stream instead of files in `directory` (which then holds only the
+   * accounts): the follower has read the whole stream (standby/), and the journal continues after
+   * it. Snapshots are taken inline on this path for now.
+   */
+  readonly stream?: StreamJournalSource;
+}
+
+/** A stream the venue takes over: its connection, the caught-up follower and the journal's tuning. */
+export interface StreamJournalSource {
+  readonly link: JetStreamLink;
+  readonly follower: StreamFollower;
+  readonly journal?: Pick<
+    JetStreamJournalOptions,
+    'ackWindow' | 'publishTimeoutMs' | 'retryPauseMs' | 'onStall'
+  >;
 }
 
 export type SnapshotMode = 'replica' | 'inline';
@@ -72,6 +91,7 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
     for (const listing of options.markets) await engine.addMarket(listing);
     return { engine, recovery: null };
   }
+  if (state.stream !== undefined) return await bootFromStream(options, state, state.stream, companions);
   const directory = journalDirectoryOf(state);
   const replica = snapshotReplicaFor(options, state, companions);
   let core = new VenueCore(config);
@@ -137,6 +157,48 @@ export async function bootEngine(options: EngineBootOptions): Promise<EngineBoot
   const engine = new VenueEngine(core, clock, journal, options.onSnapshotError, companions, replica);
   await engine.boot(options.sessionId);
   for (const listing of options.markets) await engine.addMarket(listing);
+  return { engine, recovery };
+}
+
+/**
+ * Boots on a stream the follower has read to its end (a standby taking over, or a primary starting):
+ * the follower's core and companions become the venue's, and the journal appends after its last
+ * record. The first append (this boot's session) expects exactly that record to be the stream's
+ * last, so if another writer appended meanwhile the boot fails with JOURNAL_FENCED instead of
+ * forking the journal.
+ */
+async function bootFromStream(
+  options: EngineBootOptions,
+  state: StateDirectory,
+  source: StreamJournalSource,
+  companions: readonly StateCompanion[],
+): Promise<EngineBoot> {
+  const { follower } = source;
+  loadCompanions(companions, follower.companionParts());
+  const journal = new JetStreamJournal({
+    link: source.link,
+    sealingKey: state.sealingKey,
+    position: follower.position,
+    snapshotSeq: follower.snapshotSeq,
+    nowMs: options.clock.nowMs(),
+    ...(state.snapshotIntervalRecords === undefined
+      ? {}
+      : { snapshotIntervalRecords: state.snapshotIntervalRecords }),
+    ...(state.snapshotIntervalMs === undefined ? {} : { snapshotIntervalMs: state.snapshotIntervalMs }),
+    ...source.journal,
+  });
+  const engine = new VenueEngine(follower.core, options.clock, journal, options.onSnapshotError, companions);
+  await engine.boot(options.sessionId);
+  for (const listing of options.markets) await engine.addMarket(listing);
+  const recovery: Recovery = {
+    snapshot: null,
+    position: follower.position,
+    replayed: 0,
+    truncated: null,
+    notes: [],
+    segmentSeqs: [],
+    snapshotSeqs: [],
+  };
   return { engine, recovery };
 }
 

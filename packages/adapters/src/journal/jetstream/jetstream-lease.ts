@@ -28,6 +28,10 @@ export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { ttlMs: 3000, renewEveryMs: 
 export interface LeaseHolder {
   readonly holder: string;
   readonly sinceMs: number;
+  /** The record the holder's state hash was taken after (decimal), when it announces one. */
+  readonly seq?: string;
+  /** The holder's `VenueCore.stateHash()` after record `seq`: what a standby checks its copy against. */
+  readonly stateHash?: string;
 }
 
 export class LeaseHeldError extends Error {
@@ -47,6 +51,8 @@ export interface LeaseOptions {
   /** Called once when the lease is lost (refused renewal, or none possible within ttlMs). */
   readonly onLost: (reason: string) => void;
   readonly nowMs?: () => number;
+  /** Extra fields each write of the lease carries: the primary's announced state (hot standby). */
+  readonly announce?: () => Pick<LeaseHolder, 'seq' | 'stateHash'>;
 }
 
 export class JetStreamLease {
@@ -76,7 +82,7 @@ export class JetStreamLease {
     const timings = options.timings ?? DEFAULT_LEASE_TIMINGS;
     const now = options.nowMs ?? Date.now;
     const kv = await openLeaseBucket(options.link, timings.ttlMs);
-    const value = encodeHolder({ holder: options.holder, sinceMs: now() });
+    const value = encodeHolder({ holder: options.holder, sinceMs: now(), ...options.announce?.() });
     let revision: number;
     try {
       revision = await kv.create(LEASE_KEY, value);
@@ -115,7 +121,11 @@ export class JetStreamLease {
     if (this.#lost || this.#renewing) return;
     this.#renewing = true;
     try {
-      const value = encodeHolder({ holder: this.#options.holder, sinceMs: this.#renewedAtMs });
+      const value = encodeHolder({
+        holder: this.#options.holder,
+        sinceMs: this.#renewedAtMs,
+        ...this.#options.announce?.(),
+      });
       this.#revision = await this.#kv.update(LEASE_KEY, value, this.#revision, this.#timings.renewEveryMs);
       this.#renewedAtMs = this.#now();
     } catch (error) {
