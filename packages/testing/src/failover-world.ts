@@ -6,7 +6,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createSimulatedPlatform, openJetStreamLink, recoverFromJetStream } from '@venue/adapters';
+import { VenueCore } from '@venue/core';
 import { tradingKeyFromSeed } from '@venue/protocol';
+import { CRASH_CORE_CONFIG } from './core-fixtures.ts';
 
 export interface FailoverWorld {
   readonly genesisMs: number;
@@ -45,4 +48,34 @@ export async function saveWorld(dir: string, world: FailoverWorld): Promise<void
   const file = join(dir, 'world.json');
   await writeFile(`${file}.tmp`, JSON.stringify(world), { mode: 0o600 });
   await rename(`${file}.tmp`, file);
+}
+
+/**
+ * The state hash of a replay of the whole journal stream from its first record into an empty core,
+ * snapshots ignored: what the live primary's state must equal.
+ */
+export async function replayStreamStateHash(
+  world: FailoverWorld,
+  servers: readonly string[],
+  stream: string,
+) {
+  const platform = createSimulatedPlatform(
+    tradingKeyFromSeed(Buffer.from(world.rootSeedHex, 'hex')),
+    Buffer.from(world.platformSecretHex, 'hex'),
+  );
+  const link = await openJetStreamLink({ servers, stream, replicas: 3 });
+  try {
+    const core = new VenueCore(CRASH_CORE_CONFIG);
+    const recovery = await recoverFromJetStream({
+      link,
+      sealingKey: platform.sealingKey(FAILOVER_MEASUREMENT),
+      ignoreSnapshots: true,
+      onCommand: (command) => {
+        core.apply(command);
+      },
+    });
+    return { stateHash: core.stateHash(), records: recovery.position.seq };
+  } finally {
+    await link.close();
+  }
 }
