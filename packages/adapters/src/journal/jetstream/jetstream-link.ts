@@ -30,6 +30,8 @@ export interface JetStreamSettings {
   readonly replicas: number;
   /** A NATS `.creds` file (JWT + nkey seed), when the cluster requires one. */
   readonly credentialsFile?: string;
+  /** How long a JetStream API request (stream info, consumer creation...) may take. Default 10 s. */
+  readonly apiTimeoutMs?: number;
 }
 
 export const STREAM_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -78,17 +80,21 @@ export async function openJetStreamLink(settings: JetStreamSettings): Promise<Je
     ...(authenticator === undefined ? {} : { authenticator }),
   });
   try {
-    const manager = await jetstreamManager(connection);
+    const apiTimeout = { timeout: settings.apiTimeoutMs ?? 10_000 };
+    const manager = await jetstreamManager(connection, apiTimeout);
     const subject = recordSubject(settings.stream);
     await ensureStream(manager, settings, subject);
-    const snapshots = await new Objm(connection).create(`${settings.stream}-snapshots`, {
-      replicas: settings.replicas,
-      storage: StorageType.File,
-    });
+    const snapshots = await new Objm(jetstream(connection, apiTimeout)).create(
+      `${settings.stream}-snapshots`,
+      {
+        replicas: settings.replicas,
+        storage: StorageType.File,
+      },
+    );
     return {
       settings,
       connection,
-      client: jetstream(connection),
+      client: jetstream(connection, apiTimeout),
       manager,
       subject,
       snapshots,
@@ -130,7 +136,7 @@ async function ensureStream(
 
 /** The lease bucket, created with `ttlMs` as its entries' time to live. */
 export async function openLeaseBucket(link: JetStreamLink, ttlMs: number) {
-  return await new Kvm(link.connection).create(leaseBucketOf(link.settings.stream), {
+  return await new Kvm(link.client).create(leaseBucketOf(link.settings.stream), {
     replicas: link.settings.replicas,
     history: 1,
     ttl: ttlMs,
