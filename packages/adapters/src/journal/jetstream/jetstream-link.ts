@@ -81,9 +81,9 @@ export async function openJetStreamLink(settings: JetStreamSettings): Promise<Je
   });
   try {
     const apiTimeout = { timeout: settings.apiTimeoutMs ?? 10_000 };
-    const manager = await jetstreamManager(connection, apiTimeout);
+    const manager = await whileElecting(() => jetstreamManager(connection, apiTimeout));
     const subject = recordSubject(settings.stream);
-    await ensureStream(manager, settings, subject);
+    await whileElecting(() => ensureStream(manager, settings, subject));
     const snapshots = await new Objm(jetstream(connection, apiTimeout)).create(
       `${settings.stream}-snapshots`,
       {
@@ -136,10 +136,32 @@ async function ensureStream(
 
 /** The lease bucket, created with `ttlMs` as its entries' time to live. */
 export async function openLeaseBucket(link: JetStreamLink, ttlMs: number) {
-  return await new Kvm(link.client).create(leaseBucketOf(link.settings.stream), {
-    replicas: link.settings.replicas,
-    history: 1,
-    ttl: ttlMs,
-    storage: StorageType.File,
-  });
+  return await whileElecting(() =>
+    new Kvm(link.client).create(leaseBucketOf(link.settings.stream), {
+      replicas: link.settings.replicas,
+      history: 1,
+      ttl: ttlMs,
+      storage: StorageType.File,
+    }),
+  );
+}
+
+/**
+ * Runs a JetStream API request again while it times out, for up to `forMs`: right after a node
+ * returns, the cluster may take seconds to elect its leaders, and a reader should wait that out.
+ */
+export async function whileElecting<T>(request: () => Promise<T>, forMs = 30_000): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await request();
+    } catch (error) {
+      // 10008: "JetStream system temporarily unavailable", the cluster's answer while it has no leader.
+      const passing =
+        error instanceof Error &&
+        (/timeout/i.test(`${error.name} ${error.message}`) || (error as { code?: unknown }).code === 10008);
+      if (!passing || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
