@@ -148,7 +148,8 @@ function nodeAt(nodes: readonly NatsNode[], index: number): NatsNode {
   return node;
 }
 
-const START_TIMEOUT_MS = 20_000;
+/** Generous: on a loaded machine a node's JetStream can take many seconds to elect its leaders. */
+const START_TIMEOUT_MS = 45_000;
 const POLL_MS = 50;
 
 /**

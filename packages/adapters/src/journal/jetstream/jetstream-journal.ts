@@ -35,6 +35,7 @@ import { RecordEncoder } from '../record-codec.ts';
 import { finishRecord, RECORD_HEADER_BYTES, recordHash, writeRecordHeader } from '../record-format.ts';
 import { fileKey, newSalt, sealInto, TAG_BYTES } from '../sealing.ts';
 import { encodeSnapshotFile } from '../snapshot-file.ts';
+import type { JetStreamLease } from './jetstream-lease.ts';
 import type { JetStreamLink } from './jetstream-link.ts';
 import { recordHeaders } from './record-message.ts';
 import { parseSnapshotName, snapshotObjectName } from './snapshot-objects.ts';
@@ -70,6 +71,8 @@ export interface JetStreamJournalOptions {
   readonly retryPauseMs?: number;
   /** Tells the venue the journal stalled (error) or resumed (null): logs and metrics. */
   readonly onStall?: (stalled: VenueError | null) => void;
+  /** The primary's lease, released when the journal closes so a standby need not wait it out. */
+  readonly lease?: JetStreamLease;
 }
 
 interface Entry {
@@ -96,6 +99,7 @@ export class JetStreamJournal implements Journal {
   readonly #snapshotIntervalRecords: number;
   readonly #snapshotIntervalMs: number;
   readonly #onStall: (stalled: VenueError | null) => void;
+  readonly #lease: JetStreamLease | null;
   readonly #durableListeners: ((records: DurableRecords) => void)[] = [];
 
   /** Records not yet acknowledged, in sequence order; the first `#sent` of them were published. */
@@ -126,6 +130,7 @@ export class JetStreamJournal implements Journal {
     this.#snapshotIntervalRecords = options.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS;
     this.#snapshotIntervalMs = options.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     this.#onStall = options.onStall ?? (() => {});
+    this.#lease = options.lease ?? null;
     this.#lastSeq = options.position.seq;
     this.#lastHash = Buffer.from(options.position.hash);
     this.#snapshotSeq = options.snapshotSeq ?? 0n;
@@ -270,6 +275,7 @@ export class JetStreamJournal implements Journal {
     clearTimeout(timer);
     await this.#snapshotting?.catch(() => undefined);
     if (this.#failure === null && this.#unacked.length > 0) this.#fail(closedError());
+    await this.#lease?.release();
     await this.#link.close().catch(() => undefined);
   }
 

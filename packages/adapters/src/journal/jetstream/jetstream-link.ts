@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import {
   DiscardPolicy,
+  JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   jetstream,
@@ -84,12 +85,11 @@ export async function openJetStreamLink(settings: JetStreamSettings): Promise<Je
     const manager = await whileElecting(() => jetstreamManager(connection, apiTimeout));
     const subject = recordSubject(settings.stream);
     await whileElecting(() => ensureStream(manager, settings, subject));
-    const snapshots = await new Objm(jetstream(connection, apiTimeout)).create(
-      `${settings.stream}-snapshots`,
-      {
+    const snapshots = await whileElecting(() =>
+      new Objm(jetstream(connection, apiTimeout)).create(`${settings.stream}-snapshots`, {
         replicas: settings.replicas,
         storage: StorageType.File,
-      },
+      }),
     );
     return {
       settings,
@@ -111,7 +111,11 @@ async function ensureStream(
   settings: JetStreamSettings,
   subject: string,
 ): Promise<void> {
-  const existing = await manager.streams.info(settings.stream).catch(() => null);
+  const existing = await manager.streams.info(settings.stream).catch((error: unknown) => {
+    // Only "not found" means create it; a timeout must not look like a missing journal.
+    if (error instanceof JetStreamApiError && error.code === 10059) return null;
+    throw error;
+  });
   if (existing !== null) {
     if (existing.config.num_replicas !== settings.replicas) {
       throw new Error(
