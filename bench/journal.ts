@@ -51,7 +51,7 @@ import { VenueEngine } from '../packages/adapters/src/venue/venue-engine.ts';
 import { type Figure, figure, summarise } from './harness.ts';
 import { jetstreamFigures } from './journal-jetstream.ts';
 
-const APPENDERS = 256;
+export const APPENDERS = 256;
 const POOL = 1_024;
 const KEY = randomBytes(32);
 
@@ -92,7 +92,7 @@ function placeCommandOf(i: number): PlaceCommand {
   };
 }
 
-const COMMANDS: Command[] = Array.from({ length: POOL }, (_, i) => placeCommandOf(i));
+export const COMMANDS: Command[] = Array.from({ length: POOL }, (_, i) => placeCommandOf(i));
 
 async function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'venue-bench-journal-'));
