@@ -13,6 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { type Command, VenueCore } from '@venue/core';
 import { isVenueError, type VenueError } from '@venue/protocol';
 import {
+  JOURNAL_TEST_MARKET,
+  ManualClock,
   type NatsCluster,
   openingCommands,
   orderBody,
@@ -20,6 +22,8 @@ import {
   randomCommands,
   startNatsCluster,
   TEST_CORE_CONFIG,
+  TEST_SESSION,
+  testListing,
 } from '@venue/testing';
 import {
   JetStreamJournal,
@@ -30,6 +34,10 @@ import {
   plainRecord,
   recoverFromJetStream,
 } from '../src/journal/index.ts';
+import { MatchFacts } from '../src/settlement/match-facts.ts';
+import { NoteOpenings } from '../src/settlement/note-openings.ts';
+import { bootEngine } from '../src/venue/engine-boot.ts';
+import type { UnstampedCommand } from '../src/venue/venue-engine.ts';
 
 const KEY = randomBytes(32);
 let cluster: NatsCluster;
@@ -172,6 +180,70 @@ describe('jetstream journal: the contract', () => {
       second.core.stateHash(),
       'the snapshot equals the replay it stands for',
     );
+  });
+});
+
+describe('jetstream journal: a venue booted on it', () => {
+  test('boots holding the lease, snapshots into the broker, and a restart rebuilds the venue it left', async () => {
+    const stream = newStream();
+    const boot = (holder: string) =>
+      bootEngine({
+        config: TEST_CORE_CONFIG,
+        clock: new ManualClock(),
+        sessionId: TEST_SESSION,
+        markets: [testListing(JOURNAL_TEST_MARKET)],
+        state: {
+          directory: '/nonexistent-the-journal-is-in-the-broker',
+          sealingKey: KEY,
+          snapshotIntervalRecords: 20,
+          jetstream: {
+            settings: { servers: cluster.servers, stream, replicas: 3 },
+            holder,
+            lease: { ttlMs: 3000, renewEveryMs: 1000 },
+          },
+        },
+        companions: [new NoteOpenings(), new MatchFacts()],
+      });
+    const { engine } = await boot('venue-a');
+    await assert.rejects(
+      boot('venue-b'),
+      LeaseHeldError,
+      'a second primary does not start while the lease is held',
+    );
+    for (const command of openingCommands()) {
+      if (command.type === 'roots' || command.type === 'oracle_price') {
+        const { slot: _slot, ...unstamped } = command;
+        engine.record(unstamped as UnstampedCommand);
+      }
+    }
+    for (let i = 1; i <= 60; i++) {
+      const order = orderBody({
+        id: 90_000 + i,
+        side: i % 2 === 0 ? 'bid' : 'ask',
+        price: 1000n,
+        amount: 1n + BigInt(i % 5),
+      });
+      const { slot: _slot, ...unstamped } = placeCommand(order, 0n, `acct-${i % 3}`);
+      await engine.submit(unstamped as UnstampedCommand);
+    }
+    await engine.settled();
+    const leftAt = engine.journal?.lastSeq ?? 0n;
+    await engine.close();
+
+    const restarted = await boot('venue-b');
+    await restarted.engine.settled();
+    assert.equal(restarted.engine.journal?.failure, null);
+    assert.ok(
+      (restarted.engine.journal?.lastSeq ?? 0n) > leftAt,
+      'the new boot continues after the records it found',
+    );
+    const reader = await link(stream);
+    assert.ok((await reader.snapshots.list()).length >= 1, 'snapshots went to the object store');
+    // The restarted venue is exactly a replay of the whole stream: nothing acknowledged was lost.
+    const back = await recoverCore(stream, { ignoreSnapshots: true });
+    assert.equal(back.recovery.position.seq, restarted.engine.journal?.lastSeq);
+    assert.equal(back.core.stateHash(), restarted.engine.core.stateHash());
+    await restarted.engine.close();
   });
 });
 
