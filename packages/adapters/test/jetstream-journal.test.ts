@@ -43,12 +43,15 @@ const KEY = randomBytes(32);
 let cluster: NatsCluster;
 const links: JetStreamLink[] = [];
 let streams = 0;
+/** Engines a test booted, closed in `after` even when the test failed half-way. */
+const opened: { close(): Promise<void> }[] = [];
 
 before(async () => {
   cluster = await startNatsCluster();
 });
 
 after(async () => {
+  for (const engine of opened) await engine.close().catch(() => undefined);
   for (const link of links) await link.close().catch(() => undefined);
   await cluster.stop();
 });
@@ -205,6 +208,7 @@ describe('jetstream journal: a venue booted on it', () => {
         companions: [new NoteOpenings(), new MatchFacts()],
       });
     const { engine } = await boot('venue-a');
+    opened.push(engine);
     await assert.rejects(
       boot('venue-b'),
       LeaseHeldError,
@@ -222,6 +226,7 @@ describe('jetstream journal: a venue booted on it', () => {
         side: i % 2 === 0 ? 'bid' : 'ask',
         price: 1000n,
         amount: 1n + BigInt(i % 5),
+        expiry: 4000n,
       });
       const { slot: _slot, ...unstamped } = placeCommand(order, 0n, `acct-${i % 3}`);
       await engine.submit(unstamped as UnstampedCommand);
@@ -231,6 +236,7 @@ describe('jetstream journal: a venue booted on it', () => {
     await engine.close();
 
     const restarted = await boot('venue-b');
+    opened.push(restarted.engine);
     await restarted.engine.settled();
     assert.equal(restarted.engine.journal?.failure, null);
     assert.ok(
