@@ -31,7 +31,7 @@ import {
 import { connectVenue, Trader, TradingKeys, VenueApiError, type VenueClient } from '../src/index.ts';
 
 const CHILD = new URL('../../testing/src/failover-venue-child.ts', import.meta.url).pathname;
-const KILLS = Number(process.env["KILLS_DEV"] ?? 20);
+const KILLS = Number(process.env['KILLS_DEV'] ?? 20);
 const TRADERS = 3;
 const STREAM = 'failover';
 const LEASE = { leaseTtlMs: 1000, leaseRenewMs: 250 };
@@ -122,11 +122,15 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
 
   it('keeps every acknowledged operation, half-applies nothing, refuses old sessions, equals a replay', async () => {
     await createFailoverWorld(dir);
-    const ports = [await freePort(), await freePort()] as const;
-    let primary = startInstance('primary', ports[0], 'v0');
+    // Three endpoints: the primary and two standbys, so a fresh standby has a whole cycle to start.
+    const ports = [await freePort(), await freePort(), await freePort()];
+    let primary = startInstance('primary', ports[0] as number, 'v0');
     await primary.ready;
-    let standby = startInstance('standby', ports[1], 'v1');
-    await standby.following;
+    let standbys = [
+      startInstance('standby', ports[1] as number, 'v1'),
+      startInstance('standby', ports[2] as number, 'v2'),
+    ];
+    await Promise.all(standbys.map((standby) => standby.following));
     const world = await loadFailoverWorld(dir);
     const trust = failoverTrust(world);
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
@@ -135,7 +139,7 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
     for (const account of world.traders ?? []) {
       const client = await connectVenue({
         url: urls[0] as string,
-        failoverUrls: [urls[1] as string],
+        failoverUrls: urls.slice(1),
         trust,
         requestTimeoutMs: 4000,
       });
@@ -177,12 +181,14 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       const killedAt = Date.now();
       primary.child.kill('SIGKILL');
       await primary.exited;
-      // The standby takes over; a new standby starts where the dead primary listened.
-      const next = startInstance('standby', primary.port, `v${kill + 2}`);
-      const tookOver = await standby.ready;
-      failoverMs.push(tookOver.readyAtMs - killedAt);
-      primary = standby;
-      standby = next;
+      // One standby takes over (the lease decides which); a new one starts where the dead primary listened.
+      const next = startInstance('standby', primary.port, `v${kill + 3}`);
+      const winner = await Promise.race(
+        standbys.map((standby) => standby.ready.then((ready) => ({ standby, ready }))),
+      );
+      failoverMs.push(winner.ready.readyAtMs - killedAt);
+      primary = winner.standby;
+      standbys = [...standbys.filter((standby) => standby !== winner.standby), next];
       stop = true;
       await Promise.all(load);
       await settle(traders);
@@ -197,14 +203,15 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         assert.equal(error.code, ERRORS.STALE_SESSION.code);
         return true;
       });
-      await standby.following;
+      // At least one standby follows the stream before the next kill.
+      await Promise.race(standbys.map((standby) => standby.following));
     }
 
     assert.ok(acked > 100, `the load acknowledged enough operations to mean something (${acked})`);
     assert.ok(unknown > 0, 'some operations were in flight when a primary died');
     assert.ok(failoversSeen >= KILLS, `every client followed every takeover (${failoversSeen})`);
     // Stop the last primary and the standby; the live state equals a replay of the whole stream.
-    standby.child.kill('SIGKILL');
+    for (const standby of standbys) standby.child.kill('SIGKILL');
     primary.child.kill('SIGTERM');
     const liveHash = await primary.stateHash;
     const replay = await replayStreamStateHash(world as FailoverWorld, cluster.servers, STREAM);

@@ -80,9 +80,10 @@ async function main(): Promise<void> {
   let takeover: Takeover;
   if (config.role === 'primary') takeover = await startAsPrimary(options);
   else {
-    const waiting = standBy(options);
-    say({ following: { name: config.name } });
-    takeover = await waiting;
+    takeover = await standBy({
+      ...options,
+      onFollowing: (position) => say({ following: { name: config.name, position: position.seq.toString() } }),
+    });
   }
   const identity = await createBootIdentity();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
         directory: join(config.dir, 'state'),
         sealingKey,
         snapshotIntervalRecords: 400,
-        stream: { link, follower: takeover.follower },
+        stream: { link, follower: takeover.follower, lease: takeover.lease },
       },
     },
   );
@@ -130,9 +131,8 @@ async function main(): Promise<void> {
   });
   process.once('SIGTERM', () => {
     void (async () => {
+      // Closing the journal releases the lease and the connection.
       await server.close();
-      await takeover.lease.release();
-      await link.close();
       say({ stateHash: engine.core.stateHash(), lastSeq: takeover.follower.position.seq.toString() });
       process.exit(0);
     })();

@@ -123,7 +123,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       const node = nodeAt(nodes, index);
       if (node.process !== null) throw new Error(`node ${node.name} is still running`);
       launch(node);
-      await waitHealthy(node, false);
+      // Healthy means caught up with the cluster's JetStream state: a test may append at once.
+      await waitHealthy(node);
     },
     async stop() {
       for (let i = 0; i < nodes.length; i++) await cluster.kill(i);
@@ -133,7 +134,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   try {
     for (const node of nodes) launch(node);
     // JetStream in a cluster is healthy once a metadata leader exists, which needs a quorum of nodes.
-    await Promise.all(nodes.map((node) => waitHealthy(node, true)));
+    await Promise.all(nodes.map((node) => waitHealthy(node)));
   } catch (error) {
     await cluster.stop();
     throw error;
@@ -147,21 +148,20 @@ function nodeAt(nodes: readonly NatsNode[], index: number): NatsNode {
   return node;
 }
 
-const START_TIMEOUT_MS = 20_000;
+/** Generous: on a loaded machine a node's JetStream can take many seconds to elect its leaders. */
+const START_TIMEOUT_MS = 45_000;
 const POLL_MS = 50;
 
 /**
- * Polls the node's /healthz (JetStream readiness) until it answers 200. `withJetStream` false only
- * waits for the node to serve clients: a lone restarted node cannot be JetStream-healthy until its
- * peers let it catch up, which a test may be checking on purpose.
+ * Polls the node's /healthz until it answers 200: the node serves clients, its JetStream has a
+ * metadata leader and the streams it holds have caught up.
  */
-async function waitHealthy(node: NatsNode, withJetStream: boolean): Promise<void> {
-  const path = withJetStream ? '/healthz?js-enabled-only=true' : '/varz';
+async function waitHealthy(node: NatsNode): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (node.process === null) throw new Error(`nats-server ${node.name} exited while starting`);
-    if ((await httpStatus(node.monitorPort, path)) === 200) return;
-    if (Date.now() > deadline) throw new Error(`nats-server ${node.name} did not become ready in time`);
+    if ((await httpStatus(node.monitorPort, '/healthz')) === 200) return;
+    if (Date.now() > deadline) throw new Error(`nats-server ${node.name} did not become healthy in time`);
     await sleep(POLL_MS);
   }
 }

@@ -40,6 +40,8 @@ export interface TakeoverOptions {
   /** Called once if this instance later loses the lease (it must stop taking orders). */
   readonly onLeaseLost: (reason: string) => void;
   readonly signal?: AbortSignal;
+  /** A standby is following the stream (recovered from it, reading on): it can take over from now. */
+  readonly onFollowing?: (position: JournalPosition) => void;
 }
 
 /** What a takeover hands to the boot. */
@@ -71,6 +73,7 @@ export async function standBy(options: TakeoverOptions): Promise<Takeover> {
     log(`standby: stopped following the journal: ${error.message}`),
   );
   log(`standby: following stream ${options.link.settings.stream} from record ${follower.position.seq}`);
+  options.onFollowing?.(follower.position);
   const hooks = leaseHooks(options);
   const pollMs = options.pollMs ?? Math.max(20, Math.floor(options.timings.ttlMs / 5));
   try {

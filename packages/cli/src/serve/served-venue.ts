@@ -1,10 +1,12 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import {
   assembleVenue,
   assetOfOrder,
   createBootIdentity,
   createEnclave,
+  type JetStreamJournalSetup,
   type OraclePort,
   snapshotCode,
   type VenueClock,
@@ -237,7 +239,27 @@ function servedOptions(config: ServeConfig, hasher: NoteHasher, sealingKey: Uint
     markets: config.markets,
     settles: config.chain.settle,
     proofMode: config.proofs,
-    state: { directory: config.stateDir, sealingKey },
+    state: {
+      directory: config.stateDir,
+      sealingKey,
+      ...(config.journal.kind === 'jetstream' ? { jetstream: jetstreamSetupOf(config.journal) } : {}),
+    },
     acceptStateMismatch: config.chain.acceptStateMismatch,
+  };
+}
+
+/** The primary's journal on JetStream, as `journal` in the configuration file describes it. */
+function jetstreamSetupOf(
+  journal: Extract<ServeConfig['journal'], { kind: 'jetstream' }>,
+): JetStreamJournalSetup {
+  return {
+    settings: {
+      servers: journal.servers,
+      stream: journal.stream,
+      replicas: journal.replicas,
+      ...(journal.credentialsFile === undefined ? {} : { credentialsFile: journal.credentialsFile }),
+    },
+    holder: `${hostname()}:${process.pid}`,
+    lease: journal.lease,
   };
 }

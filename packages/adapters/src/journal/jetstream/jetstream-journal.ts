@@ -7,8 +7,9 @@
  * Group commit: appends are published asynchronously, at most `ackWindow` unacknowledged at a time,
  * and resolve in sequence order as their acks arrive.
  *
- * Fencing: every publish says which record must be the stream's last (`Nats-Expected-Last-Sequence`
- * = seq - 1). Once another writer appended, the next publish is refused, the journal fails with
+ * Fencing: every publish says which record must be the stream's last: its number
+ * (`Nats-Expected-Last-Sequence` = seq - 1) and its id (`Nats-Expected-Last-Msg-Id` = its hash).
+ * Once another writer appended, the next publish is refused, the journal fails with
  * JOURNAL_FENCED and the venue stops taking orders. A refused publish whose own bytes are already
  * stored at its position (a retry of a publish whose ack was lost) counts as acknowledged.
  *
@@ -34,12 +35,23 @@ import { RecordEncoder } from '../record-codec.ts';
 import { finishRecord, RECORD_HEADER_BYTES, recordHash, writeRecordHeader } from '../record-format.ts';
 import { fileKey, newSalt, sealInto, TAG_BYTES } from '../sealing.ts';
 import { encodeSnapshotFile } from '../snapshot-file.ts';
+import type { JetStreamLease } from './jetstream-lease.ts';
 import type { JetStreamLink } from './jetstream-link.ts';
 import { recordHeaders } from './record-message.ts';
 import { parseSnapshotName, snapshotObjectName } from './snapshot-objects.ts';
 
-/** The JetStream API error for a failed `Nats-Expected-Last-Sequence` check. */
+/** JetStream API errors of a failed expectation: `Nats-Expected-Last-Msg-Id`, `-Last-Sequence`. */
+const WRONG_LAST_MSG_ID = 10070;
 const WRONG_LAST_SEQUENCE = 10071;
+/** "no message found": nothing is stored at the number asked for. */
+const NO_MESSAGE_FOUND = 10037;
+
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === WRONG_LAST_SEQUENCE || error.code === WRONG_LAST_MSG_ID)
+  );
+}
 
 export interface JetStreamJournalOptions {
   readonly link: JetStreamLink;
@@ -59,12 +71,16 @@ export interface JetStreamJournalOptions {
   readonly retryPauseMs?: number;
   /** Tells the venue the journal stalled (error) or resumed (null): logs and metrics. */
   readonly onStall?: (stalled: VenueError | null) => void;
+  /** The primary's lease, released when the journal closes so a standby need not wait it out. */
+  readonly lease?: JetStreamLease;
 }
 
 interface Entry {
   readonly seq: bigint;
   readonly frame: Buffer;
   readonly msgId: string;
+  /** The message id (= hash) of the record before it, which must be the stream's last message. */
+  readonly prevMsgId: string;
   acked: boolean;
   readonly done: Promise<void>;
   resolve: () => void;
@@ -83,6 +99,7 @@ export class JetStreamJournal implements Journal {
   readonly #snapshotIntervalRecords: number;
   readonly #snapshotIntervalMs: number;
   readonly #onStall: (stalled: VenueError | null) => void;
+  readonly #lease: JetStreamLease | null;
   readonly #durableListeners: ((records: DurableRecords) => void)[] = [];
 
   /** Records not yet acknowledged, in sequence order; the first `#sent` of them were published. */
@@ -113,6 +130,7 @@ export class JetStreamJournal implements Journal {
     this.#snapshotIntervalRecords = options.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS;
     this.#snapshotIntervalMs = options.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     this.#onStall = options.onStall ?? (() => {});
+    this.#lease = options.lease ?? null;
     this.#lastSeq = options.position.seq;
     this.#lastHash = Buffer.from(options.position.hash);
     this.#snapshotSeq = options.snapshotSeq ?? 0n;
@@ -177,6 +195,7 @@ export class JetStreamJournal implements Journal {
     );
     finishRecord(frame, sealed);
     const hash = recordHash(frame);
+    const prevMsgId = this.#lastHash.toString('hex');
     this.#lastSeq = seq;
     this.#lastHash = hash;
     let resolve: () => void = () => {};
@@ -187,7 +206,16 @@ export class JetStreamJournal implements Journal {
     });
     done.catch(() => undefined); // each caller hears of a failure through its own chain
     // The message id is the frame's hash: the stream answers "duplicate" only for these very bytes.
-    this.#unacked.push({ seq, frame, msgId: hash.toString('hex'), acked: false, done, resolve, reject });
+    this.#unacked.push({
+      seq,
+      frame,
+      msgId: hash.toString('hex'),
+      prevMsgId,
+      acked: false,
+      done,
+      resolve,
+      reject,
+    });
     this.#pump();
     return done.then(() => ({ seq }));
   }
@@ -247,6 +275,7 @@ export class JetStreamJournal implements Journal {
     clearTimeout(timer);
     await this.#snapshotting?.catch(() => undefined);
     if (this.#failure === null && this.#unacked.length > 0) this.#fail(closedError());
+    await this.#lease?.release();
     await this.#link.close().catch(() => undefined);
   }
 
@@ -268,7 +297,13 @@ export class JetStreamJournal implements Journal {
     this.#outstanding += 1;
     const published = this.#link.client.publish(this.#link.subject, entry.frame, {
       msgID: entry.msgId,
-      expect: { lastSequence: Number(entry.seq - 1n) },
+      // Both: the number says where the record goes, the id (a hash) that our own record is before
+      // it. With publishes pipelined, the number alone would let a deposed writer's later records
+      // land once the new writer's records happen to make the count match.
+      expect:
+        entry.seq === 1n
+          ? { lastSequence: 0 }
+          : { lastSequence: Number(entry.seq - 1n), lastMsgID: entry.prevMsgId },
       headers: recordHeaders(this.#salt),
       timeout: this.#publishTimeoutMs,
     });
@@ -295,7 +330,7 @@ export class JetStreamJournal implements Journal {
 
   #onPublishError(entry: Entry, error: unknown): void {
     if (this.#failure !== null || entry.acked) return;
-    if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+    if (isRefusal(error)) {
       // Either our own earlier try of this record was stored (its ack lost), or another writer got there.
       void this.#settleRefused(entry);
       return;
@@ -306,18 +341,24 @@ export class JetStreamJournal implements Journal {
 
   /** A publish refused for its expected last sequence: acknowledged if our bytes are there, else fenced. */
   async #settleRefused(entry: Entry): Promise<void> {
+    let stored: Buffer | null;
     try {
-      const stored = await this.#link.manager.streams.getMessage(this.#link.settings.stream, {
+      const message = await this.#link.manager.streams.getMessage(this.#link.settings.stream, {
         seq: Number(entry.seq),
       });
-      if (stored !== null && Buffer.from(stored.data).equals(entry.frame)) {
-        this.#onAck(entry, { stream: this.#link.settings.stream, seq: Number(entry.seq), duplicate: true });
+      stored = message === null ? null : Buffer.from(message.data);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND)) {
+        this.#stall(error);
         return;
       }
-      this.#fail(fenced(`record ${entry.seq} of the stream was written by another venue instance`));
-    } catch (error) {
-      this.#stall(error);
+      stored = null;
     }
+    if (stored?.equals(entry.frame) === true) {
+      this.#onAck(entry, { stream: this.#link.settings.stream, seq: Number(entry.seq), duplicate: true });
+      return;
+    }
+    this.#fail(fenced(`the journal stream no longer ends with this venue's record ${entry.seq - 1n}`));
   }
 
   /** Resolves acknowledged records from the front, in order, and tells the listeners. */

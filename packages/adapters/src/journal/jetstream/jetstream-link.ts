@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import {
   DiscardPolicy,
+  JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
   jetstream,
@@ -30,6 +31,8 @@ export interface JetStreamSettings {
   readonly replicas: number;
   /** A NATS `.creds` file (JWT + nkey seed), when the cluster requires one. */
   readonly credentialsFile?: string;
+  /** How long a JetStream API request (stream info, consumer creation...) may take. Default 10 s. */
+  readonly apiTimeoutMs?: number;
 }
 
 export const STREAM_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -78,17 +81,20 @@ export async function openJetStreamLink(settings: JetStreamSettings): Promise<Je
     ...(authenticator === undefined ? {} : { authenticator }),
   });
   try {
-    const manager = await jetstreamManager(connection);
+    const apiTimeout = { timeout: settings.apiTimeoutMs ?? 10_000 };
+    const manager = await whileElecting(() => jetstreamManager(connection, apiTimeout));
     const subject = recordSubject(settings.stream);
-    await ensureStream(manager, settings, subject);
-    const snapshots = await new Objm(connection).create(`${settings.stream}-snapshots`, {
-      replicas: settings.replicas,
-      storage: StorageType.File,
-    });
+    await whileElecting(() => ensureStream(manager, settings, subject));
+    const snapshots = await whileElecting(() =>
+      new Objm(jetstream(connection, apiTimeout)).create(`${settings.stream}-snapshots`, {
+        replicas: settings.replicas,
+        storage: StorageType.File,
+      }),
+    );
     return {
       settings,
       connection,
-      client: jetstream(connection),
+      client: jetstream(connection, apiTimeout),
       manager,
       subject,
       snapshots,
@@ -105,7 +111,11 @@ async function ensureStream(
   settings: JetStreamSettings,
   subject: string,
 ): Promise<void> {
-  const existing = await manager.streams.info(settings.stream).catch(() => null);
+  const existing = await manager.streams.info(settings.stream).catch((error: unknown) => {
+    // Only "not found" means create it; a timeout must not look like a missing journal.
+    if (error instanceof JetStreamApiError && error.code === 10059) return null;
+    throw error;
+  });
   if (existing !== null) {
     if (existing.config.num_replicas !== settings.replicas) {
       throw new Error(
@@ -130,10 +140,32 @@ async function ensureStream(
 
 /** The lease bucket, created with `ttlMs` as its entries' time to live. */
 export async function openLeaseBucket(link: JetStreamLink, ttlMs: number) {
-  return await new Kvm(link.connection).create(leaseBucketOf(link.settings.stream), {
-    replicas: link.settings.replicas,
-    history: 1,
-    ttl: ttlMs,
-    storage: StorageType.File,
-  });
+  return await whileElecting(() =>
+    new Kvm(link.client).create(leaseBucketOf(link.settings.stream), {
+      replicas: link.settings.replicas,
+      history: 1,
+      ttl: ttlMs,
+      storage: StorageType.File,
+    }),
+  );
+}
+
+/**
+ * Runs a JetStream API request again while it times out, for up to `forMs`: right after a node
+ * returns, the cluster may take seconds to elect its leaders, and a reader should wait that out.
+ */
+export async function whileElecting<T>(request: () => Promise<T>, forMs = 30_000): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await request();
+    } catch (error) {
+      // 10008: "JetStream system temporarily unavailable", the cluster's answer while it has no leader.
+      const passing =
+        error instanceof Error &&
+        (/timeout/i.test(`${error.name} ${error.message}`) || (error as { code?: unknown }).code === 10008);
+      if (!passing || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

@@ -15,7 +15,7 @@ import { decodeRecord, RecordDecodeError } from '../record-codec.ts';
 import { readRecord, recordHash, ZERO_HASH } from '../record-format.ts';
 import { JournalRecoveryError, type LoadedSnapshot, readSnapshot } from '../recovery.ts';
 import { fileKey, open } from '../sealing.ts';
-import type { JetStreamLink } from './jetstream-link.ts';
+import { type JetStreamLink, whileElecting } from './jetstream-link.ts';
 import { saltOf } from './record-message.ts';
 import { parseSnapshotName, snapshotObjectName } from './snapshot-objects.ts';
 
@@ -41,7 +41,7 @@ export interface StreamRecovery {
 export async function recoverFromJetStream(options: StreamRecoveryOptions): Promise<StreamRecovery> {
   const { link } = options;
   const stream = link.settings.stream;
-  const info = await link.manager.streams.info(stream);
+  const info = await whileElecting(() => link.manager.streams.info(stream));
   const lastSeq = BigInt(info.state.last_seq);
   const notes: string[] = [];
   const snapshot = options.ignoreSnapshots === true ? null : await newestSnapshot(options, lastSeq, notes);
@@ -72,7 +72,7 @@ async function newestSnapshot(
   notes: string[],
 ): Promise<LoadedSnapshot | null> {
   const store = options.link.snapshots;
-  const seqs = (await store.list())
+  const seqs = (await whileElecting(() => store.list()))
     .map((info) => parseSnapshotName(info.name))
     .filter((seq): seq is bigint => seq !== null)
     .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
@@ -84,7 +84,7 @@ async function newestSnapshot(
         `snapshot ${name} follows record ${seq}, but stream ${options.link.settings.stream} ends at ${lastSeq}: the broker lost acknowledged records; restore the stream from a backup`,
       );
     }
-    const bytes = await store.getBlob(name);
+    const bytes = await whileElecting(() => store.getBlob(name));
     const loaded =
       bytes === null
         ? 'it vanished while being read'
@@ -127,10 +127,12 @@ export async function readJournalStream(
   const stream = options.link.settings.stream;
   // The snapshot's own record comes first when it is there, to check it is the one the snapshot names.
   const from = options.after.seq === 0n ? 1n : options.after.seq;
-  const consumer = await options.link.client.consumers.get(stream, {
-    deliver_policy: DeliverPolicy.StartSequence,
-    opt_start_seq: Number(from),
-  });
+  const consumer = await whileElecting(() =>
+    options.link.client.consumers.get(stream, {
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: Number(from),
+    }),
+  );
   const messages = await consumer.consume({ max_messages: 1024 });
   const stop = () => void messages.close();
   options.signal?.addEventListener('abort', stop, { once: true });
