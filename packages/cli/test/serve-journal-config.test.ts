@@ -42,6 +42,11 @@ describe('serve config: journal', () => {
     });
   });
 
+  test('a standby names its role; everything else is as the primary has it', () => {
+    const parsed = parse({ kind: 'jetstream', servers: ['nats://10.0.0.1:4222'], role: 'standby' }).journal;
+    assert.equal(parsed.kind === 'jetstream' ? parsed.role : null, 'standby');
+  });
+
   test('each mistake names its key', () => {
     const servers = ['nats://127.0.0.1:4222'];
     const cases: [unknown, string, RegExp][] = [
@@ -51,7 +56,7 @@ describe('serve config: journal', () => {
       [{ kind: 'jetstream', servers: ['http://x:1'] }, 'journal.servers[0]', /nats:\/\/10\.0\.0\.1:4222/],
       [{ kind: 'jetstream', servers, stream: 'a.b' }, 'journal.stream', /letters, digits/],
       [{ kind: 'jetstream', servers, replicas: 2 }, 'journal.replicas', /1, 3 or 5/],
-      [{ kind: 'jetstream', servers, role: 'standby' }, 'journal.role', /not available yet/],
+      [{ kind: 'jetstream', servers, role: 'follower' }, 'journal.role', /primary, standby/],
       [
         { kind: 'jetstream', servers, lease: { ttl_ms: 1000, renew_ms: 800 } },
         'journal.lease.renew_ms',

@@ -263,8 +263,9 @@ export class VenueClient {
         if (attested.info.session_id === failed.attested.info.session_id) return true;
         this.#boot = this.#bootOf(origin, attested);
         failed.agent.destroy();
-        // A token of the old boot is worthless on the new one: log in again at once.
-        await this.#tokens?.renew().catch(() => undefined);
+        // A token of the old boot is worthless on the new one: log in again, once this failover
+        // is over (the login's own exchange must not wait for the failover it is part of).
+        setImmediate(() => void this.#tokens?.renew(this.#tokens.held?.token).catch(() => undefined));
         const event: FailoverEvent = {
           from: { origin: failed.origin.origin, sessionId: failed.attested.info.session_id },
           to: { origin: origin.origin, sessionId: attested.info.session_id },

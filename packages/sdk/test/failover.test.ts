@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,10 @@ interface Instance {
 }
 
 const LIVE = new Set<ChildProcess>();
+const TRACE = process.env['FAILOVER_TRACE'];
+const trace = (line: string) => {
+  if (TRACE !== undefined) appendFileSync(TRACE, `${new Date().toISOString()} ${line}\n`);
+};
 let cluster: NatsCluster;
 let dir: string;
 
@@ -178,6 +183,7 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
           void randomOperation(traders, i % TRADERS, orders, () => nextId++, true);
         await new Promise((resolve) => setImmediate(resolve));
       }
+      trace(`kill ${kill}: acked ${acked} unknown ${unknown}`);
       const killedAt = Date.now();
       primary.child.kill('SIGKILL');
       await primary.exited;
@@ -187,13 +193,16 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         standbys.map((standby) => standby.ready.then((ready) => ({ standby, ready }))),
       );
       failoverMs.push(winner.ready.readyAtMs - killedAt);
+      trace(`took over in ${winner.ready.readyAtMs - killedAt} ms`);
       primary = winner.standby;
       standbys = [...standbys.filter((standby) => standby !== winner.standby), next];
       stop = true;
       await Promise.all(load);
       await settle(traders);
 
+      trace('load stopped, settled');
       await checkAgainstLog(traders, orders);
+      trace('checked');
       // spec 2.1: a body signed for the dead boot is refused by the new primary.
       const { client, trader } = traders[0] as (typeof traders)[number];
       assert.notEqual(client.sessionId, oldSession, 'the client moved to the new boot');

@@ -270,12 +270,6 @@ function journalOf(journal: Reader, path: (reader: Reader, key: string) => strin
     );
   }
   const role = journal.oneOf('role', ['primary', 'standby'] as const, 'primary');
-  if (role === 'standby') {
-    journal.fail(
-      'journal.role',
-      'standby is not available yet (issue 22, hot standby); run this instance as primary',
-    );
-  }
   const lease = journal.optionalObject('lease');
   lease.only(['ttl_ms', 'renew_ms']);
   const ttlMs = lease.integer('ttl_ms', 500, 60_000, 3_000);
