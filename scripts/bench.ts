@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   clearing: () => import('../bench/clearing.ts'),
   'cli-start': () => import('../bench/cli-start.ts'),
   core: () => import('../bench/core.ts'),
+  failover: () => import('../bench/failover.ts'),
   intake: () => import('../bench/intake.ts'),
   journal: () => import('../bench/journal.ts'),
   'match-prover': () => import('../bench/match-prover.ts'),

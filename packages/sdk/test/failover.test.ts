@@ -41,6 +41,8 @@ type Outcome = 'acked' | 'refused' | 'unknown';
 
 interface OrderLog {
   readonly orderId: string;
+  /** The refusal's code and message, for the failure message. */
+  why?: string;
   readonly trader: number;
   place: Outcome;
   cancel: Outcome | null;
@@ -84,8 +86,9 @@ function startInstance(role: 'primary' | 'standby', port: number, name: string):
     stderr += chunk.toString();
   });
   const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
+    child.once('exit', (code, signal) => {
       LIVE.delete(child);
+      trace(`${name} exited ${code ?? signal}: ${stderr.slice(-600)}`);
       resolve();
     }),
   );
@@ -300,10 +303,12 @@ async function randomOperation(
     const price = side === 'bid' ? 900n : 1100n;
     const input = inputOf(id, side, amount, price);
     let outcome: Outcome = 'acked';
+    let why: string | undefined;
     try {
       await trader.place({ symbol: 'SOL-USDC', side, amount, price, input });
     } catch (error) {
       outcome = outcomeOf(error);
+      why = error instanceof VenueApiError ? `${error.code} ${error.message}` : String(error);
     }
     // The Trader chose the order id and recorded the body before sending (if it got that far).
     const placed = trader.orders.all().find((o) => o.body.note_commitment === input.note_commitment);
@@ -314,6 +319,7 @@ async function randomOperation(
         place: outcome,
         cancel: null,
         modify: null,
+        ...(why === undefined ? {} : { why }),
       });
     }
     return outcome;
@@ -367,7 +373,7 @@ async function checkAgainstLog(
   for (const log of orders.values()) {
     const state = await stateOf(log, log.orderId);
     if (log.place === 'acked') assert.notEqual(state, null, `acknowledged order ${log.orderId} was lost`);
-    if (log.place === 'refused') assert.equal(state, null, `refused order ${log.orderId} exists`);
+    if (log.place === 'refused') assert.equal(state, null, `refused order ${log.orderId} exists (${log.why})`);
     if (state === null) {
       if (log.place === 'unknown') orders.delete(log.orderId);
       continue;
