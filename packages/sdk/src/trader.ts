@@ -573,15 +573,20 @@ export class Trader {
 
   async #send(body: PlaceOrder, via?: VenueStream): Promise<void> {
     let response: PlaceResponse;
+    let answerLost = false;
     try {
-      response = await this.#resending(
-        (useVia) => (useVia === undefined ? this.client.place(body) : useVia.place(body)),
-        via,
-      );
+      response = await this.#resending((useVia) => {
+        const attempt = useVia === undefined ? this.client.place(body) : useVia.place(body);
+        attempt.catch((error: unknown) => {
+          if (!(error instanceof VenueApiError)) answerLost = true;
+        });
+        return attempt;
+      }, via);
     } catch (error) {
-      // Signed for a boot that is gone (a failover): the old primary may have booked it before it
-      // died, so its record on the new boot decides; absent, it was never booked.
-      if (this.#signedForOldBoot(error, body.session_id)) {
+      // After a lost answer (or a body signed for a boot that is gone: a failover), a refusal of a
+      // later try says nothing about the first one, which may have booked the order: its record
+      // decides. If even that read fails, the order stays unsent for recover().
+      if (error instanceof VenueApiError && (answerLost || this.#signedForOldBoot(error, body.session_id))) {
         const record = (await this.client.reconcile([body.order_id])).get(body.order_id);
         if (record !== null && record !== undefined) {
           this.#adopt(record);
