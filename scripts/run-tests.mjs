@@ -23,6 +23,7 @@ const LONG_FIRST = [
   'cli/test/serve.test.ts',
   'scripts/test/docs-run.test.ts',
   'adapters/test/crash-recovery.test.ts',
+  'sdk/test/failover.test.ts',
   'testing/src/sim/simulator.test.ts',
   'cli/test/demo.test.ts',
   'sdk/test/examples.dist.test.ts',

@@ -120,10 +120,14 @@ function startInstance(role: 'primary' | 'standby', port: number, name: string):
   void exited.then(() => {
     instance.alive = false;
   });
-  void ready.then((line) => {
-    instance.readyAtMs = line.readyAtMs;
-  });
+  ready.then(
+    (line) => {
+      instance.readyAtMs = line.readyAtMs;
+    },
+    () => undefined,
+  );
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    trace(`${name}: ${line.slice(0, 300)}`);
     const message = JSON.parse(line) as Record<string, unknown>;
     for (const [key, value] of Object.entries(message)) heard.get(key)?.(value as never);
   });
@@ -221,13 +225,12 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         await new Promise((resolve) => setImmediate(resolve));
       }
       trace(`kill ${kill}: acked ${acked} unknown ${unknown}`);
-      const waiting = standbys();
       const killedAt = Date.now();
       primary.child.kill('SIGKILL');
       await primary.exited;
       // A standby takes over (the lease decides which); a new one starts where the dead one listened.
       refill();
-      const tookOver = await Promise.any(waiting.map((standby) => standby.ready));
+      const tookOver = await Promise.any(standbys().map((standby) => standby.ready));
       failoverMs.push(tookOver.readyAtMs - killedAt);
       trace(`took over in ${tookOver.readyAtMs - killedAt} ms`);
       stop = true;
