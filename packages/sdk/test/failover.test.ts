@@ -32,7 +32,7 @@ import {
 import { connectVenue, Trader, TradingKeys, VenueApiError, type VenueClient } from '../src/index.ts';
 
 const CHILD = new URL('../../testing/src/failover-venue-child.ts', import.meta.url).pathname;
-const KILLS = Number(process.env['KILLS_DEV'] ?? 20);
+const KILLS = 20;
 const TRADERS = 3;
 const STREAM = 'failover';
 // Two seconds: a takeover's boot on a busy 2-core machine may hold its event loop long enough to
