@@ -21,6 +21,7 @@ import {
   DeadManStatusSchema,
   type DrainResponse,
   DrainResponseSchema,
+  ERRORS,
   type InclusionProofResponse,
   InclusionProofResponseSchema,
   type InfoResponse,
@@ -112,6 +113,9 @@ export interface Credentials {
   readonly apiSecret: string;
   readonly passphrase: string;
 }
+
+/** JOURNAL_FENCED: the instance answering is no longer the venue's primary (docs/operations.md). */
+const FENCED_CODE = ERRORS.JOURNAL_FENCED.code;
 
 /** Token errors after which a fresh login is worth one retry (spec 5 items 5 and 6). */
 const RENEWABLE_TOKEN_CODES: ReadonlySet<number> = new Set([1101, 1103, 1104]);
@@ -216,7 +220,7 @@ export class VenueClient {
 
   /**
    * Hears each move to another boot (a standby that took over, or the venue restarted). The
-   * client has logged in again by then; bodies signed for the old session are refused by the new
+   * client logs in again right after; bodies signed for the old session are refused by the new
    * boot (STALE_SESSION), so a Trader reads back what it had in flight. Returns an unsubscribe.
    */
   onFailover(listener: (event: FailoverEvent) => void): () => void {
@@ -231,10 +235,15 @@ export class VenueClient {
    * time. Concurrent callers share one attempt.
    */
   recover(): Promise<boolean> {
+    return this.#recover(false);
+  }
+
+  /** `deposed`: the current boot answers but was fenced (JOURNAL_FENCED), so it does not count. */
+  #recover(deposed: boolean): Promise<boolean> {
     if (this.#endpoints.length < 2) return Promise.resolve(false);
     if (this.#failing !== null) return this.#failing;
     const failed = this.#boot;
-    this.#failing = this.#failover(failed).finally(() => {
+    this.#failing = this.#failover(failed, deposed).finally(() => {
       this.#failing = null;
     });
     return this.#failing;
@@ -245,7 +254,7 @@ export class VenueClient {
     return { origin, attested, agent };
   }
 
-  async #failover(failed: Boot): Promise<boolean> {
+  async #failover(failed: Boot, deposed: boolean): Promise<boolean> {
     const deadline = Date.now() + this.#failoverWaitMsMax;
     const start = this.#endpoints.findIndex((url) => url.href === failed.origin.href);
     // The next endpoint first: the failed one is the least likely to hold the new primary.
@@ -260,7 +269,10 @@ export class VenueClient {
         } catch {
           continue; // down, still a standby (not listening), or not attested: never used
         }
-        if (attested.info.session_id === failed.attested.info.session_id) return true;
+        if (attested.info.session_id === failed.attested.info.session_id) {
+          if (deposed) continue;
+          return true;
+        }
         this.#boot = this.#bootOf(origin, attested);
         failed.agent.destroy();
         // A token of the old boot is worthless on the new one: log in again, once this failover
@@ -576,7 +588,15 @@ export class VenueClient {
   }): Promise<HttpExchange> {
     const boot = this.#boot;
     try {
-      return await httpExchange(boot.agent, boot.origin, { ...request, timeoutMs: this.#timeoutMs });
+      const exchange = await httpExchange(boot.agent, boot.origin, {
+        ...request,
+        timeoutMs: this.#timeoutMs,
+      });
+      // A primary another instance took over from answers JOURNAL_FENCED to every write: the venue
+      // lives on elsewhere. The answer itself stands (that request did nothing).
+      if (exchange.status === 503 && this.#endpoints.length > 1 && apiErrorOf(exchange).code === FENCED_CODE)
+        void this.#recover(true);
+      return exchange;
     } catch (error) {
       if (this.#endpoints.length < 2 || error instanceof VenueApiError) throw error;
       if (!(await this.recover()) || request.method !== 'GET' || this.#boot === boot) throw error;
