@@ -37,7 +37,7 @@ import {
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
 import { bootEngine } from '../src/venue/engine-boot.ts';
-import type { UnstampedCommand } from '../src/venue/venue-engine.ts';
+import { type UnstampedCommand, VenueEngine } from '../src/venue/venue-engine.ts';
 
 const KEY = randomBytes(32);
 let cluster: NatsCluster;
@@ -298,6 +298,13 @@ describe('jetstream journal: broker faults and fencing', () => {
     assert.equal(stalled.errorName, 'JOURNAL_STALLED');
     assert.equal(stalled.http, 503);
     assert.equal(journal.hasRoom, false, 'the venue’s own commands wait in the engine');
+    // Order intake refuses with the stall's code before applying anything.
+    const intake = new VenueEngine(new VenueCore(TEST_CORE_CONFIG), new ManualClock(), journal);
+    const { slot: _slot, ...order } = placeCommand(orderBody({ id: 777, expiry: 4000n }), 0n);
+    await assert.rejects(
+      intake.submit(order as UnstampedCommand),
+      (error: unknown) => isVenueError(error) && error.errorName === 'JOURNAL_STALLED' && error.http === 503,
+    );
     assert.equal(journal.failure, null, 'a stall is not a failure');
     assert.equal(settled, 0, 'nothing is acknowledged without a quorum');
 
