@@ -32,6 +32,7 @@ import {
   LeaseHeldError,
   openJetStreamLink,
   plainRecord,
+  readJournalStream,
   recoverFromJetStream,
 } from '../src/journal/index.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
@@ -183,6 +184,46 @@ describe('jetstream journal: the contract', () => {
       second.core.stateHash(),
       'the snapshot equals the replay it stands for',
     );
+  });
+  test('a follower reads records as the primary appends them, checked, in order, until told to stop', async () => {
+    const stream = newStream();
+    const { journal, core } = await openJournal(stream);
+    await Promise.all(appendAll(journal, core, openingCommands()));
+    const follower = new VenueCore(TEST_CORE_CONFIG);
+    const seen: bigint[] = [];
+    const stop = new AbortController();
+    let caughtUp: () => void = () => {};
+    let target = 0n;
+    const reached = (seq: bigint) => {
+      if (seq >= target) caughtUp();
+    };
+    const following = readJournalStream({
+      link: await link(stream),
+      sealingKey: KEY,
+      after: { seq: 0n, hash: Buffer.alloc(32) },
+      signal: stop.signal,
+      onCommand: (command, seq) => {
+        follower.apply(command);
+        seen.push(seq);
+        reached(seq);
+      },
+    });
+    const live = appendAll(journal, core, randomHistory(core, 51, 120));
+    await Promise.all(live);
+    target = journal.lastSeq;
+    await new Promise<void>((resolve) => {
+      caughtUp = resolve;
+      reached(seen.at(-1) ?? 0n);
+    });
+    stop.abort();
+    const ended = await following;
+    assert.equal(ended.position.seq, journal.lastSeq);
+    assert.deepEqual(
+      seen,
+      seen.map((_, i) => BigInt(i + 1)),
+    );
+    assert.equal(follower.stateHash(), core.stateHash(), 'the follower holds the primary’s state');
+    await journal.close();
   });
 });
 
