@@ -32,12 +32,13 @@ import {
   LeaseHeldError,
   openJetStreamLink,
   plainRecord,
+  readJournalStream,
   recoverFromJetStream,
 } from '../src/journal/index.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
 import { bootEngine } from '../src/venue/engine-boot.ts';
-import type { UnstampedCommand } from '../src/venue/venue-engine.ts';
+import { type UnstampedCommand, VenueEngine } from '../src/venue/venue-engine.ts';
 
 const KEY = randomBytes(32);
 let cluster: NatsCluster;
@@ -184,6 +185,46 @@ describe('jetstream journal: the contract', () => {
       'the snapshot equals the replay it stands for',
     );
   });
+  test('a follower reads records as the primary appends them, checked, in order, until told to stop', async () => {
+    const stream = newStream();
+    const { journal, core } = await openJournal(stream);
+    await Promise.all(appendAll(journal, core, openingCommands()));
+    const follower = new VenueCore(TEST_CORE_CONFIG);
+    const seen: bigint[] = [];
+    const stop = new AbortController();
+    let caughtUp: () => void = () => {};
+    let target = 0n;
+    const reached = (seq: bigint) => {
+      if (seq >= target) caughtUp();
+    };
+    const following = readJournalStream({
+      link: await link(stream),
+      sealingKey: KEY,
+      after: { seq: 0n, hash: Buffer.alloc(32) },
+      signal: stop.signal,
+      onCommand: (command, seq) => {
+        follower.apply(command);
+        seen.push(seq);
+        reached(seq);
+      },
+    });
+    const live = appendAll(journal, core, randomHistory(core, 51, 120));
+    await Promise.all(live);
+    target = journal.lastSeq;
+    await new Promise<void>((resolve) => {
+      caughtUp = resolve;
+      reached(seen.at(-1) ?? 0n);
+    });
+    stop.abort();
+    const ended = await following;
+    assert.equal(ended.position.seq, journal.lastSeq);
+    assert.deepEqual(
+      seen,
+      seen.map((_, i) => BigInt(i + 1)),
+    );
+    assert.equal(follower.stateHash(), core.stateHash(), 'the follower holds the primary’s state');
+    await journal.close();
+  });
 });
 
 describe('jetstream journal: a venue booted on it', () => {
@@ -298,6 +339,13 @@ describe('jetstream journal: broker faults and fencing', () => {
     assert.equal(stalled.errorName, 'JOURNAL_STALLED');
     assert.equal(stalled.http, 503);
     assert.equal(journal.hasRoom, false, 'the venue’s own commands wait in the engine');
+    // Order intake refuses with the stall's code before applying anything.
+    const intake = new VenueEngine(new VenueCore(TEST_CORE_CONFIG), new ManualClock(), journal);
+    const { slot: _slot, ...order } = placeCommand(orderBody({ id: 777, expiry: 4000n }), 0n);
+    await assert.rejects(
+      intake.submit(order as UnstampedCommand),
+      (error: unknown) => isVenueError(error) && error.errorName === 'JOURNAL_STALLED' && error.http === 503,
+    );
     assert.equal(journal.failure, null, 'a stall is not a failure');
     assert.equal(settled, 0, 'nothing is acknowledged without a quorum');
 

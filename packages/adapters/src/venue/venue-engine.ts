@@ -11,7 +11,6 @@ import type { VenueClock } from '../chain/clock.ts';
 import {
   DEFERRED_COMMANDS_MAX,
   INTAKE_IN_FLIGHT_RECORDS_MAX,
-  JOURNAL_IN_FLIGHT_RECORDS_MAX,
   REPLICA_CLOSE_WAIT_MS,
 } from '../config/limits.ts';
 import type { Journal } from '../journal/journal.ts';
@@ -222,8 +221,9 @@ export class VenueEngine {
     return (command.type === 'add_market' ? command : { ...command, slot: this.#core.slot }) as Command;
   }
 
+  /** The journal's own answer: a stalled replicated journal has no room whatever its count. */
   #hasRoom(): boolean {
-    return this.#journal === null || this.#journal.inFlight < JOURNAL_IN_FLIGHT_RECORDS_MAX;
+    return this.#journal === null || this.#journal.hasRoom;
   }
 
   /** Applies a system command; a refusal would mean the venue built an invalid command. */
