@@ -24,6 +24,7 @@ const LONG_FIRST = [
   'scripts/test/docs-run.test.ts',
   'scripts/test/operations-run.test.ts',
   'adapters/test/crash-recovery.test.ts',
+  'sdk/test/failover.test.ts',
   'testing/src/sim/simulator.test.ts',
   'cli/test/demo.test.ts',
   'sdk/test/examples.dist.test.ts',
