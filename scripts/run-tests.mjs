@@ -62,6 +62,8 @@ if (selected.some((file) => file.includes(join('packages', 'console')))) {
   const { ensureMachine } = await import('./ensure-machine.mjs');
   ensureMachine(['chromium']);
 }
+// TEST_CONCURRENCY overrides how many files run at once (one per core by default).
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism());
 // TEST_DURATIONS_FILE=path also writes each file's time there, slowest first.
 const durations = process.env.TEST_DURATIONS_FILE
   ? [
@@ -73,7 +75,7 @@ const durations = process.env.TEST_DURATIONS_FILE
   : [];
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${availableParallelism()}`, ...durations, ...selected],
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...durations, ...selected],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);
