@@ -85,7 +85,9 @@ async function main(): Promise<void> {
       onFollowing: (position) => say({ following: { name: config.name, position: position.seq.toString() } }),
     });
   }
+  const tookOverAtMs = Date.now();
   const identity = await createBootIdentity();
+  const identityAtMs = Date.now();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
   const enclave = createEnclave({
     identity,
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
       },
     },
   );
+  const assembledAtMs = Date.now();
   const engine = server.engine;
   takeover.announceWith(() => ({ seq: engine.journal?.lastSeq ?? 0n, stateHash: engine.core.stateHash() }));
   if (world.admin === undefined) {
@@ -126,6 +129,9 @@ async function main(): Promise<void> {
       position: takeover.position.seq.toString(),
       verifiedSeq: takeover.verified?.seq.toString() ?? null,
       leaseFreeAtMs: takeover.leaseFreeAtMs,
+      tookOverAtMs,
+      identityAtMs,
+      assembledAtMs,
       readyAtMs: Date.now(),
     },
   });
