@@ -165,6 +165,11 @@ export class JetStreamJournal implements Journal {
     this.#snapshotAtMs = options.nowMs ?? 0;
   }
 
+  /** The connection to the cluster (the accounts mirror shares it). */
+  get link(): JetStreamLink {
+    return this.#link;
+  }
+
   get inFlight(): number {
     return this.#unacked.length;
   }
