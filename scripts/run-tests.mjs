@@ -17,8 +17,9 @@ function testFiles(dir) {
 }
 
 const roots = ['packages', 'scripts'];
-// The files that take the longest (measured with TEST_DURATIONS_FILE, slowest first) (venues booted as processes, real proofs, packing) start
-// first: with one file per core, a long file picked up last would run alone at the end.
+// The files that take longest (venues booted as processes, real proofs, brokers, packing; measured
+// with TEST_DURATIONS_FILE, slowest first) start first: a long file picked up last would run alone
+// at the end.
 const LONG_FIRST = [
   'scripts/test/docs-run.test.ts',
   'testing/src/sim/simulator.test.ts',
