@@ -12,7 +12,9 @@ import { after, test } from 'node:test';
 import { runCli } from '../src/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const READY_TIMEOUT_MS = 30_000;
+// A guard against a venue that never starts, not a speed check: a dev boot (proving keys, worker
+// pools, notes) takes about 20 s on a busy 2-core machine.
+const READY_TIMEOUT_MS = 120_000;
 
 interface Ready {
   rest_url: string;

@@ -17,7 +17,9 @@ import {
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 /** Generous for a loaded 2-core CI machine; a healthy boot takes about one second. */
-const READY_TIMEOUT_MS = 30_000;
+// A guard against a venue that never starts, not a speed check: a dev boot (proving keys, worker
+// pools, notes) takes about 20 s on a busy 2-core machine.
+const READY_TIMEOUT_MS = 120_000;
 const EXIT_TIMEOUT_MS = 10_000;
 
 /**
