@@ -9,6 +9,7 @@ import {
   type Enclave,
   type HttpTransport,
   type MarketListing,
+  marketParamsOf,
   type OracleMonitor,
   type ProofChecks,
   type RootSource,
@@ -406,14 +407,5 @@ export function listOnChain(
 ): void {
   const oracle = accountAddress('oracle', market.symbol);
   chain.updateOracle({ address: oracle, ...oracleUpdate });
-  chain.createMarket({
-    market_id: market.marketId,
-    symbol: market.symbol,
-    base_mint: market.baseMint,
-    quote_mint: market.quoteMint,
-    tick_size: market.tickSize,
-    min_size: market.minSize,
-    price_scale: market.priceScale,
-    oracle,
-  });
+  chain.createMarket(marketParamsOf(market, oracle));
 }

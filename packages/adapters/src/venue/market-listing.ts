@@ -1,5 +1,5 @@
 import type { MarketConfig } from '@venue/core';
-import type { CircuitBreakerPolicy, Instrument } from '@venue/protocol';
+import type { CircuitBreakerPolicy, Instrument, MarketParams } from '@venue/protocol';
 
 /**
  * What the venue publishes about a market beyond what the core needs to match: the oracle's age
@@ -37,4 +37,28 @@ export function instrumentOf(
       : { paused_reason: pausedReason as NonNullable<Instrument['paused_reason']> }),
     batch_seq: gate.batchCount,
   };
+}
+
+/**
+ * The chain's market account for a market, as `createMarket` takes it and `getMarket` returns it:
+ * the one place a market's configuration is turned into what the chain must hold, so the dev venue,
+ * `venue chain setup`, serve's start-up check and the test fixtures cannot disagree on a field.
+ * `oracle` defaults to the market's feed; a fixture may list the market against another account.
+ */
+export function marketParamsOf(config: MarketConfig, oracle: string = config.oracleFeed): MarketParams {
+  return {
+    market_id: config.marketId,
+    symbol: config.symbol,
+    base_mint: config.baseMint,
+    quote_mint: config.quoteMint,
+    tick_size: config.tickSize,
+    min_size: config.minSize,
+    price_scale: config.priceScale,
+    oracle,
+  };
+}
+
+/** The serve configuration's name for a market account field (the chain calls the feed `oracle`). */
+export function marketConfigKey(field: keyof MarketParams): string {
+  return field === 'oracle' ? 'oracle_feed' : field;
 }

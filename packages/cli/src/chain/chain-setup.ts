@@ -1,3 +1,4 @@
+import { marketConfigKey, marketParamsOf } from '@venue/adapters';
 import type { MarketParams, MintAccount } from '@venue/protocol';
 import { ChainRpcError, chainRpcCall } from '@venue/sdk';
 import { CliError } from '../commands/output.ts';
@@ -87,16 +88,7 @@ export async function setupChain(
       oracles.set(feed.feed, { price: update.price, confidence: update.confidence });
     }
 
-    const params: MarketParams = {
-      market_id: market.marketId,
-      symbol: market.symbol,
-      base_mint: market.baseMint,
-      quote_mint: market.quoteMint,
-      tick_size: market.tickSize,
-      min_size: market.minSize,
-      price_scale: market.priceScale,
-      oracle: market.oracleFeed,
-    };
+    const params = marketParamsOf(market);
     const existing = await call('getMarket', { market_id: market.marketId }).catch((error: unknown) => {
       if (error instanceof ChainCallError && error.reason === 'not_found') return null;
       throw error;
@@ -105,7 +97,7 @@ export async function setupChain(
       for (const [name, value] of Object.entries(params)) {
         const onChain = existing[name as keyof MarketParams];
         if (onChain !== value) {
-          const configKey = name === 'oracle' ? 'oracle_feed' : name;
+          const configKey = marketConfigKey(name as keyof MarketParams);
           throw new CliError(
             `${key}.${configKey}: the chain's market account ${market.marketId} says ${String(onChain)}, the config ${String(value)}; a market account cannot change: fix the config or start a fresh chain`,
           );

@@ -10,6 +10,7 @@ import {
   DEV_TREE_COUNT,
   type Enclave,
   type LogLevel,
+  marketParamsOf,
   type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
   SETTLEMENT_TURN_BUDGET_MS,
@@ -248,16 +249,7 @@ function createChainAccounts(chain: ChainSimulator, markets: readonly DevMarket[
   for (const { listing, oraclePrice } of markets) {
     const market = listing.config;
     chain.updateOracle({ address: market.oracleFeed, price: oraclePrice, confidence: 0n });
-    chain.createMarket({
-      market_id: market.marketId,
-      symbol: market.symbol,
-      base_mint: market.baseMint,
-      quote_mint: market.quoteMint,
-      tick_size: market.tickSize,
-      min_size: market.minSize,
-      price_scale: market.priceScale,
-      oracle: market.oracleFeed,
-    });
+    chain.createMarket(marketParamsOf(market));
   }
 }
 

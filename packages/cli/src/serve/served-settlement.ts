@@ -1,5 +1,11 @@
-import { ChainRpcClient, type Enclave, RemoteSettlementChain } from '@venue/adapters';
-import { ChainError, type MarketAccount } from '@venue/protocol';
+import {
+  ChainRpcClient,
+  type Enclave,
+  marketConfigKey,
+  marketParamsOf,
+  RemoteSettlementChain,
+} from '@venue/adapters';
+import { ChainError, type MarketAccount, type MarketParams } from '@venue/protocol';
 import type { ServeConfig } from './serve-config.ts';
 
 /**
@@ -56,7 +62,7 @@ async function checkProofMode(config: ServeConfig, rpc: ChainRpcClient): Promise
 }
 
 /**
- * Settlement is checked against the chain's market account (mints, tick, size, scale, oracle): a
+ * Settlement is checked against the chain's market account (every field `venue chain setup` writes): a
  * listed market the chain does not know, or knows otherwise, could never settle, so serve refuses
  * to start and says which market and which field.
  */
@@ -76,18 +82,11 @@ async function checkMarketAccounts(config: ServeConfig, rpc: ChainRpcClient): Pr
         `chain.rpc_url ${config.chain.rpcUrl} does not answer getMarket (${(error as Error).message})`,
       );
     }
-    const expected: [string, unknown, unknown][] = [
-      ['base_mint', account.base_mint, market.baseMint],
-      ['quote_mint', account.quote_mint, market.quoteMint],
-      ['tick_size', account.tick_size, market.tickSize],
-      ['min_size', account.min_size, market.minSize],
-      ['price_scale', account.price_scale, market.priceScale],
-      ['oracle_feed', account.oracle, market.oracleFeed],
-    ];
-    for (const [key, onChain, here] of expected) {
+    for (const [field, here] of Object.entries(marketParamsOf(market))) {
+      const onChain = account[field as keyof MarketAccount];
       if (onChain !== here) {
         throw new Error(
-          `markets[${i}].${key}: ${String(here)} here, but the chain's market account says ${String(onChain)}; they must agree for settlement`,
+          `markets[${i}].${marketConfigKey(field as keyof MarketParams)}: ${String(here)} here, but the chain's market account says ${String(onChain)}; they must agree for settlement`,
         );
       }
     }
