@@ -116,6 +116,8 @@ interface DevFlags {
 }
 
 async function runDev(flags: DevFlags): Promise<void> {
+  // A boot takes seconds (proof keys, chain simulator, markets): say so at once, not after it.
+  process.stdout.write('venue dev: starting (loading proof keys, the chain simulator and the markets)...\n');
   const [{ startDevVenue }, { formatBanner }, { SHUTDOWN_GRACE_MS, createVenueLogger }] =
     await loadServerPart(
       () => Promise.all([import('./dev/dev-venue.ts'), import('./dev/banner.ts'), import('@venue/adapters')]),

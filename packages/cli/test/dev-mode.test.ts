@@ -160,6 +160,11 @@ test('npm start boots a venue that serves HTTPS with the printed certificate, an
 
   // The banner tells a person how to call the venue without switching certificate checks off.
   const banner = stdout();
+  assert.match(
+    banner,
+    /^venue dev: starting /,
+    'the first line, printed before the boot, says it is starting',
+  );
   assert.ok(banner.includes(`curl --cacert ${ready.cert_file} ${ready.rest_url}/info`), banner);
   assert.doesNotMatch(banner, /--insecure|-k /);
   assert.ok(banner.includes(ready.accounts_file), 'the banner says where the demo credentials are');
