@@ -1,0 +1,169 @@
+/**
+ * The primary's lease: one key (`primary`) in the key-value bucket `<stream>-lease`, whose entries
+ * expire `ttlMs` after their last write (the bucket's max age). The primary creates the key
+ * (refused if it exists: someone holds the lease) and renews it every `renewEveryMs` with an update
+ * that names the revision it last wrote (refused if anyone else wrote in between). A primary that
+ * cannot renew within `ttlMs` counts its lease as lost, and a standby may create the key once it
+ * expired. NATS's own replication decides every one of these writes; nothing here votes.
+ *
+ * The lease says who should be primary; it is not what keeps two writers apart. That is the
+ * journal's expected-last-sequence check on every append (jetstream-journal.ts): a primary whose
+ * lease lapsed without its noticing still cannot append once the new primary has.
+ */
+import type { KV } from '@nats-io/kv';
+import { type JetStreamLink, openLeaseBucket } from './jetstream-link.ts';
+
+export const LEASE_KEY = 'primary';
+
+export interface LeaseTimings {
+  /** How long a lease lives without renewal. */
+  readonly ttlMs: number;
+  /** How often the holder renews it; well under ttlMs (a third is usual). */
+  readonly renewEveryMs: number;
+}
+
+export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { ttlMs: 3000, renewEveryMs: 1000 };
+
+/** What the lease key holds: who holds it and since when. Not secret. */
+export interface LeaseHolder {
+  readonly holder: string;
+  readonly sinceMs: number;
+  /** The record the holder's state hash was taken after (decimal), when it announces one. */
+  readonly seq?: string;
+  /** The holder's `VenueCore.stateHash()` after record `seq`: what a standby checks its copy against. */
+  readonly stateHash?: string;
+}
+
+export class LeaseHeldError extends Error {
+  constructor(readonly current: LeaseHolder | null) {
+    super(
+      `the journal's lease is held by ${current?.holder ?? 'another instance'}; this instance may not write the journal until it expires`,
+    );
+    this.name = 'LeaseHeldError';
+  }
+}
+
+export interface LeaseOptions {
+  readonly link: JetStreamLink;
+  /** This instance's name, stored in the lease for operators. */
+  readonly holder: string;
+  readonly timings?: LeaseTimings;
+  /** Called once when the lease is lost (refused renewal, or none possible within ttlMs). */
+  readonly onLost: (reason: string) => void;
+  readonly nowMs?: () => number;
+  /** Extra fields each write of the lease carries: the primary's announced state (hot standby). */
+  readonly announce?: () => Pick<LeaseHolder, 'seq' | 'stateHash'>;
+}
+
+export class JetStreamLease {
+  readonly #kv: KV;
+  readonly #options: LeaseOptions;
+  readonly #timings: LeaseTimings;
+  readonly #now: () => number;
+  #revision: number;
+  #renewedAtMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #lost = false;
+  #renewing = false;
+
+  private constructor(kv: KV, options: LeaseOptions, revision: number, now: () => number) {
+    this.#kv = kv;
+    this.#options = options;
+    this.#timings = options.timings ?? DEFAULT_LEASE_TIMINGS;
+    this.#now = now;
+    this.#revision = revision;
+    this.#renewedAtMs = now();
+    this.#timer = setInterval(() => void this.#renew(), this.#timings.renewEveryMs);
+    this.#timer.unref();
+  }
+
+  /** Takes the lease if nobody holds it; throws LeaseHeldError when somebody does. */
+  static async acquire(options: LeaseOptions): Promise<JetStreamLease> {
+    const timings = options.timings ?? DEFAULT_LEASE_TIMINGS;
+    const now = options.nowMs ?? Date.now;
+    const kv = await openLeaseBucket(options.link, timings.ttlMs);
+    const value = encodeHolder({ holder: options.holder, sinceMs: now(), ...options.announce?.() });
+    let revision: number;
+    try {
+      revision = await kv.create(LEASE_KEY, value);
+    } catch {
+      throw new LeaseHeldError(await readHolder(kv));
+    }
+    return new JetStreamLease(kv, options, revision, now);
+  }
+
+  /** Who holds the lease now, or null when nobody does (expired or released). */
+  static async holder(
+    link: JetStreamLink,
+    timings: LeaseTimings = DEFAULT_LEASE_TIMINGS,
+  ): Promise<LeaseHolder | null> {
+    return await readHolder(await openLeaseBucket(link, timings.ttlMs));
+  }
+
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** The revision of the last renewal (tests, and the standby's reports). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Stops renewing and deletes the key if it is still ours, so a standby need not wait for it to expire. */
+  async release(): Promise<void> {
+    this.#stop();
+    if (this.#lost) return;
+    this.#lost = true;
+    await this.#kv.delete(LEASE_KEY, { previousSeq: this.#revision }).catch(() => undefined);
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#lost || this.#renewing) return;
+    this.#renewing = true;
+    try {
+      const value = encodeHolder({
+        holder: this.#options.holder,
+        sinceMs: this.#renewedAtMs,
+        ...this.#options.announce?.(),
+      });
+      this.#revision = await this.#kv.update(LEASE_KEY, value, this.#revision, this.#timings.renewEveryMs);
+      this.#renewedAtMs = this.#now();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      // A refused update means someone else wrote the key: the lease is gone at once. A timeout only
+      // counts once the lease would have expired anyway.
+      if (!/timeout|TIMEOUT|no responders|disconnect|closed/i.test(detail))
+        this.#lose(`renewal refused (${detail})`);
+      else if (this.#now() - this.#renewedAtMs >= this.#timings.ttlMs)
+        this.#lose(`not renewed for ${this.#timings.ttlMs} ms (${detail})`);
+    } finally {
+      this.#renewing = false;
+    }
+  }
+
+  #lose(reason: string): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.#stop();
+    this.#options.onLost(reason);
+  }
+
+  #stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+}
+
+function encodeHolder(holder: LeaseHolder): string {
+  return JSON.stringify(holder);
+}
+
+async function readHolder(kv: KV): Promise<LeaseHolder | null> {
+  const entry = await kv.get(LEASE_KEY).catch(() => null);
+  if (entry === null || entry.operation !== 'PUT') return null;
+  try {
+    return entry.json<LeaseHolder>();
+  } catch {
+    return null;
+  }
+}
