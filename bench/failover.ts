@@ -26,6 +26,8 @@ interface Proc {
   /** Resolves with this process's clock reading when the line arrived. */
   readonly line: (key: string) => Promise<number>;
   readonly exited: Promise<void>;
+  /** The last line printed under each key. */
+  readonly lines: Map<string, unknown>;
 }
 
 function spawnVenue(script: string, config: object, port: number): Proc {
@@ -34,9 +36,12 @@ function spawnVenue(script: string, config: object, port: number): Proc {
   });
   const waiting = new Map<string, (atMs: number) => void>();
   const seen = new Map<string, number>();
+  const lines = new Map<string, unknown>();
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (text) => {
     const at = performance.now();
-    for (const key of Object.keys(JSON.parse(text) as object)) {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    for (const key of Object.keys(parsed)) {
+      lines.set(key, parsed[key]);
       seen.set(key, at);
       waiting.get(key)?.(at);
     }
@@ -46,6 +51,7 @@ function spawnVenue(script: string, config: object, port: number): Proc {
     child,
     port,
     exited,
+    lines,
     line: (key) =>
       new Promise<number>((resolve, reject) => {
         const at = seen.get(key);
@@ -97,12 +103,17 @@ async function failoverTimes(kills: number): Promise<number[]> {
       // Let the standby follow the primary's records for a moment, as it would in service.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const killedAt = performance.now();
+      const killedAtMs = Date.now();
       primary.child.kill('SIGKILL');
       const winner = await Promise.race(
         standbys.map((standby) => standby.line('ready').then((at) => ({ standby, at }))),
       );
       times.push(winner.at - killedAt);
-      process.stderr.write(`failover ${kill + 1}/${kills}: ${(winner.at - killedAt).toFixed(0)} ms\n`);
+      const ready = winner.standby.lines.get('ready') as Record<string, number>;
+      const since = (key: string) => ((ready[key] ?? 0) - killedAtMs).toFixed(0);
+      process.stderr.write(
+        `failover ${kill + 1}/${kills}: ${(winner.at - killedAt).toFixed(0)} ms (since the kill: lease free ${since('leaseFreeAtMs')}, took over ${since('tookOverAtMs')}, identity ${since('identityAtMs')}, assembled ${since('assembledAtMs')}, listening ${since('readyAtMs')})\n`,
+      );
       await primary.exited;
       const next = start('standby', primary.port, `s${kill + 3}`);
       primary = winner.standby;

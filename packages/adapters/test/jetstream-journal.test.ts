@@ -63,6 +63,12 @@ async function link(stream: string): Promise<JetStreamLink> {
   return opened;
 }
 
+/** How many messages the stream holds. */
+async function streamMessages(stream: string): Promise<bigint> {
+  const reader = await link(stream);
+  return BigInt((await reader.manager.streams.info(stream)).state.messages);
+}
+
 function newStream(): string {
   streams += 1;
   return `venue-test-${streams}`;
@@ -185,6 +191,28 @@ describe('jetstream journal: the contract', () => {
       'the snapshot equals the replay it stands for',
     );
   });
+  test('records appended together share a message; a snapshot taken mid-message recovers the records after it', async () => {
+    const stream = newStream();
+    const { journal, core } = await openJournal(stream);
+    await Promise.all(appendAll(journal, core, openingCommands()));
+    const history = randomHistory(core, 21, 60);
+    // All appended in one turn: one message. The snapshot names a record in its middle.
+    const head = appendAll(journal, core, history.slice(0, 20));
+    const snapshotText = core.snapshot();
+    const snap = journal.writeSnapshot(snapshotText, 0);
+    const tail = appendAll(journal, core, history.slice(20));
+    await Promise.all([...head, ...tail, snap]);
+    const info = await streamMessages(stream);
+    assert.ok(info < journal.lastSeq, `${info} messages hold ${journal.lastSeq} records`);
+    await journal.close();
+
+    const back = await recoverCore(stream);
+    assert.equal(back.recovery.snapshot?.seq, (await snap).seq);
+    assert.equal(back.recovery.replayed, tail.length, 'the records after the snapshot in its message replay');
+    assert.equal(back.core.stateHash(), core.stateHash());
+    assert.deepEqual(back.recovery.position.hash, journal.position.hash);
+  });
+
   test('a follower reads records as the primary appends them, checked, in order, until told to stop', async () => {
     const stream = newStream();
     const { journal, core } = await openJournal(stream);

@@ -6,8 +6,8 @@
  * the traders and writes their credentials beside the state); as `standby` it follows the stream,
  * prints `{"following": ...}`, and takes over once the lease expires. Either way it prints one
  * `{"ready": ...}` line once it listens on its port, and on SIGTERM stops gracefully (releasing the
- * lease) and prints `{"stateHash": ...}`. The accounts file lives in `<dir>/state`, shared by the
- * instances of a test on one machine (the stream carries the journal, not the accounts).
+ * lease) and prints `{"stateHash": ...}`. Each instance keeps its state in `<dir>/state-<name>`;
+ * the accounts reach a standby through the stream's object store.
  */
 import { join } from 'node:path';
 import {
@@ -85,7 +85,9 @@ async function main(): Promise<void> {
       onFollowing: (position) => say({ following: { name: config.name, position: position.seq.toString() } }),
     });
   }
+  const tookOverAtMs = Date.now();
   const identity = await createBootIdentity();
+  const identityAtMs = Date.now();
   const clock = createWallSlotClock({ genesisMs: world.genesisMs });
   const enclave = await createEnclave({
     identity,
@@ -101,13 +103,16 @@ async function main(): Promise<void> {
       settles: false,
       proofMode: 'stub',
       state: {
-        directory: join(config.dir, 'state'),
+        // Each instance its own state directory, as on its own machine: the accounts reach a
+        // standby through the stream's object store, not a shared file.
+        directory: join(config.dir, `state-${config.name}`),
         sealingKey,
         snapshotIntervalRecords: 400,
         stream: { link, follower: takeover.follower, lease: takeover.lease },
       },
     },
   );
+  const assembledAtMs = Date.now();
   const engine = server.engine;
   takeover.announceWith(() => ({ seq: engine.journal?.lastSeq ?? 0n, stateHash: engine.core.stateHash() }));
   if (world.admin === undefined) {
@@ -126,6 +131,9 @@ async function main(): Promise<void> {
       position: takeover.position.seq.toString(),
       verifiedSeq: takeover.verified?.seq.toString() ?? null,
       leaseFreeAtMs: takeover.leaseFreeAtMs,
+      tookOverAtMs,
+      identityAtMs,
+      assembledAtMs,
       readyAtMs: Date.now(),
     },
   });

@@ -5,6 +5,8 @@ import type { JournalRecord } from './journal-record.ts';
 export interface JournalPosition {
   readonly seq: bigint;
   readonly hash: Buffer;
+  /** On JetStream: the stream message that holds the record (a message holds several). */
+  readonly message?: bigint;
 }
 
 /**

@@ -79,7 +79,7 @@ export class StreamFollower {
         follower.#snapshotSeq = seq;
       },
       onCommand: (command, seq, annotations) => follower.#apply(command, seq, annotations),
-      onRecord: (frame, _key, seq) => follower.#advance(frame, seq),
+      onRecord: (frame, _key, seq, message) => follower.#advance(frame, seq, message),
     });
     follower.#position = recovery.position;
     if (follow) follower.#follow();
@@ -137,14 +137,14 @@ export class StreamFollower {
     if (this.#failure !== null) throw this.#failure;
     const info = await this.#options.link.manager.streams.info(this.#options.link.settings.stream);
     const until = BigInt(info.state.last_seq);
-    if (until > this.#position.seq) {
+    if (until > (this.#position.message ?? 0n)) {
       await readJournalStream({
         link: this.#options.link,
         sealingKey: this.#options.sealingKey,
         after: this.#position,
         until,
         onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
-        onRecord: (frame, _key, seq) => this.#advance(frame, seq),
+        onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
       });
     }
     if (this.#failure !== null) throw this.#failure;
@@ -168,7 +168,7 @@ export class StreamFollower {
       after: this.#position,
       signal: abort.signal,
       onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
-      onRecord: (frame, _key, seq) => this.#advance(frame, seq),
+      onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
     }).catch((error: unknown) => this.#fail(error instanceof Error ? error : new Error(String(error))));
     this.#following = { abort, done };
   }
@@ -186,8 +186,8 @@ export class StreamFollower {
     for (const companion of this.#companions) companion.follow({ command, annotations }, events);
   }
 
-  #advance(frame: Buffer, seq: bigint): void {
-    this.#position = { seq, hash: recordHash(frame) };
+  #advance(frame: Buffer, seq: bigint, message: bigint): void {
+    this.#position = { seq, hash: recordHash(frame), message };
     while (this.#announced.length > 0 && (this.#announced[0] as AnnouncedState).seq <= seq) {
       const next = this.#announced.shift() as AnnouncedState;
       if (next.seq === seq) this.#check(next);

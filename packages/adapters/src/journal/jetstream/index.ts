@@ -1,4 +1,5 @@
 /** The journal on NATS JetStream (issue 22): docs/durability.md, "The journal on JetStream". */
+export * from './accounts-object.ts';
 export * from './jetstream-journal.ts';
 export * from './jetstream-lease.ts';
 export * from './jetstream-link.ts';

@@ -1,14 +1,17 @@
 /**
  * The journal on a NATS JetStream stream (docs/durability.md, "The journal on JetStream"). Each
- * record is one message whose body is the sealed frame the file journal would write; message N of
- * the stream is record N. An append resolves once the stream acknowledged it, which with
- * `replicas: 3` means a majority of the cluster stored it.
+ * message carries one or more records, each the sealed frame the file journal would write, back to
+ * back and in order. An append resolves once the stream acknowledged the message holding it, which
+ * with `replicas: 3` means a majority of the cluster stored it.
  *
- * Group commit: appends are published asynchronously, at most `ackWindow` unacknowledged at a time,
- * and resolve in sequence order as their acks arrive.
+ * Group commit: the records appended during one turn of the event loop (up to a size bound) go out
+ * as one message; at most `ackWindow` messages wait for their acks at a time, and records appended
+ * meanwhile wait and make the next message larger. A message is stored whole or not at all, so its
+ * records are too. Appends resolve in sequence order as the acks arrive.
  *
- * Fencing: every publish says which record must be the stream's last: its number
- * (`Nats-Expected-Last-Sequence` = seq - 1) and its id (`Nats-Expected-Last-Msg-Id` = its hash).
+ * Fencing: every publish says which message must be the stream's last: its number
+ * (`Nats-Expected-Last-Sequence`) and its id (`Nats-Expected-Last-Msg-Id`, the hash of its last
+ * record: a message's id is the hash of its last record).
  * Once another writer appended, the next publish is refused, the journal fails with
  * JOURNAL_FENCED and the venue stops taking orders. A refused publish whose own bytes are already
  * stored at its position (a retry of a publish whose ack was lost) counts as acknowledged.
@@ -63,7 +66,7 @@ export interface JetStreamJournalOptions {
   readonly snapshotIntervalRecords?: number;
   readonly snapshotIntervalMs?: number;
   readonly nowMs?: number;
-  /** Publishes waiting for their ack at most (the group-commit window). Default 1024. */
+  /** Messages waiting for their ack at most (the group-commit window). Default 4. */
   readonly ackWindow?: number;
   /** How long one publish waits for its ack before the journal counts as stalled. Default 2000 ms. */
   readonly publishTimeoutMs?: number;
@@ -75,16 +78,32 @@ export interface JetStreamJournalOptions {
   readonly lease?: JetStreamLease;
 }
 
+/** Records in one message at most, and its body's bytes at most (the servers' max_payload is 1 MiB). */
+const RECORDS_PER_MESSAGE_MAX = 1024;
+const MESSAGE_BYTES_MAX = 512 * 1024;
+
 interface Entry {
   readonly seq: bigint;
   readonly frame: Buffer;
-  readonly msgId: string;
-  /** The message id (= hash) of the record before it, which must be the stream's last message. */
-  readonly prevMsgId: string;
   acked: boolean;
+  /** The stream message that carries it, once batched. */
+  message: bigint | null;
   readonly done: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** One message: consecutive records, published (and republished while stalled) always alike. */
+interface Batch {
+  readonly entries: readonly Entry[];
+  readonly body: Buffer;
+  /** The stream's number for this message: the one before it must be the stream's last. */
+  readonly message: bigint;
+  /** The hash of its last record. */
+  readonly msgId: string;
+  /** The id of the message before it, which must be the stream's last message. */
+  readonly prevMsgId: string;
+  acked: boolean;
 }
 
 export class JetStreamJournal implements Journal {
@@ -102,9 +121,15 @@ export class JetStreamJournal implements Journal {
   readonly #lease: JetStreamLease | null;
   readonly #durableListeners: ((records: DurableRecords) => void)[] = [];
 
-  /** Records not yet acknowledged, in sequence order; the first `#sent` of them were published. */
+  /** Records not yet acknowledged, in sequence order; the first `#batched` of them are in `#batches`. */
   readonly #unacked: Entry[] = [];
-  #sent = 0;
+  #batched = 0;
+  /** Messages published and not yet acknowledged, in order. */
+  readonly #batches: Batch[] = [];
+  #pumpQueued = false;
+  /** The stream's last message as this journal sees it (number and id), once batched. */
+  #lastMessage: bigint;
+  #lastMsgId: string;
   /** Publishes waiting for an answer. */
   #outstanding = 0;
   #quiet: (() => void) | null = null;
@@ -124,7 +149,7 @@ export class JetStreamJournal implements Journal {
     // again under the same key by the next one.
     this.#salt = newSalt();
     this.#key = fileKey(options.sealingKey, this.#salt, 'segment');
-    this.#ackWindow = options.ackWindow ?? 1024;
+    this.#ackWindow = options.ackWindow ?? 4;
     this.#publishTimeoutMs = options.publishTimeoutMs ?? 2000;
     this.#retryPauseMs = options.retryPauseMs ?? 250;
     this.#snapshotIntervalRecords = options.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS;
@@ -133,8 +158,16 @@ export class JetStreamJournal implements Journal {
     this.#lease = options.lease ?? null;
     this.#lastSeq = options.position.seq;
     this.#lastHash = Buffer.from(options.position.hash);
+    // A stream written one record per message has no message number in its positions.
+    this.#lastMessage = options.position.message ?? options.position.seq;
+    this.#lastMsgId = this.#lastHash.toString('hex');
     this.#snapshotSeq = options.snapshotSeq ?? 0n;
     this.#snapshotAtMs = options.nowMs ?? 0;
+  }
+
+  /** The connection to the cluster (the accounts mirror shares it). */
+  get link(): JetStreamLink {
+    return this.#link;
   }
 
   get inFlight(): number {
@@ -203,7 +236,6 @@ export class JetStreamJournal implements Journal {
     );
     finishRecord(frame, sealed);
     const hash = recordHash(frame);
-    const prevMsgId = this.#lastHash.toString('hex');
     this.#lastSeq = seq;
     this.#lastHash = hash;
     let resolve: () => void = () => {};
@@ -213,18 +245,15 @@ export class JetStreamJournal implements Journal {
       reject = rej;
     });
     done.catch(() => undefined); // each caller hears of a failure through its own chain
-    // The message id is the frame's hash: the stream answers "duplicate" only for these very bytes.
-    this.#unacked.push({
-      seq,
-      frame,
-      msgId: hash.toString('hex'),
-      prevMsgId,
-      acked: false,
-      done,
-      resolve,
-      reject,
-    });
-    this.#pump();
+    this.#unacked.push({ seq, frame, acked: false, message: null, done, resolve, reject });
+    if (!this.#pumpQueued) {
+      // After this turn's other appends, so they share the message.
+      this.#pumpQueued = true;
+      setImmediate(() => {
+        this.#pumpQueued = false;
+        this.#pump();
+      });
+    }
     return done.then(() => ({ seq }));
   }
 
@@ -257,8 +286,11 @@ export class JetStreamJournal implements Journal {
     if (this.#closed) return Promise.reject(closedError());
     if (this.#snapshotting !== null) return this.#snapshotting;
     const at = this.position;
+    const last = this.#unacked.at(-1);
     const stored = Promise.all([produce(at), this.sync()]).then(async ([bytes]) => {
-      await this.#link.snapshots.putBlob({ name: snapshotObjectName(at.seq) }, bytes);
+      // The message holding record `at.seq`: a reader starting from the snapshot starts there.
+      const message = last?.message ?? this.#lastMessage;
+      await this.#link.snapshots.putBlob({ name: snapshotObjectName(at.seq, message) }, bytes);
       this.#snapshotSeq = at.seq;
       this.#snapshotAtMs = nowMs;
       await this.#pruneSnapshots();
@@ -291,27 +323,50 @@ export class JetStreamJournal implements Journal {
 
   #pump(): void {
     if (this.#stalled !== null || this.#failure !== null) return;
-    while (this.#sent < this.#unacked.length && this.#sent < this.#ackWindow) {
-      const entry = this.#unacked[this.#sent] as Entry;
-      this.#sent += 1;
-      this.#publish(entry).then(
-        (ack) => this.#onAck(entry, ack),
-        (error: unknown) => this.#onPublishError(entry, error),
+    while (this.#batched < this.#unacked.length && this.#batches.length < this.#ackWindow) {
+      const batch = this.#nextBatch();
+      this.#batches.push(batch);
+      this.#publish(batch).then(
+        (ack) => this.#onAck(batch, ack),
+        (error: unknown) => this.#onPublishError(batch, error),
       );
     }
   }
 
-  #publish(entry: Entry): Promise<PubAck> {
+  /** The next records not yet in a message, as one message. */
+  #nextBatch(): Batch {
+    const entries: Entry[] = [];
+    let bytes = 0;
+    while (this.#batched < this.#unacked.length && entries.length < RECORDS_PER_MESSAGE_MAX) {
+      const entry = this.#unacked[this.#batched] as Entry;
+      if (entries.length > 0 && bytes + entry.frame.length > MESSAGE_BYTES_MAX) break;
+      entries.push(entry);
+      bytes += entry.frame.length;
+      this.#batched += 1;
+    }
+    const message = this.#lastMessage + 1n;
+    for (const entry of entries) entry.message = message;
+    const body =
+      entries.length === 1 ? (entries[0] as Entry).frame : Buffer.concat(entries.map((e) => e.frame));
+    const prevMsgId = this.#lastMsgId;
+    // The id is the last record's hash: the stream answers "duplicate" only for these very bytes.
+    const msgId = recordHash((entries.at(-1) as Entry).frame).toString('hex');
+    this.#lastMessage = message;
+    this.#lastMsgId = msgId;
+    return { entries, body, message, msgId, prevMsgId, acked: false };
+  }
+
+  #publish(batch: Batch): Promise<PubAck> {
     this.#outstanding += 1;
-    const published = this.#link.client.publish(this.#link.subject, entry.frame, {
-      msgID: entry.msgId,
-      // Both: the number says where the record goes, the id (a hash) that our own record is before
-      // it. With publishes pipelined, the number alone would let a deposed writer's later records
-      // land once the new writer's records happen to make the count match.
+    const published = this.#link.client.publish(this.#link.subject, batch.body, {
+      msgID: batch.msgId,
+      // Both: the number says where the message goes, the id (a hash) that our own message is before
+      // it. With publishes pipelined, the number alone would let a deposed writer's later messages
+      // land once the new writer's messages happen to make the count match.
       expect:
-        entry.seq === 1n
+        batch.message === 1n
           ? { lastSequence: 0 }
-          : { lastSequence: Number(entry.seq - 1n), lastMsgID: entry.prevMsgId },
+          : { lastSequence: Number(batch.message - 1n), lastMsgID: batch.prevMsgId },
       headers: recordHeaders(this.#salt),
       timeout: this.#publishTimeoutMs,
     });
@@ -321,38 +376,39 @@ export class JetStreamJournal implements Journal {
     });
   }
 
-  #onAck(entry: Entry, ack: PubAck): void {
+  #onAck(batch: Batch, ack: PubAck): void {
     if (this.#failure !== null) return;
-    if (BigInt(ack.seq) !== entry.seq) {
+    if (BigInt(ack.seq) !== batch.message) {
       this.#fail(
         fenced(
-          `the stream stored record ${entry.seq} as its message ${ack.seq}: another writer shares the stream`,
+          `the stream stored this venue's message ${batch.message} as its message ${ack.seq}: another writer shares the stream`,
         ),
       );
       return;
     }
-    entry.acked = true;
+    batch.acked = true;
+    for (const entry of batch.entries) entry.acked = true;
     this.#release();
     this.#pump();
   }
 
-  #onPublishError(entry: Entry, error: unknown): void {
-    if (this.#failure !== null || entry.acked) return;
+  #onPublishError(batch: Batch, error: unknown): void {
+    if (this.#failure !== null || batch.acked) return;
     if (isRefusal(error)) {
-      // Either our own earlier try of this record was stored (its ack lost), or another writer got there.
-      void this.#settleRefused(entry);
+      // Either our own earlier try of this message was stored (its ack lost), or another writer got there.
+      void this.#settleRefused(batch);
       return;
     }
     // Anything else (timeout, no responders, a lost connection, a cluster without its leader) may pass.
     this.#stall(error);
   }
 
-  /** A publish refused for its expected last sequence: acknowledged if our bytes are there, else fenced. */
-  async #settleRefused(entry: Entry): Promise<void> {
+  /** A publish refused for its expectation: acknowledged if our bytes are there, else fenced. */
+  async #settleRefused(batch: Batch): Promise<void> {
     let stored: Buffer | null;
     try {
       const message = await this.#link.manager.streams.getMessage(this.#link.settings.stream, {
-        seq: Number(entry.seq),
+        seq: Number(batch.message),
       });
       stored = message === null ? null : Buffer.from(message.data);
     } catch (error) {
@@ -362,19 +418,21 @@ export class JetStreamJournal implements Journal {
       }
       stored = null;
     }
-    if (stored?.equals(entry.frame) === true) {
-      this.#onAck(entry, { stream: this.#link.settings.stream, seq: Number(entry.seq), duplicate: true });
+    if (stored?.equals(batch.body) === true) {
+      this.#onAck(batch, { stream: this.#link.settings.stream, seq: Number(batch.message), duplicate: true });
       return;
     }
-    this.#fail(fenced(`the journal stream no longer ends with this venue's record ${entry.seq - 1n}`));
+    const before = (batch.entries[0] as Entry).seq - 1n;
+    this.#fail(fenced(`the journal stream no longer ends with this venue's record ${before}`));
   }
 
   /** Resolves acknowledged records from the front, in order, and tells the listeners. */
   #release(): void {
     const released: Entry[] = [];
+    while (this.#batches.length > 0 && (this.#batches[0] as Batch).acked) this.#batches.shift();
     while (this.#unacked.length > 0 && (this.#unacked[0] as Entry).acked) {
       released.push(this.#unacked.shift() as Entry);
-      this.#sent -= 1;
+      this.#batched -= 1;
     }
     if (released.length === 0) return;
     this.#tellDurable(released);
@@ -415,25 +473,23 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * Once every publish in the air has answered, republishes the unacknowledged records one at a
-   * time, in order, until each is acknowledged; then leaves the stalled state.
+   * Once every publish in the air has answered, republishes the unacknowledged messages one at a
+   * time, in order and each as it was, until each is acknowledged; then leaves the stalled state.
    */
   async #republish(): Promise<void> {
     if (this.#outstanding > 0) await new Promise<void>((resolve) => (this.#quiet = resolve));
     this.#quiet = null;
     while (this.#failure === null) {
-      const entry = this.#unacked.find((candidate) => !candidate.acked);
-      if (entry === undefined) break;
+      const batch = this.#batches.find((candidate) => !candidate.acked);
+      if (batch === undefined) break;
       try {
-        this.#onAck(entry, await this.#publish(entry));
+        this.#onAck(batch, await this.#publish(batch));
       } catch (error) {
-        if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE)
-          await this.#settleRefused(entry);
-        if (!entry.acked && this.#failure === null) await pause(this.#retryPauseMs);
+        if (isRefusal(error)) await this.#settleRefused(batch);
+        if (!batch.acked && this.#failure === null) await pause(this.#retryPauseMs);
       }
     }
     if (this.#failure !== null) return;
-    this.#sent = 0;
     this.#stalled = null;
     this.#onStall(null);
     this.#pump();
@@ -443,11 +499,11 @@ export class JetStreamJournal implements Journal {
 
   /** Keeps the newest SNAPSHOTS_KEPT snapshots in the object store. */
   async #pruneSnapshots(): Promise<void> {
-    const seqs = (await this.#link.snapshots.list())
-      .map((info) => parseSnapshotName(info.name))
-      .filter((seq): seq is bigint => seq !== null)
-      .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    for (const seq of seqs.slice(SNAPSHOTS_KEPT)) await this.#link.snapshots.delete(snapshotObjectName(seq));
+    const names = (await this.#link.snapshots.list())
+      .map((info) => ({ name: info.name, at: parseSnapshotName(info.name) }))
+      .filter((object) => object.at !== null)
+      .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    for (const { name } of names.slice(SNAPSHOTS_KEPT)) await this.#link.snapshots.delete(name);
   }
 
   // ---- Failure ----
@@ -458,7 +514,8 @@ export class JetStreamJournal implements Journal {
       this.#stalled = null;
     }
     for (const entry of this.#unacked.splice(0)) entry.reject(this.#failure);
-    this.#sent = 0;
+    this.#batches.splice(0);
+    this.#batched = 0;
     return this.#failure;
   }
 }
