@@ -22,6 +22,7 @@ import {
 } from '../journal/jetstream/jetstream-lease.ts';
 import type { JetStreamLink } from '../journal/jetstream/jetstream-link.ts';
 import type { JournalPosition } from '../journal/journal.ts';
+import { warmUpFront } from './front-warm-up.ts';
 import type { AnnouncedState, StreamFollower as Follower } from './stream-follower.ts';
 import { StreamFollower } from './stream-follower.ts';
 
@@ -74,6 +75,13 @@ export async function standBy(options: TakeoverOptions): Promise<Takeover> {
   );
   log(`standby: following stream ${options.link.settings.stream} from record ${follower.position.seq}`);
   options.onFollowing?.(follower.position);
+  // Building the HTTPS front the first time is most of a takeover's boot: do it once now, while
+  // waiting, so the boot after the takeover runs warm code. A failure here costs only that speed.
+  const warming = warmUpFront().catch((error: unknown) =>
+    log(
+      `standby: could not warm up the HTTPS front: ${error instanceof Error ? error.message : String(error)}`,
+    ),
+  );
   const hooks = leaseHooks(options);
   // A look is one key read; looking often cuts the time between the expiry and the takeover.
   const pollMs = options.pollMs ?? Math.max(20, Math.floor(options.timings.ttlMs / 20));
@@ -87,7 +95,9 @@ export async function standBy(options: TakeoverOptions): Promise<Takeover> {
         try {
           const lease = await Lease.acquire({ ...hooks.options, link: options.link });
           log("standby: the primary's lease expired; this instance holds it now and takes over");
-          return await finish(options, follower, lease, hooks, freeAt);
+          const takeover = await finish(options, follower, lease, hooks, freeAt);
+          await warming;
+          return takeover;
         } catch (error) {
           if (!(error instanceof LeaseHeldError)) throw error;
           // Another standby was quicker: keep following.
@@ -96,6 +106,7 @@ export async function standBy(options: TakeoverOptions): Promise<Takeover> {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   } catch (error) {
+    await warming;
     await follower.stop();
     throw error;
   }
