@@ -29,8 +29,19 @@ export interface NatsCluster {
   readonly nodes: readonly NatsNode[];
   /** SIGKILLs node `index` (no flush, no goodbye to its peers) and waits for it to exit. */
   kill(index: number): Promise<void>;
-  /** Starts node `index` again on the same ports and store, and waits until it serves clients. */
+  /**
+   * Starts node `index` again on the same ports and store, and waits until it serves clients and
+   * the cluster is ready again (`waitReady`).
+   */
   restart(index: number): Promise<void>;
+  /** Restarts every node that is not running (a test's `finally`). */
+  restartKilled(): Promise<void>;
+  /**
+   * Waits until the running nodes agree on a metadata leader and every stream (or those named) has
+   * a leader whose replicas on running nodes are all current: what a test waits for before its
+   * appends, so it does not meet an election it did not cause.
+   */
+  waitReady(streams?: readonly string[]): Promise<void>;
   /** Kills every node and removes the store directories. */
   stop(): Promise<void>;
 }
@@ -123,9 +134,15 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       const node = nodeAt(nodes, index);
       if (node.process !== null) throw new Error(`node ${node.name} is still running`);
       launch(node);
-      // Healthy means caught up with the cluster's JetStream state: a test may append at once.
+      // Healthy means the node caught up with the cluster's JetStream state; ready, that the streams
+      // it holds elected their leaders again.
       await waitHealthy(node);
+      await cluster.waitReady();
     },
+    async restartKilled() {
+      for (let i = 0; i < nodes.length; i++) if (nodeAt(nodes, i).process === null) await cluster.restart(i);
+    },
+    waitReady: (streams) => waitReady(nodes, streams),
     async stop() {
       for (let i = 0; i < nodes.length; i++) await cluster.kill(i);
       await rm(root, { recursive: true, force: true });
@@ -135,6 +152,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     for (const node of nodes) launch(node);
     // JetStream in a cluster is healthy once a metadata leader exists, which needs a quorum of nodes.
     await Promise.all(nodes.map((node) => waitHealthy(node)));
+    await cluster.waitReady();
   } catch (error) {
     await cluster.stop();
     throw error;
@@ -164,6 +182,93 @@ async function waitHealthy(node: NatsNode): Promise<void> {
     if (Date.now() > deadline) throw new Error(`nats-server ${node.name} did not become healthy in time`);
     await sleep(POLL_MS);
   }
+}
+
+/** What a node's /jsz says about the cluster (the parts waitReady reads; nats-server 2.9+). */
+interface Jsz {
+  readonly meta_cluster?: { readonly leader?: string };
+  readonly account_details?: readonly {
+    readonly stream_detail?: readonly {
+      readonly name: string;
+      readonly cluster?: {
+        readonly leader?: string;
+        readonly replicas?: readonly { readonly name: string; readonly current?: boolean }[];
+      };
+    }[];
+  }[];
+}
+
+/** What keeps the cluster from being ready, or null when it is: for waitReady's error message. */
+function notReady(
+  running: readonly NatsNode[],
+  views: readonly (Jsz | null)[],
+  streams: readonly string[] | undefined,
+): string | null {
+  const metaLeaders = new Set(views.map((view) => view?.meta_cluster?.leader ?? ''));
+  const [metaLeader] = metaLeaders;
+  if (metaLeaders.size !== 1 || metaLeader === undefined || metaLeader === '')
+    return `no agreed metadata leader (${[...metaLeaders].join(', ')})`;
+  const names = new Set(running.map((node) => node.name));
+  // Right after a kill the others may still name the dead node until they notice.
+  if (!names.has(metaLeader)) return `metadata leader ${metaLeader} is not running`;
+  const wanted = new Set(streams ?? []);
+  const leaderViews = new Map<string, { leader: string; lagging: string[] }>();
+  for (let i = 0; i < running.length; i++) {
+    const node = running[i] as NatsNode;
+    for (const account of views[i]?.account_details ?? []) {
+      for (const detail of account.stream_detail ?? []) {
+        if (streams === undefined) wanted.add(detail.name);
+        // The leader's own view is the one that knows whether its replicas are current.
+        if (detail.cluster?.leader !== node.name) continue;
+        const lagging = (detail.cluster.replicas ?? [])
+          .filter((replica) => names.has(replica.name) && replica.current !== true)
+          .map((replica) => replica.name);
+        leaderViews.set(detail.name, { leader: node.name, lagging });
+      }
+    }
+  }
+  for (const stream of wanted) {
+    const view = leaderViews.get(stream);
+    if (view === undefined) return `stream ${stream} has no leader`;
+    if (view.lagging.length > 0) return `stream ${stream}: replicas ${view.lagging.join(', ')} not current`;
+  }
+  return null;
+}
+
+async function waitReady(nodes: readonly NatsNode[], streams?: readonly string[]): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const running = nodes.filter((node) => node.process !== null);
+    const views = await Promise.all(
+      running.map((node) => httpJson<Jsz>(node.monitorPort, '/jsz?accounts=true&streams=true')),
+    );
+    const missing = notReady(running, views, streams);
+    if (missing === null) return;
+    if (Date.now() > deadline) throw new Error(`the NATS cluster did not become ready in time: ${missing}`);
+    await sleep(POLL_MS);
+  }
+}
+
+function httpJson<T>(port: number, path: string): Promise<T | null> {
+  return new Promise((resolve) => {
+    const request = get({ host: '127.0.0.1', port, path, timeout: 1000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T);
+        } catch {
+          resolve(null);
+        }
+      });
+      response.on('error', () => resolve(null));
+    });
+    request.on('error', () => resolve(null));
+    request.on('timeout', () => {
+      request.destroy();
+      resolve(null);
+    });
+  });
 }
 
 function httpStatus(port: number, path: string): Promise<number> {

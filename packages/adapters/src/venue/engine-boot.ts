@@ -58,7 +58,7 @@ export interface StreamJournalSource {
   readonly lease?: JetStreamLease;
   readonly journal?: Pick<
     JetStreamJournalOptions,
-    'ackWindow' | 'publishTimeoutMs' | 'retryPauseMs' | 'onStall'
+    'ackWindow' | 'publishTimeoutMs' | 'retryPauseMs' | 'stallAfterMs' | 'onStall'
   >;
 }
 

@@ -16,12 +16,16 @@
  * JOURNAL_FENCED and the venue stops taking orders. A refused publish whose own bytes are already
  * stored at its position (a retry of a publish whose ack was lost) counts as acknowledged.
  *
- * Losing the quorum is not a failure: a publish that times out (or finds no responders) puts the
- * journal in its stalled state. It keeps every unacknowledged record and republishes them in order,
- * with the same message id and expectation, until the stream answers; intake meanwhile gets
- * JOURNAL_STALLED. Nothing is acknowledged while stalled, and nothing is lost: the records stay in
- * memory and the core that applied them stays as it is, because they will be stored in exactly
- * this order, or the journal fails for good.
+ * A leader election, or losing the quorum, is not a failure: a publish that times out (or finds no
+ * responders, or any answer but a refusal) sends the journal into retrying. It keeps every
+ * unacknowledged record and republishes their messages in order, each as it was first sent (same
+ * body, message id and expectation), with a bounded backoff, until the stream answers. A stream
+ * electing a new leader after losing one node answers again within seconds; only when nothing was
+ * acknowledged for `stallAfterMs` does the journal count the quorum as lost and report itself
+ * stalled (intake then gets JOURNAL_STALLED). Nothing is acknowledged meanwhile, and nothing is
+ * lost: the records stay in memory and the core that applied them stays as it is, because they will
+ * be stored in exactly this order, or the journal fails for good (JOURNAL_FENCED, when another
+ * writer appended).
  */
 import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
 import { assert, VenueError } from '@venue/protocol';
@@ -40,6 +44,7 @@ import { fileKey, newSalt, sealInto, TAG_BYTES } from '../sealing.ts';
 import { encodeSnapshotFile } from '../snapshot-file.ts';
 import type { JetStreamLease } from './jetstream-lease.ts';
 import type { JetStreamLink } from './jetstream-link.ts';
+import { backoffMs } from './passing-errors.ts';
 import { recordHeaders } from './record-message.ts';
 import { parseSnapshotName, snapshotObjectName } from './snapshot-objects.ts';
 
@@ -68,10 +73,16 @@ export interface JetStreamJournalOptions {
   readonly nowMs?: number;
   /** Messages waiting for their ack at most (the group-commit window). Default 4. */
   readonly ackWindow?: number;
-  /** How long one publish waits for its ack before the journal counts as stalled. Default 2000 ms. */
+  /** How long one publish waits for its ack before the journal starts republishing. Default 2000 ms. */
   readonly publishTimeoutMs?: number;
-  /** Pause between republishing rounds while stalled. Default 250 ms. */
+  /** First pause between republishing tries; it doubles up to 1 s. Default 250 ms. */
   readonly retryPauseMs?: number;
+  /**
+   * How long the journal republishes without any acknowledgement before it reports itself stalled
+   * (no quorum). Default 5000 ms: longer than a stream's leader election after one node of three is
+   * lost (4 to 9 s on nats-server 2.9, counted from the failed publish's own timeout).
+   */
+  readonly stallAfterMs?: number;
   /** Tells the venue the journal stalled (error) or resumed (null): logs and metrics. */
   readonly onStall?: (stalled: VenueError | null) => void;
   /** The primary's lease, released when the journal closes so a standby need not wait it out. */
@@ -80,6 +91,8 @@ export interface JetStreamJournalOptions {
 
 /** Records in one message at most, and its body's bytes at most (the servers' max_payload is 1 MiB). */
 const RECORDS_PER_MESSAGE_MAX = 1024;
+/** The longest pause between two republishing tries. */
+const RETRY_PAUSE_MAX_MS = 1000;
 const MESSAGE_BYTES_MAX = 512 * 1024;
 
 interface Entry {
@@ -93,7 +106,7 @@ interface Entry {
   reject: (error: unknown) => void;
 }
 
-/** One message: consecutive records, published (and republished while stalled) always alike. */
+/** One message: consecutive records, published (and republished while retrying) always alike. */
 interface Batch {
   readonly entries: readonly Entry[];
   readonly body: Buffer;
@@ -115,6 +128,7 @@ export class JetStreamJournal implements Journal {
   readonly #ackWindow: number;
   readonly #publishTimeoutMs: number;
   readonly #retryPauseMs: number;
+  readonly #stallAfterMs: number;
   readonly #snapshotIntervalRecords: number;
   readonly #snapshotIntervalMs: number;
   readonly #onStall: (stalled: VenueError | null) => void;
@@ -137,6 +151,11 @@ export class JetStreamJournal implements Journal {
   #lastHash: Buffer;
   #failure: VenueError | null = null;
   #stalled: VenueError | null = null;
+  /** Set while republishing (after a publish failed); reported as stalled after `stallAfterMs`. */
+  #retrying = false;
+  #stallTimer: NodeJS.Timeout | null = null;
+  /** The latest passing error, named in the stall's message. */
+  #lastCause: unknown = null;
   #closed = false;
   #snapshotting: Promise<{ seq: bigint }> | null = null;
   #snapshotSeq: bigint;
@@ -152,6 +171,7 @@ export class JetStreamJournal implements Journal {
     this.#ackWindow = options.ackWindow ?? 4;
     this.#publishTimeoutMs = options.publishTimeoutMs ?? 2000;
     this.#retryPauseMs = options.retryPauseMs ?? 250;
+    this.#stallAfterMs = options.stallAfterMs ?? 5000;
     this.#snapshotIntervalRecords = options.snapshotIntervalRecords ?? SNAPSHOT_INTERVAL_RECORDS;
     this.#snapshotIntervalMs = options.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     this.#onStall = options.onStall ?? (() => {});
@@ -191,7 +211,6 @@ export class JetStreamJournal implements Journal {
     return this.#failure;
   }
 
-  /** JOURNAL_STALLED while the stream does not acknowledge (no quorum), else null. */
   get snapshotAtMs(): number {
     return this.#snapshotAtMs;
   }
@@ -200,6 +219,7 @@ export class JetStreamJournal implements Journal {
     return this.#snapshotSeq;
   }
 
+  /** JOURNAL_STALLED while the stream has acknowledged nothing for `stallAfterMs` (no quorum), else null. */
   get stalled(): VenueError | null {
     return this.#stalled;
   }
@@ -322,7 +342,7 @@ export class JetStreamJournal implements Journal {
   // ---- Publishing ----
 
   #pump(): void {
-    if (this.#stalled !== null || this.#failure !== null) return;
+    if (this.#retrying || this.#failure !== null) return;
     while (this.#batched < this.#unacked.length && this.#batches.length < this.#ackWindow) {
       const batch = this.#nextBatch();
       this.#batches.push(batch);
@@ -400,7 +420,7 @@ export class JetStreamJournal implements Journal {
       return;
     }
     // Anything else (timeout, no responders, a lost connection, a cluster without its leader) may pass.
-    this.#stall(error);
+    this.#retry(error);
   }
 
   /** A publish refused for its expectation: acknowledged if our bytes are there, else fenced. */
@@ -413,7 +433,8 @@ export class JetStreamJournal implements Journal {
       stored = message === null ? null : Buffer.from(message.data);
     } catch (error) {
       if (!(error instanceof JetStreamApiError && error.code === NO_MESSAGE_FOUND)) {
-        this.#stall(error);
+        // Not known yet: the republishing loop asks again.
+        this.#retry(error);
         return;
       }
       stored = null;
@@ -459,39 +480,80 @@ export class JetStreamJournal implements Journal {
     }
   }
 
-  // ---- Stalled: no quorum ----
+  // ---- Retrying, then stalled: a leader election or no quorum ----
 
-  #stall(cause: unknown): void {
-    if (this.#stalled !== null || this.#failure !== null) return;
+  /**
+   * Starts republishing (once); reports the journal stalled if nothing is acknowledged within
+   * `stallAfterMs`. Safe to republish: a message is stored at most once at its number (the
+   * expectation), and our own message found there counts as acknowledged (#settleRefused).
+   */
+  #retry(cause: unknown): void {
+    if (this.#retrying || this.#failure !== null) return;
+    this.#retrying = true;
+    this.#lastCause = cause;
+    this.#stallTimer = setTimeout(() => this.#stall(), this.#stallAfterMs);
+    this.#stallTimer.unref();
+    void this.#republish();
+  }
+
+  #stall(): void {
+    this.#stallTimer = null;
+    if (!this.#retrying || this.#stalled !== null || this.#failure !== null) return;
+    const cause = this.#lastCause;
     const detail = cause instanceof Error ? cause.message : String(cause);
     this.#stalled = new VenueError(
       'JOURNAL_STALLED',
       `the journal's brokers do not acknowledge writes (${detail}); nothing is lost, and the venue takes orders again once the cluster has a quorum; retry later`,
     );
     this.#onStall(this.#stalled);
-    void this.#republish();
+  }
+
+  /** Any acknowledgement while retrying: the stream has a leader with a quorum again. */
+  #heard(): void {
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
+    this.#stallTimer = null;
+    if (this.#retrying && this.#stalled === null) {
+      // Re-arm: the stall is reported only after `stallAfterMs` with no acknowledgement at all.
+      this.#stallTimer = setTimeout(() => this.#stall(), this.#stallAfterMs);
+      this.#stallTimer.unref();
+    }
   }
 
   /**
    * Once every publish in the air has answered, republishes the unacknowledged messages one at a
-   * time, in order and each as it was, until each is acknowledged; then leaves the stalled state.
+   * time, in order and each as it was, until each is acknowledged; then leaves the retrying state.
    */
   async #republish(): Promise<void> {
     if (this.#outstanding > 0) await new Promise<void>((resolve) => (this.#quiet = resolve));
     this.#quiet = null;
+    let attempt = 0;
     while (this.#failure === null) {
       const batch = this.#batches.find((candidate) => !candidate.acked);
       if (batch === undefined) break;
       try {
         this.#onAck(batch, await this.#publish(batch));
       } catch (error) {
+        this.#lastCause = error;
         if (isRefusal(error)) await this.#settleRefused(batch);
-        if (!batch.acked && this.#failure === null) await pause(this.#retryPauseMs);
+      }
+      if (batch.acked) {
+        attempt = 0;
+        this.#heard();
+      } else if (this.#link.connection.isClosed()) {
+        // Closed under us (the venue stopping): nothing will answer any more.
+        this.#fail(closedError());
+      } else if (this.#failure === null) {
+        await pause(backoffMs(attempt++, this.#retryPauseMs, RETRY_PAUSE_MAX_MS));
       }
     }
+    if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
+    this.#stallTimer = null;
+    this.#retrying = false;
     if (this.#failure !== null) return;
-    this.#stalled = null;
-    this.#onStall(null);
+    if (this.#stalled !== null) {
+      this.#stalled = null;
+      this.#onStall(null);
+    }
     this.#pump();
   }
 
@@ -512,6 +574,8 @@ export class JetStreamJournal implements Journal {
     if (this.#failure === null) {
       this.#failure = failure;
       this.#stalled = null;
+      if (this.#stallTimer !== null) clearTimeout(this.#stallTimer);
+      this.#stallTimer = null;
     }
     for (const entry of this.#unacked.splice(0)) entry.reject(this.#failure);
     this.#batches.splice(0);

@@ -10,8 +10,10 @@
  * journal's expected-last-sequence check on every append (jetstream-journal.ts): a primary whose
  * lease lapsed without its noticing still cannot append once the new primary has.
  */
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { type JetStreamLink, openLeaseBucket } from './jetstream-link.ts';
+import { isPassingBrokerError } from './passing-errors.ts';
 
 export const LEASE_KEY = 'primary';
 
@@ -130,9 +132,10 @@ export class JetStreamLease {
       this.#renewedAtMs = this.#now();
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      // A refused update means someone else wrote the key: the lease is gone at once. A timeout only
-      // counts once the lease would have expired anyway.
-      if (!/timeout|TIMEOUT|no responders|disconnect|closed/i.test(detail))
+      // The stream's refusal means someone else wrote the key: the lease is gone at once. Anything
+      // else (a timeout, no responders during a leader election, a lost connection) only counts once
+      // the lease would have expired anyway.
+      if (error instanceof JetStreamApiError && !isPassingBrokerError(error))
         this.#lose(`renewal refused (${detail})`);
       else if (this.#now() - this.#renewedAtMs >= this.#timings.ttlMs)
         this.#lose(`not renewed for ${this.#timings.ttlMs} ms (${detail})`);

@@ -21,6 +21,7 @@ import {
 import { Kvm } from '@nats-io/kv';
 import { type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { backoffMs, isPassingBrokerError } from './passing-errors.ts';
 
 export interface JetStreamSettings {
   /** Client URLs of the cluster's nodes, e.g. `nats://10.0.0.1:4222`. */
@@ -31,7 +32,11 @@ export interface JetStreamSettings {
   readonly replicas: number;
   /** A NATS `.creds` file (JWT + nkey seed), when the cluster requires one. */
   readonly credentialsFile?: string;
-  /** How long a JetStream API request (stream info, consumer creation...) may take. Default 10 s. */
+  /**
+   * How long one try of a JetStream API request (stream info, consumer creation...) waits for its
+   * answer. Default 2 s: a request sent to a leader that just died is never answered, and is tried
+   * again (whileElecting) rather than waited on.
+   */
   readonly apiTimeoutMs?: number;
 }
 
@@ -57,6 +62,11 @@ export function leaseBucketOf(stream: string): string {
   return `${stream}-lease`;
 }
 
+/** One try of an API request; see `apiTimeoutMs`. */
+const API_TRY_TIMEOUT_MS = 2000;
+/** How long a request is tried again while the cluster elects its leaders, at most. */
+export const ELECTION_WAIT_MS = 60_000;
+
 /** How long the stream remembers a message id: a republish within it is answered "duplicate". */
 const DUPLICATE_WINDOW_NS = 120_000_000_000;
 
@@ -81,7 +91,7 @@ export async function openJetStreamLink(settings: JetStreamSettings): Promise<Je
     ...(authenticator === undefined ? {} : { authenticator }),
   });
   try {
-    const apiTimeout = { timeout: settings.apiTimeoutMs ?? 10_000 };
+    const apiTimeout = { timeout: settings.apiTimeoutMs ?? API_TRY_TIMEOUT_MS };
     const manager = await whileElecting(() => jetstreamManager(connection, apiTimeout));
     const subject = recordSubject(settings.stream);
     await whileElecting(() => ensureStream(manager, settings, subject));
@@ -151,21 +161,19 @@ export async function openLeaseBucket(link: JetStreamLink, ttlMs: number) {
 }
 
 /**
- * Runs a JetStream API request again while it times out, for up to `forMs`: right after a node
- * returns, the cluster may take seconds to elect its leaders, and a reader should wait that out.
+ * Runs a JetStream API request again, with a bounded backoff, while the cluster gives a passing
+ * answer (passing-errors.ts), for up to `forMs`: after a node is lost or returns, the cluster may
+ * take seconds to elect its leaders (4 to 9 s on nats-server 2.9, more on a loaded machine), and a
+ * request should wait that out rather than fail the venue. Any other error is thrown at once.
  */
-export async function whileElecting<T>(request: () => Promise<T>, forMs = 30_000): Promise<T> {
+export async function whileElecting<T>(request: () => Promise<T>, forMs = ELECTION_WAIT_MS): Promise<T> {
   const deadline = Date.now() + forMs;
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await request();
     } catch (error) {
-      // 10008: "JetStream system temporarily unavailable", the cluster's answer while it has no leader.
-      const passing =
-        error instanceof Error &&
-        (/timeout/i.test(`${error.name} ${error.message}`) || (error as { code?: unknown }).code === 10008);
-      if (!passing || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!isPassingBrokerError(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
   }
 }
