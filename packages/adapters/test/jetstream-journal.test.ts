@@ -26,6 +26,7 @@ import {
   testListing,
 } from '@venue/testing';
 import {
+  isPassingBrokerError,
   JetStreamJournal,
   JetStreamLease,
   type JetStreamLink,
@@ -277,6 +278,33 @@ describe('jetstream journal: the contract', () => {
   });
 });
 
+describe('jetstream journal: which broker answers pass', () => {
+  test('timeouts and no responders are tried again; refusals and a missing stream are answers', async () => {
+    const stream = newStream();
+    const reader = await link(stream);
+    const nobody = `${stream}.nobody-listens`;
+    // A subject with a listener that never answers: the request times out.
+    const silent = reader.connection.subscribe(`${stream}.silent`);
+    const timeout = await reader.connection
+      .request(`${stream}.silent`, new Uint8Array(0), { timeout: 100 })
+      .catch((error: unknown) => error);
+    silent.unsubscribe();
+    assert.ok(isPassingBrokerError(timeout), String(timeout));
+    // A JetStream publish to a subject no stream takes: no responders.
+    const noResponders = await reader.client
+      .publish(nobody, new Uint8Array(1))
+      .catch((error: unknown) => error);
+    assert.ok(isPassingBrokerError(noResponders), String(noResponders));
+    // The stream's own refusal of a publish (fencing) and a stream that does not exist are final.
+    const refused = await reader.client
+      .publish(reader.subject, new Uint8Array(1), { expect: { lastSequence: 99 } })
+      .catch((error: unknown) => error);
+    assert.ok(refused instanceof Error && !isPassingBrokerError(refused), String(refused));
+    const missing = await reader.manager.streams.info(`${stream}-missing`).catch((error: unknown) => error);
+    assert.ok(missing instanceof Error && !isPassingBrokerError(missing), String(missing));
+  });
+});
+
 describe('jetstream journal: a venue booted on it', () => {
   test('boots holding the lease, snapshots into the broker, and a restart rebuilds the venue it left', async () => {
     const stream = newStream();
@@ -469,7 +497,8 @@ describe('jetstream journal: broker faults and fencing', () => {
 
   test('the lease: held by one instance; refused to another until it lapses; lost by a partitioned holder', async () => {
     const stream = newStream();
-    const timings = { ttlMs: 1000, renewEveryMs: 250 };
+    // Each renewal may take up to renewEveryMs: generous enough for a loaded machine's replicated writes.
+    const timings = { ttlMs: 2000, renewEveryMs: 500 };
     const primaryLink = await openJetStreamLink({ servers: cluster.servers, stream, replicas: 3 });
     const lost: string[] = [];
     const held = await JetStreamLease.acquire({
@@ -485,7 +514,7 @@ describe('jetstream journal: broker faults and fencing', () => {
     );
     // Renewals keep it alive past its time to live.
     const firstRevision = held.revision;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, timings.ttlMs * 1.5));
     assert.ok(held.revision > firstRevision);
     assert.equal((await JetStreamLease.holder(standby, timings))?.holder, 'venue-a');
     // The holder is cut off from the brokers: its lease lapses, it hears so, and the standby takes it.

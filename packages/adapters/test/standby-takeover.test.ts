@@ -31,7 +31,8 @@ import { bootEngine } from '../src/venue/engine-boot.ts';
 
 const KEY = randomBytes(32);
 const COMPANIONS = ['note-openings', 'match-facts', 'landed-batches'];
-const TIMINGS = { ttlMs: 1000, renewEveryMs: 250 };
+// Each renewal may take up to renewEveryMs: generous enough for a loaded machine's replicated writes.
+const TIMINGS = { ttlMs: 2000, renewEveryMs: 500 };
 let cluster: NatsCluster;
 const links: JetStreamLink[] = [];
 

@@ -4,5 +4,6 @@ export * from './jetstream-journal.ts';
 export * from './jetstream-lease.ts';
 export * from './jetstream-link.ts';
 export * from './jetstream-recovery.ts';
+export * from './passing-errors.ts';
 export * from './record-message.ts';
 export * from './snapshot-objects.ts';

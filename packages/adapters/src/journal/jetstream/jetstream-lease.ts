@@ -10,6 +10,7 @@
  * journal's expected-last-sequence check on every append (jetstream-journal.ts): a primary whose
  * lease lapsed without its noticing still cannot append once the new primary has.
  */
+import { randomBytes } from 'node:crypto';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { type JetStreamLink, openLeaseBucket } from './jetstream-link.ts';
@@ -34,6 +35,11 @@ export interface LeaseHolder {
   readonly seq?: string;
   /** The holder's `VenueCore.stateHash()` after record `seq`: what a standby checks its copy against. */
   readonly stateHash?: string;
+  /**
+   * Random per acquisition: lets the holder recognise its own write when the answer to it was lost
+   * (a renewal that timed out but was stored), instead of taking it for someone else's.
+   */
+  readonly token?: string;
 }
 
 export class LeaseHeldError extends Error {
@@ -62,14 +68,16 @@ export class JetStreamLease {
   readonly #options: LeaseOptions;
   readonly #timings: LeaseTimings;
   readonly #now: () => number;
+  readonly #token: string;
   #revision: number;
   #renewedAtMs: number;
   #timer: NodeJS.Timeout | null = null;
   #lost = false;
   #renewing = false;
 
-  private constructor(kv: KV, options: LeaseOptions, revision: number, now: () => number) {
+  private constructor(kv: KV, options: LeaseOptions, revision: number, now: () => number, token: string) {
     this.#kv = kv;
+    this.#token = token;
     this.#options = options;
     this.#timings = options.timings ?? DEFAULT_LEASE_TIMINGS;
     this.#now = now;
@@ -84,14 +92,19 @@ export class JetStreamLease {
     const timings = options.timings ?? DEFAULT_LEASE_TIMINGS;
     const now = options.nowMs ?? Date.now;
     const kv = await openLeaseBucket(options.link, timings.ttlMs);
-    const value = encodeHolder({ holder: options.holder, sinceMs: now(), ...options.announce?.() });
+    const token = randomBytes(16).toString('hex');
+    const value = encodeHolder({ holder: options.holder, sinceMs: now(), ...options.announce?.(), token });
     let revision: number;
     try {
       revision = await kv.create(LEASE_KEY, value);
     } catch {
-      throw new LeaseHeldError(await readHolder(kv));
+      // Our own create may have been stored with its answer lost (a leader election): then it is ours.
+      const current = await readEntry(kv);
+      if (current === null || current.holder.token !== token)
+        throw new LeaseHeldError(current?.holder ?? null);
+      revision = current.revision;
     }
-    return new JetStreamLease(kv, options, revision, now);
+    return new JetStreamLease(kv, options, revision, now, token);
   }
 
   /** Who holds the lease now, or null when nobody does (expired or released). */
@@ -127,10 +140,13 @@ export class JetStreamLease {
         holder: this.#options.holder,
         sinceMs: this.#renewedAtMs,
         ...this.#options.announce?.(),
+        token: this.#token,
       });
+      const startedAtMs = this.#now();
       this.#revision = await this.#kv.update(LEASE_KEY, value, this.#revision, this.#timings.renewEveryMs);
-      this.#renewedAtMs = this.#now();
+      this.#renewedAtMs = startedAtMs;
     } catch (error) {
+      if (error instanceof JetStreamApiError && (await this.#adoptOwnWrite())) return;
       const detail = error instanceof Error ? error.message : String(error);
       // The stream's refusal means someone else wrote the key: the lease is gone at once. Anything
       // else (a timeout, no responders during a leader election, a lost connection) only counts once
@@ -142,6 +158,17 @@ export class JetStreamLease {
     } finally {
       this.#renewing = false;
     }
+  }
+
+  /**
+   * After a refused renewal: true when the key holds our own latest write after all (an earlier
+   * renewal timed out but was stored), whose revision the next renewal then names.
+   */
+  async #adoptOwnWrite(): Promise<boolean> {
+    const current = await readEntry(this.#kv);
+    if (current === null || current.holder.token !== this.#token) return false;
+    this.#revision = current.revision;
+    return true;
   }
 
   #lose(reason: string): void {
@@ -162,10 +189,14 @@ function encodeHolder(holder: LeaseHolder): string {
 }
 
 async function readHolder(kv: KV): Promise<LeaseHolder | null> {
+  return (await readEntry(kv))?.holder ?? null;
+}
+
+async function readEntry(kv: KV): Promise<{ holder: LeaseHolder; revision: number } | null> {
   const entry = await kv.get(LEASE_KEY).catch(() => null);
   if (entry === null || entry.operation !== 'PUT') return null;
   try {
-    return entry.json<LeaseHolder>();
+    return { holder: entry.json<LeaseHolder>(), revision: entry.revision };
   } catch {
     return null;
   }
