@@ -26,7 +26,7 @@ import {
   plainRecord,
   recoverFromJetStream,
 } from '../src/journal/index.ts';
-import { StateDivergedError, StreamFollower, standBy } from '../src/standby/index.ts';
+import { announceOnMove, StateDivergedError, StreamFollower, standBy } from '../src/standby/index.ts';
 import { bootEngine } from '../src/venue/engine-boot.ts';
 
 const KEY = randomBytes(32);
@@ -183,5 +183,56 @@ describe('hot standby', () => {
     );
     assert.deepEqual(lost, [], 'the new primary keeps its lease');
     await engine.close();
+  });
+
+  test('the primary hashes its state only when the journal moved; the standby still checks it at takeover', async () => {
+    const stream = 'standby-announce';
+    const primary = await writer(stream);
+    let hashed = 0;
+    const announce = announceOnMove(
+      () => primary.journal.lastSeq,
+      () => {
+        hashed += 1;
+        return primary.core.stateHash();
+      },
+    );
+    const lease = await JetStreamLease.acquire({
+      link: links.at(-1) as JetStreamLink,
+      holder: 'primary',
+      timings: TIMINGS,
+      onLost: () => {},
+      announce: () => {
+        const state = announce();
+        return { seq: state.seq.toString(), stateHash: state.stateHash };
+      },
+    });
+    const taking = standBy({
+      link: await link(stream),
+      sealingKey: KEY,
+      config: TEST_CORE_CONFIG,
+      companionNames: COMPANIONS,
+      holder: 'standby',
+      timings: TIMINGS,
+      pollMs: 50,
+      onLeaseLost: () => {},
+    });
+    await primary.write(openingCommands());
+    await primary.write(history(primary.core, 17, 150));
+    // Renewals go on; the journal does not move, so the book is hashed no more.
+    await new Promise((resolve) => setTimeout(resolve, TIMINGS.renewEveryMs * 2));
+    const afterWrites = hashed;
+    await new Promise((resolve) => setTimeout(resolve, TIMINGS.renewEveryMs * 4));
+    assert.equal(hashed, afterWrites, 'idle renewals reuse the last hash');
+    assert.ok(hashed <= 3, `hashed ${hashed} times for three journal positions at most`);
+    await lease.release();
+    const takeover = await taking;
+    assert.equal(takeover.position.seq, primary.journal.lastSeq);
+    assert.deepEqual(
+      takeover.verified,
+      { seq: primary.journal.lastSeq, stateHash: primary.core.stateHash() },
+      'the standby checked its state against the announced hash of the last record',
+    );
+    await takeover.lease.release();
+    await primary.journal.close();
   });
 });

@@ -121,6 +121,20 @@ function followerOptions(options: TakeoverOptions) {
   };
 }
 
+/**
+ * What each lease renewal announces, with the state hash computed only when the journal moved since
+ * the last announcement: a renewal every second would otherwise hash a large book every second for
+ * nothing. Every change to the core is a journaled command, so one record number means one state.
+ */
+export function announceOnMove(lastSeq: () => bigint, stateHash: () => string): () => AnnouncedState {
+  let last: AnnouncedState | null = null;
+  return () => {
+    const seq = lastSeq();
+    if (last === null || last.seq !== seq) last = { seq, stateHash: stateHash() };
+    return last;
+  };
+}
+
 /** The lease's callbacks point at hooks the venue fills in once it runs. */
 function leaseHooks(options: TakeoverOptions) {
   const hooks = {

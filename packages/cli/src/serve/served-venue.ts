@@ -2,6 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeS
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import {
+  announceOnMove,
   assembleVenue,
   assetOfOrder,
   createBootIdentity,
@@ -164,11 +165,14 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
   const server = venue.server;
   let metricsListener: MetricsListener | null = null;
   const engine = server.engine;
-  // Each renewal of the lease announces the state a standby must match (standby/stream-follower.ts).
-  options.takeover?.announceWith(() => ({
-    seq: engine.journal?.lastSeq ?? 0n,
-    stateHash: engine.core.stateHash(),
-  }));
+  // Each renewal of the lease announces the state a standby must match (standby/stream-follower.ts),
+  // hashing the core again only once the journal moved.
+  options.takeover?.announceWith(
+    announceOnMove(
+      () => engine.journal?.lastSeq ?? 0n,
+      () => engine.core.stateHash(),
+    ),
+  );
   const closeAll = async () => {
     await metricsListener?.close();
     await venue.stop();
