@@ -79,8 +79,9 @@ export interface JetStreamJournalOptions {
   readonly retryPauseMs?: number;
   /**
    * How long the journal republishes without any acknowledgement before it reports itself stalled
-   * (no quorum). Default 5000 ms: longer than a stream's leader election after one node of three is
-   * lost (4 to 9 s on nats-server 2.9, counted from the failed publish's own timeout).
+   * (no quorum). Default 5000 ms: with the failed publish's own timeout before it, this covers most
+   * leader elections after one node of three is lost (4 to 9 s on nats-server 2.9); a longer one
+   * shows as a short stall that ends by itself.
    */
   readonly stallAfterMs?: number;
   /** Tells the venue the journal stalled (error) or resumed (null): logs and metrics. */
