@@ -18,6 +18,8 @@
  * monitorEventLoopDelay) and the acknowledgement latency (max and p99), with snapshots produced by
  * the snapshot replica on its worker thread, against the same run with inline snapshots (composed
  * on the sequencer's thread, as before the replica) as the baseline.
+ *
+ * The journal on JetStream against the file journal: journal-jetstream.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -47,8 +49,9 @@ import { SnapshotReplica } from '../packages/adapters/src/replica/index.ts';
 import { composeSnapshot } from '../packages/adapters/src/venue/state-companion.ts';
 import { VenueEngine } from '../packages/adapters/src/venue/venue-engine.ts';
 import { type Figure, figure, summarise } from './harness.ts';
+import { jetstreamFigures } from './journal-jetstream.ts';
 
-const APPENDERS = 256;
+export const APPENDERS = 256;
 const POOL = 1_024;
 const KEY = randomBytes(32);
 
@@ -89,7 +92,7 @@ function placeCommandOf(i: number): PlaceCommand {
   };
 }
 
-const COMMANDS: Command[] = Array.from({ length: POOL }, (_, i) => placeCommandOf(i));
+export const COMMANDS: Command[] = Array.from({ length: POOL }, (_, i) => placeCommandOf(i));
 
 async function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'venue-bench-journal-'));
@@ -366,8 +369,10 @@ export async function run(quick: boolean): Promise<Figure[]> {
   if (quick) process.stderr.write('journal: --quick recovers 100,000 commands, not 1,000,000\n');
   const recovery = summarise([await recoveryMs(recoveryCount)]);
   const pauses = await snapshotPause(quick);
+  const jetstream = await jetstreamFigures(quick, KEY, COMMANDS, APPENDERS);
   return [
     ...pauses,
+    ...jetstream,
     figure('journal', 'acked_commands_fsync', 'commands/s', 'higher', summarise(ours), {
       name: 'raw group-commit appends, same fsync policy',
       value: Math.round(rawSummary.median),

@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure
   'cli-start': () => import('../bench/cli-start.ts'),
   'console-load': () => import('../bench/console-load.ts'),
   core: () => import('../bench/core.ts'),
+  failover: () => import('../bench/failover.ts'),
   intake: () => import('../bench/intake.ts'),
   journal: () => import('../bench/journal.ts'),
   'match-prover': () => import('../bench/match-prover.ts'),

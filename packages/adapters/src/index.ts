@@ -35,6 +35,7 @@ export * from './rate-limit/token-bucket.ts';
 export * from './rate-limit/trading-rate-limiter.ts';
 export * from './replica/index.ts';
 export * from './settlement/index.ts';
+export * from './standby/index.ts';
 export * from './stream/stream-frames.ts';
 export * from './stream/stream-server.ts';
 export * from './stream/stream-session.ts';

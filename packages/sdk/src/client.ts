@@ -21,6 +21,7 @@ import {
   DeadManStatusSchema,
   type DrainResponse,
   DrainResponseSchema,
+  ERRORS,
   type InclusionProofResponse,
   InclusionProofResponseSchema,
   type InfoResponse,
@@ -61,6 +62,8 @@ import { AttestationError, VenueApiError } from './errors.ts';
 import { apiErrorOf, decodeResponse, type HttpExchange, httpExchange } from './http.ts';
 import {
   checkSdkLimits,
+  FAILOVER_PAUSE_MS,
+  FAILOVER_WAIT_MS_MAX_DEFAULT,
   HTTP_SOCKETS_MAX_DEFAULT,
   RATE_LIMIT_RETRIES_MAX_DEFAULT,
   RATE_LIMIT_WAIT_MS_MAX_DEFAULT,
@@ -80,6 +83,14 @@ import { type Clock, type HeldToken, SYSTEM_CLOCK, TokenKeeper } from './tokens.
 export interface ConnectOptions {
   /** Origin of the venue, `https://host:port`. Plain http is refused. */
   readonly url: string;
+  /**
+   * Other origins of the same venue (its hot standbys, docs/operations.md). When the current boot
+   * stops answering, the client attests these (and `url` again) in turn and moves to the first
+   * boot that passes, logs in again, and tells its streams and traders (`onFailover`).
+   */
+  readonly failoverUrls?: readonly string[];
+  /** How long a failover keeps trying the endpoints before giving up (default 30 s). */
+  readonly failoverWaitMsMax?: number;
   /** The trust anchors: platform roots and allowed code measurements. Required, never optional. */
   readonly trust: TrustAnchors;
   /** Clock for token lifetimes and nonces; defaults to the system clock. */
@@ -103,34 +114,64 @@ export interface Credentials {
   readonly passphrase: string;
 }
 
+/** JOURNAL_FENCED: the instance answering is no longer the venue's primary (docs/operations.md). */
+const FENCED_CODE = ERRORS.JOURNAL_FENCED.code;
+
 /** Token errors after which a fresh login is worth one retry (spec 5 items 5 and 6). */
 const RENEWABLE_TOKEN_CODES: ReadonlySet<number> = new Set([1101, 1103, 1104]);
 
 /** Attests the venue, then returns a client whose every connection is pinned to the attested key. */
 export async function connectVenue(options: ConnectOptions): Promise<VenueClient> {
   checkSdkLimits();
-  const origin = new URL(options.url);
+  const endpoints = [options.url, ...(options.failoverUrls ?? [])].map(originOf);
+  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
+  let lastError: unknown;
+  for (const origin of endpoints) {
+    try {
+      const attested = await attestVenue(origin, options.trust, timeoutMs);
+      return new VenueClient(origin, attested, options, endpoints);
+    } catch (error) {
+      // With failover endpoints, a dead or unattested one is skipped; alone, its error is the answer.
+      if (endpoints.length === 1 || error instanceof TypeError) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+function originOf(url: string): URL {
+  const origin = new URL(url);
   if (origin.protocol !== 'https:') {
     throw new TypeError(`url must be https://host:port; received the ${origin.protocol} scheme`);
   }
   if (origin.pathname !== '/' || origin.search !== '' || origin.hash !== '') {
     throw new TypeError('url is an origin only (https://host:port), without a path or query');
   }
-  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
-  const attested = await attestVenue(origin, options.trust, timeoutMs);
-  return new VenueClient(origin, attested, options);
+  return origin;
+}
+
+/** One attested boot of the venue and the pinned connections to it. */
+interface Boot {
+  readonly origin: URL;
+  readonly attested: AttestedVenue;
+  readonly agent: SpkiAgent;
+}
+
+/** What a client tells its listeners after it moved to another boot of the venue. */
+export interface FailoverEvent {
+  readonly from: { readonly origin: string; readonly sessionId: string };
+  readonly to: { readonly origin: string; readonly sessionId: string };
 }
 
 export class VenueClient {
-  readonly origin: URL;
-  /** The verified attestation report of this boot. */
-  readonly report: AttestationReport;
-  /** /info as read during the attested connect. */
-  readonly info: InfoResponse;
-  /** The pin: sha256 of the SPKI every connection to the venue must present. */
-  readonly spkiSha256: string;
   readonly clock: Clock;
-  readonly #agent: SpkiAgent;
+  #boot: Boot;
+  readonly #endpoints: readonly URL[];
+  readonly #trust: TrustAnchors;
+  readonly #failoverWaitMsMax: number;
+  readonly #socketsMax: number;
+  #failing: Promise<boolean> | null = null;
+  readonly #failoverListeners = new Set<(event: FailoverEvent) => void>();
   readonly #timeoutMs: number;
   readonly #marginMs: number;
   readonly #rateLimitRetriesMax: number;
@@ -139,21 +180,114 @@ export class VenueClient {
   #tokens: TokenKeeper | null = null;
 
   /** @internal Use connectVenue. */
-  constructor(origin: URL, attested: AttestedVenue, options: ConnectOptions) {
-    this.origin = origin;
-    this.report = attested.report;
-    this.info = attested.info;
-    this.spkiSha256 = attested.spkiSha256;
+  constructor(
+    origin: URL,
+    attested: AttestedVenue,
+    options: ConnectOptions,
+    endpoints: readonly URL[] = [origin],
+  ) {
+    this.#endpoints = endpoints;
+    this.#trust = options.trust;
+    this.#failoverWaitMsMax = options.failoverWaitMsMax ?? FAILOVER_WAIT_MS_MAX_DEFAULT;
+    this.#socketsMax = options.socketsMax ?? HTTP_SOCKETS_MAX_DEFAULT;
+    this.#boot = this.#bootOf(origin, attested);
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.#timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS_DEFAULT;
     this.#marginMs = options.tokenRefreshMarginMs ?? TOKEN_REFRESH_MARGIN_MS_DEFAULT;
     this.#rateLimitRetriesMax = options.rateLimitRetriesMax ?? RATE_LIMIT_RETRIES_MAX_DEFAULT;
     this.#rateLimitWaitMsMax = options.rateLimitWaitMsMax ?? RATE_LIMIT_WAIT_MS_MAX_DEFAULT;
-    this.#agent = new SpkiAgent({
-      pin: attested.spkiSha256,
-      keepAlive: true,
-      socketsMax: options.socketsMax ?? HTTP_SOCKETS_MAX_DEFAULT,
+  }
+
+  /** The origin of the boot the client talks to now (it changes after a failover). */
+  get origin(): URL {
+    return this.#boot.origin;
+  }
+
+  /** The verified attestation report of the current boot. */
+  get report(): AttestationReport {
+    return this.#boot.attested.report;
+  }
+
+  /** /info as read during the attested connect to the current boot. */
+  get info(): InfoResponse {
+    return this.#boot.attested.info;
+  }
+
+  /** The pin: sha256 of the SPKI every connection to the current boot must present. */
+  get spkiSha256(): string {
+    return this.#boot.attested.spkiSha256;
+  }
+
+  /**
+   * Hears each move to another boot (a standby that took over, or the venue restarted). The
+   * client logs in again right after; bodies signed for the old session are refused by the new
+   * boot (STALE_SESSION), so a Trader reads back what it had in flight. Returns an unsubscribe.
+   */
+  onFailover(listener: (event: FailoverEvent) => void): () => void {
+    this.#failoverListeners.add(listener);
+    return () => this.#failoverListeners.delete(listener);
+  }
+
+  /**
+   * After a connection failure: if the current boot still answers, nothing changes; otherwise the
+   * endpoints are attested in turn until one passes (an endpoint whose attestation fails is never
+   * used). Resolves true when the client can go on (same or new boot), false when none answered in
+   * time. Concurrent callers share one attempt.
+   */
+  recover(): Promise<boolean> {
+    return this.#recover(false);
+  }
+
+  /** `deposed`: the current boot answers but was fenced (JOURNAL_FENCED), so it does not count. */
+  #recover(deposed: boolean): Promise<boolean> {
+    if (this.#endpoints.length < 2) return Promise.resolve(false);
+    if (this.#failing !== null) return this.#failing;
+    const failed = this.#boot;
+    this.#failing = this.#failover(failed, deposed).finally(() => {
+      this.#failing = null;
     });
+    return this.#failing;
+  }
+
+  #bootOf(origin: URL, attested: AttestedVenue): Boot {
+    const agent = new SpkiAgent({ pin: attested.spkiSha256, keepAlive: true, socketsMax: this.#socketsMax });
+    return { origin, attested, agent };
+  }
+
+  async #failover(failed: Boot, deposed: boolean): Promise<boolean> {
+    const deadline = Date.now() + this.#failoverWaitMsMax;
+    const start = this.#endpoints.findIndex((url) => url.href === failed.origin.href);
+    // The next endpoint first: the failed one is the least likely to hold the new primary.
+    const order = this.#endpoints.map(
+      (_, i) => this.#endpoints[(start + 1 + i) % this.#endpoints.length] as URL,
+    );
+    while (Date.now() < deadline) {
+      for (const origin of order) {
+        let attested: AttestedVenue;
+        try {
+          attested = await attestVenue(origin, this.#trust, Math.min(this.#timeoutMs, 2000));
+        } catch {
+          continue; // down, still a standby (not listening), or not attested: never used
+        }
+        if (attested.info.session_id === failed.attested.info.session_id) {
+          if (deposed) continue;
+          return true;
+        }
+        this.#boot = this.#bootOf(origin, attested);
+        failed.agent.destroy();
+        // A token of the old boot is worthless on the new one: log in again, once this failover
+        // is over (the login's own exchange must not wait for the failover it is part of).
+        setImmediate(() => void this.#tokens?.renew(this.#tokens.held?.token).catch(() => undefined));
+        const event: FailoverEvent = {
+          from: { origin: failed.origin.origin, sessionId: failed.attested.info.session_id },
+          to: { origin: origin.origin, sessionId: attested.info.session_id },
+        };
+        for (const listener of this.#failoverListeners) listener(event);
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, FAILOVER_PAUSE_MS));
+    }
+    return false;
   }
 
   /** The boot session id to sign into every order and cancel (spec 2.1 `session_id`). */
@@ -431,7 +565,7 @@ export class VenueClient {
   /** Closes streams and idle connections. The client cannot be used afterwards. */
   async close(): Promise<void> {
     await Promise.all([...this.#streams].map((stream) => stream.close()));
-    this.#agent.destroy();
+    this.#boot.agent.destroy();
   }
 
   // ---- Plumbing ----
@@ -441,13 +575,38 @@ export class VenueClient {
     return this.#tokens;
   }
 
-  #send(request: {
+  /**
+   * One exchange with the current boot. When the connection fails and the client knows other
+   * endpoints, it fails over (recover) first; a read is then sent again to the new boot, anything
+   * else throws the connection error (the caller decides: a signed body belongs to the old session).
+   */
+  async #send(request: {
     method: 'GET' | 'POST' | 'PUT' | 'DELETE';
     path: string;
     body?: string;
     token?: string;
   }): Promise<HttpExchange> {
-    return httpExchange(this.#agent, this.origin, { ...request, timeoutMs: this.#timeoutMs });
+    const boot = this.#boot;
+    try {
+      const exchange = await httpExchange(boot.agent, boot.origin, {
+        ...request,
+        timeoutMs: this.#timeoutMs,
+      });
+      // A primary another instance took over from answers JOURNAL_FENCED to every write: the venue
+      // lives on elsewhere. The answer itself stands (that request did nothing).
+      if (exchange.status === 503 && this.#endpoints.length > 1 && apiErrorOf(exchange).code === FENCED_CODE)
+        void this.#recover(true);
+      return exchange;
+    } catch (error) {
+      if (this.#endpoints.length < 2 || error instanceof VenueApiError) throw error;
+      if (!(await this.recover()) || request.method !== 'GET' || this.#boot === boot) throw error;
+      const token = request.token === undefined ? {} : { token: (await this.#keeper().current()).token };
+      return httpExchange(this.#boot.agent, this.#boot.origin, {
+        ...request,
+        ...token,
+        timeoutMs: this.#timeoutMs,
+      });
+    }
   }
 
   async #public(method: 'GET', path: string): Promise<string> {

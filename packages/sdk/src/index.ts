@@ -21,6 +21,7 @@ export {
   type ConnectOptions,
   type Credentials,
   connectVenue,
+  type FailoverEvent,
   VenueClient,
 } from './client.ts';
 export { DurableNonceCounter, NonceFile } from './durable-nonces.ts';
@@ -38,6 +39,8 @@ export {
   CANDIDATE_STEPS_MAX,
   checkSdkLimits,
   EXPIRY_SLACK_SLOTS,
+  FAILOVER_PAUSE_MS,
+  FAILOVER_WAIT_MS_MAX_DEFAULT,
   HTTP_SOCKETS_MAX_DEFAULT,
   NONCE_RESERVE_BLOCK,
   ORDER_LIFETIME_SLOTS_DEFAULT,

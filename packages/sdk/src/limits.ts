@@ -168,3 +168,9 @@ export function checkSdkLimits(
   const broken = brokenSdkLimitRelations(limits);
   assert(broken.length === 0, `sdk limits: ${broken.join('; ')}`);
 }
+
+/** How long a client's failover keeps attesting its endpoints before it gives up (ConnectOptions). */
+export const FAILOVER_WAIT_MS_MAX_DEFAULT = 30_000;
+
+/** The pause between two rounds over the endpoints while none answers (a standby is taking over). */
+export const FAILOVER_PAUSE_MS = 100;

@@ -117,6 +117,8 @@ export interface StreamHost {
   streamAgent(): SpkiAgent;
   accessToken(): Promise<HeldToken>;
   renewToken(stale?: string): Promise<HeldToken>;
+  /** Checks the venue after a failed connection and moves to another attested boot if it is gone. */
+  recover?(): Promise<boolean>;
 }
 
 export class VenueStream extends EventEmitter<StreamEventMap> {
@@ -342,6 +344,8 @@ export class VenueStream extends EventEmitter<StreamEventMap> {
         this.emit('reconnected');
         return;
       } catch (error) {
+        // A client with failover endpoints attests the new boot itself; the stream then follows it.
+        if (this.#client.recover !== undefined && (await this.#client.recover())) continue;
         // A new certificate means a new boot: only a fresh connectVenue (re-attestation) may continue.
         if (error instanceof AttestationError) {
           this.#finish(code, reason, error);

@@ -110,6 +110,7 @@ export class Trader {
   /** Reads of ended orders' records on their way, by order id: one read per order end. */
   readonly #endReads = new Map<string, Promise<void>>();
   readonly #onWalletError: ((error: Error) => void) | undefined;
+  readonly #unfollowFailover: () => void;
 
   constructor(options: TraderOptions, onClose: () => void = () => {}) {
     this.client = options.client;
@@ -129,6 +130,10 @@ export class Trader {
             onError: (error) => this.#walletError(error),
           });
     this.#onWalletError = options.onWalletError;
+    // After a failover the new boot's records are the truth: read every open order's record.
+    this.#unfollowFailover = this.client.onFailover(() => {
+      this.reconcile().catch((error: Error) => this.#walletError(error));
+    });
   }
 
   #walletError(error: Error): void {
@@ -464,6 +469,7 @@ export class Trader {
 
   /** Releases the nonce lock and closes the order log (the client stays open). */
   close(): void {
+    this.#unfollowFailover();
     this.#onClose();
   }
 
@@ -565,14 +571,28 @@ export class Trader {
     };
   }
 
-  async #send(body: PlaceOrder, via?: VenueStream): Promise<PlaceResponse> {
+  async #send(body: PlaceOrder, via?: VenueStream): Promise<void> {
     let response: PlaceResponse;
+    let answerLost = false;
     try {
-      response = await this.#resending(
-        (useVia) => (useVia === undefined ? this.client.place(body) : useVia.place(body)),
-        via,
-      );
+      response = await this.#resending((useVia) => {
+        const attempt = useVia === undefined ? this.client.place(body) : useVia.place(body);
+        attempt.catch((error: unknown) => {
+          if (!(error instanceof VenueApiError)) answerLost = true;
+        });
+        return attempt;
+      }, via);
     } catch (error) {
+      // After a lost answer (or a body signed for a boot that is gone: a failover), a refusal of a
+      // later try says nothing about the first one, which may have booked the order: its record
+      // decides. If even that read fails, the order stays unsent for recover().
+      if (error instanceof VenueApiError && (answerLost || this.#signedForOldBoot(error, body.session_id))) {
+        const record = (await this.client.reconcile([body.order_id])).get(body.order_id);
+        if (record !== null && record !== undefined) {
+          this.#adopt(record);
+          return;
+        }
+      }
       // A resend of a body whose order has since finished: it was booked, so follow its record.
       if (error instanceof VenueApiError && error.code === ERRORS.ORDER_FINISHED.code) {
         await this.#readBack(body.order_id, error);
@@ -586,7 +606,15 @@ export class Trader {
       throw error;
     }
     this.orders.accepted(body.order_id, response.arrival_slot);
-    return response;
+  }
+
+  /** A STALE_SESSION refusal of a body signed for a boot the client has since left. */
+  #signedForOldBoot(error: unknown, sessionId: string): boolean {
+    return (
+      error instanceof VenueApiError &&
+      error.code === ERRORS.STALE_SESSION.code &&
+      sessionId !== this.client.sessionId
+    );
   }
 
   /**

@@ -20,6 +20,15 @@ const VERSION = 1;
 /** magic (4) + version u32 LE (4) + salt (32). */
 const HEADER_BYTES = 8 + SALT_BYTES;
 
+/**
+ * A second home for the sealed file (the journal's JetStream object store): written after the local
+ * file on every change, and read first at load, so a standby on another machine has the accounts.
+ */
+export interface AccountsMirror {
+  put(bytes: Uint8Array): Promise<void>;
+  get(): Promise<Uint8Array | null>;
+}
+
 export class AccountFileError extends Error {
   constructor(message: string) {
     super(message);
@@ -33,6 +42,7 @@ export class AccountFile {
   readonly #files: JournalFiles;
   /** Saves run one at a time; a save asked for while one runs writes the state as of its turn. */
   #chain: Promise<void> = Promise.resolve();
+  #mirror: AccountsMirror | null = null;
 
   constructor(directory: string, sealingKey: Uint8Array, files: JournalFiles = NODE_JOURNAL_FILES) {
     this.#directory = directory;
@@ -40,9 +50,22 @@ export class AccountFile {
     this.#files = files;
   }
 
-  /** The stored accounts, or an empty list when the file does not exist yet (a first boot). */
+  /** From now on every save also goes to `mirror`, and a load prefers the mirror's copy. */
+  useMirror(mirror: AccountsMirror): void {
+    this.#mirror = mirror;
+  }
+
+  /**
+   * The stored accounts, or an empty list when the file does not exist yet (a first boot). With a
+   * mirror holding a copy, that copy replaces the local file first: the mirror is written on every
+   * change the primary acknowledged, so it is never older than a local file it differs from.
+   */
   async load(): Promise<StoredAccount[]> {
     await this.#files.makeDirectory(this.#directory);
+    const mirrored = this.#mirror === null ? null : await this.#mirror.get();
+    if (mirrored !== null) {
+      await writeFileDurably(this.#files, join(this.#directory, ACCOUNTS_FILE_NAME), Buffer.from(mirrored));
+    }
     const names = await this.#files.list(this.#directory);
     for (const name of names) {
       if (name === `${ACCOUNTS_FILE_NAME}.tmp`) await this.#files.remove(join(this.#directory, name));
@@ -90,6 +113,7 @@ export class AccountFile {
     );
     assert(written === plain.length + TAG_BYTES, 'sealed accounts fill the buffer exactly');
     await writeFileDurably(this.#files, join(this.#directory, ACCOUNTS_FILE_NAME), bytes);
+    await this.#mirror?.put(bytes);
   }
 
   #key(salt: Uint8Array): Buffer {

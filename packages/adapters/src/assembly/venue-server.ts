@@ -12,6 +12,8 @@ import type { VenueParameters } from '../http/public-routes.ts';
 import { registerRoutes } from '../http/route-registrar.ts';
 import { createHttpServer, type VenueHttpServer } from '../http/server.ts';
 import { venueReadRoutes } from '../http/venue-read-routes.ts';
+import { accountsMirrorOf } from '../journal/jetstream/accounts-object.ts';
+import { JetStreamJournal } from '../journal/jetstream/jetstream-journal.ts';
 import type { Recovery } from '../journal/recovery.ts';
 import { TradingRateLimiter } from '../rate-limit/trading-rate-limiter.ts';
 import { StreamServer, type StreamServerOptions } from '../stream/stream-server.ts';
@@ -154,11 +156,13 @@ interface Inner {
 /** The accounts, the recovered sequencer and order intake. */
 async function openInner(parts: VenueServerParts, sessionId: string): Promise<Inner> {
   const { clock, state } = parts;
-  const auth =
-    parts.auth ??
-    new AuthService(
-      state === null ? {} : { file: new AccountFile(state.directory, state.sealingKey, state.files) },
-    );
+  const file =
+    parts.auth === undefined && state !== null
+      ? new AccountFile(state.directory, state.sealingKey, state.files)
+      : null;
+  // A standby taking over reads the accounts the primary mirrored beside its journal.
+  if (file !== null && state?.stream !== undefined) file.useMirror(accountsMirrorOf(state.stream.link));
+  const auth = parts.auth ?? new AuthService(file === null ? {} : { file });
   await auth.restore();
   const snapshotErrors = { report: (_error: unknown) => {} };
   const { engine, recovery } = await bootEngine({
@@ -172,6 +176,11 @@ async function openInner(parts: VenueServerParts, sessionId: string): Promise<In
     onSnapshotError: (error) => snapshotErrors.report(error),
     companions: parts.companions,
   });
+  if (file !== null && engine.journal instanceof JetStreamJournal) {
+    // On JetStream the accounts travel with the journal: mirror them from this boot on.
+    if (state?.stream === undefined) file.useMirror(accountsMirrorOf(engine.journal.link));
+    await auth.storeAll();
+  }
   const gates = new TradingGates(engine);
   if (recovery !== null) gates.assertAtBoot();
   const limiter = new TradingRateLimiter();

@@ -197,6 +197,11 @@ export class AuthService {
     return account;
   }
 
+  /** Stores every account again (a mirror of the accounts file was just attached). */
+  async storeAll(): Promise<void> {
+    await this.#store();
+  }
+
   async #store(): Promise<void> {
     if (this.#file === null) return;
     try {

@@ -118,6 +118,7 @@ export function sendError(
 const RETRYABLE_503_WAIT_MS: Partial<Record<ErrorName, number>> = {
   AUTH_AT_CAPACITY: 1_000,
   JOURNAL_UNAVAILABLE: 1_000,
+  JOURNAL_STALLED: 1_000,
   CHAIN_UNAVAILABLE: 2_000,
   VENUE_BUSY: 1_000,
 };

@@ -169,6 +169,11 @@ export class FileJournal implements Journal {
     return this.#failure;
   }
 
+  /** A local disk does not stall: an I/O error fails the journal at once. */
+  get stalled(): VenueError | null {
+    return null;
+  }
+
   get position(): JournalPosition {
     return { seq: this.#lastSeq, hash: this.#lastHash };
   }

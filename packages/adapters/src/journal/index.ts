@@ -2,6 +2,7 @@
 export * from './durable-file.ts';
 export * from './file-journal.ts';
 export * from './files.ts';
+export * from './jetstream/index.ts';
 export * from './journal.ts';
 export * from './journal-record.ts';
 export * from './record-codec.ts';

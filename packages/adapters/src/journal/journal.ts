@@ -5,6 +5,8 @@ import type { JournalRecord } from './journal-record.ts';
 export interface JournalPosition {
   readonly seq: bigint;
   readonly hash: Buffer;
+  /** On JetStream: the stream message that holds the record (a message holds several). */
+  readonly message?: bigint;
 }
 
 /**
@@ -19,7 +21,13 @@ export interface JournalPosition {
  * - Before applying a command the caller checks `hasRoom`: at most JOURNAL_IN_FLIGHT_RECORDS_MAX
  *   records wait for durability, and appending past that is a programmer error.
  * - After any I/O error `failure` is set and every append (pending or later) rejects with it:
- *   VenueError JOURNAL_UNAVAILABLE, until the process restarts and recovers from disk.
+ *   VenueError JOURNAL_UNAVAILABLE (JOURNAL_FENCED when another writer took the log over), until the
+ *   process restarts and recovers.
+ * - A replicated journal may instead be `stalled` (its brokers lost their quorum): appends made so
+ *   far neither resolve nor reject, `hasRoom` is false, and intake refuses with the `stalled` error;
+ *   once the brokers answer again, the same records are stored in the same order and the journal
+ *   carries on. A stall never loses or reorders a record: either they are all stored, or the journal
+ *   fails (and then nothing after the failure point was ever acknowledged).
  */
 export interface Journal {
   append(record: JournalRecord): Promise<{ seq: bigint }>;
@@ -39,6 +47,8 @@ export interface Journal {
   readonly snapshotAtMs: number;
   /** The sequence number the last stored snapshot covers; 0n before any. */
   readonly snapshotSeq: bigint;
+  /** While the journal waits for its brokers (JOURNAL_STALLED), the error intake answers; else null. */
+  readonly stalled: VenueError | null;
   /** Whether a snapshot is due at `nowMs` (records or time since the last one). */
   snapshotDue(nowMs: number): boolean;
   /**

@@ -83,7 +83,7 @@ export interface Recovery {
   readonly snapshotSeqs: readonly bigint[];
 }
 
-interface LoadedSnapshot {
+export interface LoadedSnapshot {
   readonly seq: bigint;
   readonly recordHash: Buffer;
   readonly text: string;
@@ -188,7 +188,8 @@ async function newestSnapshot(
   return null;
 }
 
-function readSnapshot(bytes: Buffer, seq: bigint, sealingKey: Uint8Array): LoadedSnapshot | string {
+/** A snapshot file's content, or a sentence saying why it cannot be used (also for the JetStream journal). */
+export function readSnapshot(bytes: Buffer, seq: bigint, sealingKey: Uint8Array): LoadedSnapshot | string {
   if (bytes.length < SNAPSHOT_HEADER_BYTES) return 'it is shorter than its header';
   if (bytes.length > SNAPSHOT_BYTES_MAX)
     return `it is larger than SNAPSHOT_BYTES_MAX (${SNAPSHOT_BYTES_MAX})`;

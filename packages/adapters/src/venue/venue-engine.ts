@@ -12,7 +12,6 @@ import type { VenueClock } from '../chain/clock.ts';
 import {
   DEFERRED_COMMANDS_MAX,
   INTAKE_IN_FLIGHT_RECORDS_MAX,
-  JOURNAL_IN_FLIGHT_RECORDS_MAX,
   REPLICA_CLOSE_WAIT_MS,
 } from '../config/limits.ts';
 import type { Journal } from '../journal/journal.ts';
@@ -145,7 +144,8 @@ export class VenueEngine {
   /**
    * Intake: stamps one command with the current slot and applies it. Rejects with the core's
    * VenueError when an intake rule refuses it (nothing changed), with VENUE_BUSY when the journal's
-   * window for intake is full, and with JOURNAL_UNAVAILABLE after a journal failure. Resolves with the
+   * window for intake is full, with JOURNAL_STALLED while a replicated journal waits for its brokers,
+   * and with JOURNAL_UNAVAILABLE (or JOURNAL_FENCED) after a journal failure. Resolves with the
    * command's events once they are durable and have been handed to listeners. Callers never choose the
    * slot: the clock may cross a slot boundary between building a command and applying it.
    */
@@ -154,6 +154,7 @@ export class VenueEngine {
     const journal = this.#journal;
     if (journal !== null) {
       if (journal.failure !== null) throw journal.failure;
+      if (journal.stalled !== null) throw journal.stalled;
       if (journal.inFlight >= INTAKE_IN_FLIGHT_RECORDS_MAX) {
         throw new VenueError(
           'VENUE_BUSY',
@@ -227,8 +228,9 @@ export class VenueEngine {
     return (command.type === 'add_market' ? command : { ...command, slot: this.#core.slot }) as Command;
   }
 
+  /** The journal's own answer: a stalled replicated journal has no room whatever its count. */
   #hasRoom(): boolean {
-    return this.#journal === null || this.#journal.inFlight < JOURNAL_IN_FLIGHT_RECORDS_MAX;
+    return this.#journal === null || this.#journal.hasRoom;
   }
 
   /** Applies a system command; a refusal would mean the venue built an invalid command. */

@@ -88,7 +88,22 @@ export interface ServeConfig {
   readonly logLevel: LogLevel;
   /** A loopback address where a scraper reads the metrics without a token; null: none. */
   readonly metricsListen: { readonly host: string; readonly port: number } | null;
+  /** Where the journal lives: `file` (the state directory, the default) or a JetStream cluster. */
+  readonly journal: JournalConfig;
 }
+
+export type JournalConfig =
+  | { readonly kind: 'file' }
+  | {
+      readonly kind: 'jetstream';
+      readonly servers: readonly string[];
+      readonly stream: string;
+      readonly replicas: 1 | 3 | 5;
+      readonly credentialsFile?: string;
+      /** `primary` appends; `standby` (issue 22's hot standby) follows and takes over. */
+      readonly role: 'primary' | 'standby';
+      readonly lease: { readonly ttlMs: number; readonly renewEveryMs: number };
+    };
 
 /** A configuration mistake: `key` is the path in the file (markets[1].tick_size), `fix` says what to do. */
 export class ServeConfigError extends Error {
@@ -147,6 +162,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
     'limits',
     'log_level',
     'metrics_listen',
+    'journal',
   ]);
   const listen = root.object('listen');
   listen.only(['host', 'port']);
@@ -204,6 +220,7 @@ export function parseServeConfig(text: string, file: string): ServeConfig {
     limits: limitsOf(root.optionalObject('limits')),
     logLevel: root.oneOf('log_level', LOG_LEVELS, 'info'),
     metricsListen: metricsListenOf(root),
+    journal: journalOf(root.optionalObject('journal'), (reader, key) => path(reader, key)),
   };
   checkRelations(config, root);
   return config;
@@ -265,6 +282,62 @@ function marketOf(market: Reader): MarketListing {
       cooldown_slots: breaker.u64('cooldown_slots', 0n),
       max_confidence_bps: breaker.integer('max_confidence_bps', 0, 10_000),
     },
+  };
+}
+
+function journalOf(journal: Reader, path: (reader: Reader, key: string) => string): JournalConfig {
+  const kind = journal.oneOf('kind', ['file', 'jetstream'] as const, 'file');
+  if (kind === 'file') {
+    journal.only(['kind']);
+    return { kind };
+  }
+  journal.only(['kind', 'servers', 'stream', 'replicas', 'credentials_file', 'role', 'lease']);
+  const servers = journal.stringArray('servers', 1, 16).map((server, i) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(server);
+    } catch {
+      // reported below
+    }
+    if (url === null || !['nats:', 'tls:'].includes(url.protocol) || url.port === '') {
+      journal.fail(
+        `journal.servers[${i}]`,
+        `expected a URL such as nats://10.0.0.1:4222; received "${server}"`,
+      );
+    }
+    return server;
+  });
+  const stream = journal.string('stream', 'venue');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) {
+    journal.fail('journal.stream', `letters, digits, - and _ only (at most 64); received "${stream}"`);
+  }
+  const replicas = journal.integer('replicas', 1, 5, 3);
+  if (replicas !== 1 && replicas !== 3 && replicas !== 5) {
+    journal.fail(
+      'journal.replicas',
+      `expected 1, 3 or 5 (a majority must be able to acknowledge); received ${replicas}`,
+    );
+  }
+  const role = journal.oneOf('role', ['primary', 'standby'] as const, 'primary');
+  const lease = journal.optionalObject('lease');
+  lease.only(['ttl_ms', 'renew_ms']);
+  const ttlMs = lease.integer('ttl_ms', 500, 60_000, 3_000);
+  const renewEveryMs = lease.integer('renew_ms', 100, 30_000, 1_000);
+  if (renewEveryMs * 2 > ttlMs) {
+    journal.fail(
+      'journal.lease.renew_ms',
+      `must be at most half of journal.lease.ttl_ms (${ttlMs}), so one late renewal does not lose the lease`,
+    );
+  }
+  const credentials = journal.has('credentials_file') ? path(journal, 'credentials_file') : undefined;
+  return {
+    kind,
+    servers,
+    stream,
+    replicas,
+    ...(credentials === undefined ? {} : { credentialsFile: credentials }),
+    role,
+    lease: { ttlMs, renewEveryMs },
   };
 }
 
@@ -418,6 +491,19 @@ class Reader {
       this.fail(this.#key(key), `expected an array of ${min} to ${max} objects`);
     }
     return value.map((item, i) => new Reader(this.file, `${this.#key(key)}[${i}]`, item));
+  }
+
+  stringArray(key: string, min: number, max: number): string[] {
+    const value = this.#get(key);
+    if (
+      !Array.isArray(value) ||
+      value.length < min ||
+      value.length > max ||
+      !value.every((item) => typeof item === 'string' && item !== '')
+    ) {
+      this.fail(this.#key(key), `expected an array of ${min} to ${max} non-empty strings`);
+    }
+    return value as string[];
   }
 
   string(key: string, fallback?: string): string {

@@ -1,17 +1,23 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import {
+  announceOnMove,
   assembleVenue,
   assetOfOrder,
   createBootIdentity,
   createEnclave,
   createVenueLogger,
+  type JetStreamJournalSetup,
   type LogDestination,
   lineLogger,
   type MetricsListener,
   type OraclePort,
+  openJetStreamLink,
   snapshotCode,
+  standBy,
   startMetricsListener,
+  type Takeover,
   type VenueClock,
   type VenueLogger,
   type VenueOptions,
@@ -104,7 +110,6 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
     treeCount: config.chain.treeCount,
     onError: chainLog,
   });
-  const identity = await createBootIdentity(identityNamesFor(config.listen.host));
   const hasher = await loadNoteHasher();
   const markets = config.markets.map((listing) => listing.config);
   const settles = config.chain.settle;
@@ -115,6 +120,13 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
   });
   await verifier.ready();
   const code = snapshotCode();
+  const sealingKey = platform.sealingKey(code.measurement);
+  // A standby waits here, everything above already loaded, until the primary's lease expires.
+  const options = await standbyOrPrimary(config, servedOptions(config, hasher, sealingKey), log).catch(
+    closing(verifier),
+  );
+  // The boot's identity is made now, so a standby's certificate and attestation belong to its takeover.
+  const identity = await createBootIdentity(identityNamesFor(config.listen.host));
   const enclave = await createEnclave({
     identity,
     platform,
@@ -148,10 +160,19 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
         transport: { connectionsPerAddressMax: config.limits.connectionsPerAddressMax },
       },
     },
-    servedOptions(config, hasher, platform.sealingKey(enclave.measurement)),
+    options.venue,
   ).catch(closing({ close: closeStarted }));
   const server = venue.server;
   let metricsListener: MetricsListener | null = null;
+  const engine = server.engine;
+  // Each renewal of the lease announces the state a standby must match (standby/stream-follower.ts),
+  // hashing the core again only once the journal moved.
+  options.takeover?.announceWith(
+    announceOnMove(
+      () => engine.journal?.lastSeq ?? 0n,
+      () => engine.core.stateHash(),
+    ),
+  );
   const closeAll = async () => {
     await metricsListener?.close();
     await venue.stop();
@@ -268,7 +289,68 @@ function servedOptions(config: ServeConfig, hasher: NoteHasher, sealingKey: Uint
     markets: config.markets,
     settles: config.chain.settle,
     proofMode: config.proofs,
-    state: { directory: config.stateDir, sealingKey },
+    state: {
+      directory: config.stateDir,
+      sealingKey,
+      ...(config.journal.kind === 'jetstream' ? { jetstream: jetstreamSetupOf(config.journal) } : {}),
+    },
     acceptStateMismatch: config.chain.acceptStateMismatch,
+  };
+}
+
+/**
+ * With `journal.role` standby: connect to the cluster, follow the stream and wait (logging what it
+ * does) until the primary's lease expires, then take over; the venue boots on the state the
+ * standby holds. Otherwise the options are used as they are.
+ */
+async function standbyOrPrimary(
+  config: ServeConfig,
+  venue: VenueOptions,
+  log: (line: string) => void,
+): Promise<{ venue: VenueOptions; takeover: Takeover | null }> {
+  const journal = config.journal;
+  if (journal.kind !== 'jetstream' || journal.role !== 'standby' || venue.state === undefined)
+    return { venue, takeover: null };
+  const setup = jetstreamSetupOf(journal);
+  const link = await openJetStreamLink(setup.settings);
+  try {
+    const takeover = await standBy({
+      link,
+      sealingKey: venue.state.sealingKey,
+      config: venue.core,
+      companionNames: SERVED_COMPANIONS,
+      holder: setup.holder,
+      timings: setup.lease,
+      log,
+      onLeaseLost: (reason) => {
+        // Fencing already refuses this instance's writes; say so loudly for the operator.
+        log(`the journal lease was lost (${reason}); this instance no longer takes orders: stop it`);
+      },
+    });
+    const { jetstream: _, ...state } = venue.state;
+    const stream = { link, follower: takeover.follower, lease: takeover.lease };
+    return { venue: { ...venue, state: { ...state, stream } }, takeover };
+  } catch (error) {
+    await link.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The state companions a served venue keeps (assembly/companions.ts), as the replica registry names them. */
+const SERVED_COMPANIONS = ['note-openings', 'match-facts', 'landed-batches'];
+
+/** The primary's journal on JetStream, as `journal` in the configuration file describes it. */
+function jetstreamSetupOf(
+  journal: Extract<ServeConfig['journal'], { kind: 'jetstream' }>,
+): JetStreamJournalSetup {
+  return {
+    settings: {
+      servers: journal.servers,
+      stream: journal.stream,
+      replicas: journal.replicas,
+      ...(journal.credentialsFile === undefined ? {} : { credentialsFile: journal.credentialsFile }),
+    },
+    holder: `${hostname()}:${process.pid}`,
+    lease: journal.lease,
   };
 }

@@ -401,6 +401,18 @@ export const ERRORS = {
     http: 503,
     meaning: 'The venue is verifying as many signatures as it can hold; retry after a short pause.',
   },
+  JOURNAL_STALLED: {
+    code: 5008,
+    http: 503,
+    meaning:
+      'The replicated journal has lost its broker quorum; nothing acknowledged is lost, and writes resume by themselves once the cluster recovers. Retry later.',
+  },
+  JOURNAL_FENCED: {
+    code: 5009,
+    http: 503,
+    meaning:
+      'Another venue instance has taken over the journal; this one takes no more orders. Reconnect to the current primary.',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -155,7 +155,12 @@ const BEARER: readonly ErrorName[] = [...TOKEN, 'TRADER_REQUIRED'];
 const ADMIN: readonly ErrorName[] = [...TOKEN, 'ADMIN_REQUIRED'];
 const ALWAYS: readonly ErrorName[] = ['INTERNAL'];
 /** A write must reach the journal before it is acknowledged (design decisions section 6). */
-const WRITE: readonly ErrorName[] = ['JOURNAL_UNAVAILABLE', 'SHUTTING_DOWN'];
+const WRITE: readonly ErrorName[] = [
+  'JOURNAL_UNAVAILABLE',
+  'JOURNAL_STALLED',
+  'JOURNAL_FENCED',
+  'SHUTTING_DOWN',
+];
 
 /** spec 2.1 place-order rules, also applied to a modify's replacement. */
 const PLACE_RULES: readonly ErrorName[] = [
