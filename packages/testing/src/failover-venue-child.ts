@@ -9,6 +9,7 @@
  * lease) and prints `{"stateHash": ...}`. Each instance keeps its state in `<dir>/state-<name>`;
  * the accounts reach a standby through the stream's object store.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import {
   assembleVenue,
@@ -19,14 +20,16 @@ import {
   createSimulatedPlatform,
   createWallSlotClock,
   type FrontPorts,
+  type OraclePort,
   openJetStreamLink,
   standBy,
   startAsPrimary,
   type Takeover,
+  type VenueClock,
   type VenuePorts,
 } from '@venue/adapters';
 import { createProofVerifier, createStandInMatchProver, loadNoteHasher } from '@venue/notes';
-import { tradingKeyFromSeed } from '@venue/protocol';
+import { signOracleUpdate, tradingKeyFromSeed } from '@venue/protocol';
 import { testMarket } from './core-fixtures.ts';
 import {
   FAILOVER_MEASUREMENT,
@@ -186,7 +189,43 @@ async function settlingParts(world: FailoverWorld) {
     treeCount: (await failoverCoreConfig(world)).treeCount,
     log: (line) => say({ log: line }),
   });
-  return { hasher, verifier, chain };
+  // One publisher for every instance, derived from the world: each new primary trusts the same key.
+  const oracleKey = tradingKeyFromSeed(
+    createHash('sha256').update(`failover-oracle-${world.rootSeedHex}`).digest(),
+  );
+  return { hasher, verifier, chain, oracleKey };
+}
+
+/**
+ * A publisher whose price stands still at 1000 (the crossing pairs' price), one signed update per
+ * slot. Its sequence is the slot, so a new primary's first update is above the last one the
+ * journal holds.
+ */
+function steadyOracle(key: ReturnType<typeof tradingKeyFromSeed>, clock: VenueClock): OraclePort {
+  return {
+    publisherKeys: new Map(MARKETS.map((market) => [market.oracleFeed, key.publicKey])),
+    start(monitor) {
+      let last = -1n;
+      const beat = () => {
+        const slot = clock.slot();
+        if (slot <= last) return;
+        last = slot;
+        for (const market of MARKETS) {
+          const update = {
+            feed: market.oracleFeed,
+            price: 1000n,
+            confidence: 1n,
+            publish_slot: slot,
+            sequence: slot,
+          };
+          monitor.receive(signOracleUpdate(update, key), slot);
+        }
+      };
+      beat();
+      const timer = setInterval(beat, clock.slotDurationMs / 2);
+      return { stop: () => clearInterval(timer) };
+    },
+  };
 }
 
 /** The ports of a settling instance: the remote chain, real input proofs, the stand-in match prover. */
@@ -199,6 +238,7 @@ async function settlingPorts(
   const { hasher, verifier, chain } = parts;
   return {
     clock: chain.clock,
+    oracle: steadyOracle(parts.oracleKey, chain.clock),
     proofs: { verifier },
     hasher,
     enclave,
