@@ -209,19 +209,17 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       plans.push({ trader: pair % TRADERS, side: 'bid', value: PAIR_AMOUNT, treeId: 1 });
       plans.push({ trader: (pair + 1) % TRADERS, side: 'ask', value: PAIR_AMOUNT, treeId: 1 });
     }
-    // The first primary boots while the notes are proved.
+    // The first primary boots, and then the standbys, while the notes are deposited and proved.
     const pool = new Set<Instance>([startInstance('primary', ports[0] as number, 'v0')]);
     const provedAt = Date.now();
-    const notes = await depositAndProve(
+    const proving = depositAndProve(
       chain.rpc,
       MARKET,
       plans,
       keys.map((k) => k.publicKey),
       PROVERS,
     );
-    process.stdout.write(`# proved ${notes.length} notes in ${Date.now() - provedAt} ms\n`);
-    const resting = notes.filter((note) => note.input.tree_id === 0);
-    const crossing = notes.filter((note) => note.input.tree_id === 1);
+    proving.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     let named = 1;
     /** Starts standbys on the free endpoints until three instances run. */
     const refill = () => {
@@ -239,6 +237,10 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
     await ([...pool][0] as Instance).ready;
     refill();
     await Promise.all(standbys().map((standby) => standby.following));
+    const notes = await proving;
+    process.stdout.write(`# proved ${notes.length} notes in ${Date.now() - provedAt} ms\n`);
+    const resting = notes.filter((note) => note.input.tree_id === 0);
+    const crossing = notes.filter((note) => note.input.tree_id === 1);
     const world = await loadFailoverWorld(dir);
     const trust = failoverTrust(world);
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
