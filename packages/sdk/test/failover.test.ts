@@ -225,9 +225,9 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         .filter((i) => i.alive && i.readyAtMs !== null)
         .sort((a, b) => (b.readyAtMs as number) - (a.readyAtMs as number))[0];
     await ([...pool][0] as Instance).ready;
-    // The standbys boot while the notes are deposited and proved. Not the primary: it holds the
-    // lease from the start of its boot, and provers starving a 2-core machine could make it miss
-    // a renewal.
+    // The standbys boot while the notes are deposited and proved (at the lowest CPU priority). Not
+    // the primary: it holds the lease from the start of its boot, and provers starving a 2-core
+    // machine could make it miss a renewal.
     const provedAt = Date.now();
     const proving = depositAndProve(
       chain.rpc,
