@@ -1,11 +1,17 @@
 /**
  * Issue 22's failover test. A primary venue and a hot standby run as processes on a journal stream
- * of a three-node JetStream cluster; traders drive signed places, cancels and modifies through the
- * SDK, whose clients know both endpoints. The primary is SIGKILLed at random moments (some right
- * after a burst of sends, while their appends are in the air), the standby takes over, and a new
- * standby starts where the dead one listened. After every takeover: every acknowledged operation is
- * there, every operation whose reply was lost is all-or-nothing, and a body signed for the dead
- * boot is refused. At the end the live primary's state equals a replay of the whole stream.
+ * of a three-node JetStream cluster, and settle on a chain simulator in a process of its own;
+ * traders drive signed places, cancels and modifies through the SDK, whose clients know both
+ * endpoints. Every order carries a real VALID_INPUT proof (a settling venue takes no other): the
+ * notes are deposited and proved once ahead of the load and reused order after order. Now and then
+ * two traders place a crossing pair, whose match then settles through the takeovers. The primary is
+ * SIGKILLed at random moments (some right after a burst of sends, while their appends are in the
+ * air), the standby takes over, and a new standby starts where the dead one listened. After every
+ * takeover: every acknowledged operation is there, every operation whose reply was lost is
+ * all-or-nothing, and a body signed for the dead boot is refused. At the end the live primary's
+ * state equals a replay of the whole stream, and the chain settled every match that replay knows
+ * exactly once: each settled match's note consumed once, the batches' match counts adding up to the
+ * settled matches, every other match failed with a reason, and the chain's notes as the test expects.
  */
 
 import assert from 'node:assert/strict';
@@ -18,16 +24,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import { ERRORS } from '@venue/protocol';
+import { ERRORS, TERMINAL_ORDER_STATES } from '@venue/protocol';
 import {
   createFailoverWorld,
+  depositAndProve,
+  type FailoverChain,
+  type FailoverNote,
   type FailoverWorld,
+  failoverSettlementSigner,
   failoverTrust,
   loadFailoverWorld,
   type NatsCluster,
+  type NotePlan,
   orderBody,
   replayStreamStateHash,
+  saveWorld,
+  startFailoverChain,
   startNatsCluster,
+  TEST_CORE_CONFIG,
+  testMarket,
 } from '@venue/testing';
 import { connectVenue, Trader, TradingKeys, VenueApiError, type VenueClient } from '../src/index.ts';
 
@@ -38,11 +53,28 @@ const STREAM = 'failover';
 // Two seconds: a takeover's boot on a busy 2-core machine may hold its event loop long enough to
 // miss renewals of a shorter lease (the bench measures the 1 s lease).
 const LEASE = { leaseTtlMs: 2000, leaseRenewMs: 500 };
+const MARKET = testMarket('SOL-USDC');
+const SLOT_MS = 100;
+/** Resting notes per trader: reused by every order that never crosses. */
+const RESTING_SIDES = ['bid', 'ask'] as const;
+/** A crossing pair every fifth kill (kills 1, 6, 11, 16): each pair's two notes settle once. */
+const PAIR_EVERY = 5;
+const PAIRS = Math.ceil((KILLS - 1) / PAIR_EVERY);
+const PAIR_AMOUNT = 100n;
+const PAIR_PRICE = 1000n;
+/** Processes proving the notes ahead of the load (about 3 s a proof each on a quiet machine). */
+const PROVERS = 2;
 
 type Outcome = 'acked' | 'refused' | 'unknown';
 
 interface OrderLog {
   readonly orderId: string;
+  /** The note commitment behind the order. */
+  readonly note: string;
+  /** One of a crossing pair: it matches, so it is never cancelled or modified. */
+  readonly crossing: boolean;
+  /** The venue reported it finished (a terminal state): its note is free again. */
+  finished: boolean;
   /** The refusal's code and message, for the failure message. */
   why?: string;
   readonly trader: number;
@@ -69,6 +101,7 @@ const trace = (line: string) => {
   if (TRACE !== undefined) appendFileSync(TRACE, `${new Date().toISOString()} ${line}\n`);
 };
 let cluster: NatsCluster;
+let chain: FailoverChain | undefined;
 let dir: string;
 
 function startInstance(role: 'primary' | 'standby', port: number, name: string): Instance {
@@ -149,14 +182,33 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
   });
   after(async () => {
     for (const child of LIVE) child.kill('SIGKILL');
+    await chain?.stop();
     await cluster?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged operation, half-applies nothing, refuses old sessions, equals a replay', async () => {
-    await createFailoverWorld(dir);
+  it('keeps every acknowledged operation, half-applies nothing, refuses old sessions, equals a replay, settles each match once', async () => {
+    const startedAt = Date.now();
+    const created = await createFailoverWorld(dir);
+    chain = await startFailoverChain({
+      settlementSigner: await failoverSettlementSigner(created),
+      slotMs: SLOT_MS,
+      finalityDepth: 4,
+      shards: TEST_CORE_CONFIG.treeCount,
+      markets: [MARKET, testMarket('ETH-USDC')],
+    });
+    await saveWorld(dir, { ...created, chain: { url: chain.url, pollMs: 50, slotMs: SLOT_MS } });
     // Three endpoints: the primary and two standbys, so a fresh standby has a whole cycle to start.
     const ports = [await freePort(), await freePort(), await freePort()];
+    // The traders' keys come first: each proof binds its note to one trading key.
+    const keys = Array.from({ length: TRADERS }, () => TradingKeys.generate());
+    const plans: NotePlan[] = [];
+    for (let trader = 0; trader < TRADERS; trader += 1)
+      for (const side of RESTING_SIDES) plans.push({ trader, side, value: 1000n, treeId: 0 });
+    for (let pair = 0; pair < PAIRS; pair += 1) {
+      plans.push({ trader: pair % TRADERS, side: 'bid', value: PAIR_AMOUNT, treeId: 1 });
+      plans.push({ trader: (pair + 1) % TRADERS, side: 'ask', value: PAIR_AMOUNT, treeId: 1 });
+    }
     const pool = new Set<Instance>([startInstance('primary', ports[0] as number, 'v0')]);
     let named = 1;
     /** Starts standbys on the free endpoints until three instances run. */
@@ -173,13 +225,29 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         .filter((i) => i.alive && i.readyAtMs !== null)
         .sort((a, b) => (b.readyAtMs as number) - (a.readyAtMs as number))[0];
     await ([...pool][0] as Instance).ready;
+    // The standbys boot while the notes are deposited and proved (at the lowest CPU priority). Not
+    // the primary: it holds the lease from the start of its boot, and provers starving a 2-core
+    // machine could make it miss a renewal.
+    const provedAt = Date.now();
+    const proving = depositAndProve(
+      chain.rpc,
+      MARKET,
+      plans,
+      keys.map((k) => k.publicKey),
+      PROVERS,
+    );
+    proving.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     refill();
     await Promise.all(standbys().map((standby) => standby.following));
+    const notes = await proving;
+    process.stdout.write(`# proved ${notes.length} notes in ${Date.now() - provedAt} ms\n`);
+    const resting = notes.filter((note) => note.input.tree_id === 0);
+    const crossing = notes.filter((note) => note.input.tree_id === 1);
     const world = await loadFailoverWorld(dir);
     const trust = failoverTrust(world);
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
 
-    const traders: { client: VenueClient; trader: Trader }[] = [];
+    const traders: TraderAt[] = [];
     for (const account of world.traders ?? []) {
       const client = await connectVenue({
         url: urls[0] as string,
@@ -192,8 +260,12 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         apiSecret: account.api_secret,
         passphrase: account.passphrase,
       });
-      const trader = new Trader({ client, keys: TradingKeys.generate(), viewingPubkey: 'ab'.repeat(32) });
-      traders.push({ client, trader });
+      const trader = new Trader({
+        client,
+        keys: keys[traders.length] as TradingKeys,
+        viewingPubkey: 'ab'.repeat(32),
+      });
+      traders.push({ client, trader, notes: resting.filter((note) => note.trader === traders.length) });
     }
     assert.equal(traders.length, TRADERS);
 
@@ -212,16 +284,24 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       let stop = false;
       const load = traders.map(async (_, index) => {
         while (!stop) {
-          const outcome = await randomOperation(traders, index, orders, () => nextId++);
+          const outcome = await randomOperation(traders, index, orders);
           if (outcome === 'acked') acked += 1;
           if (outcome === 'unknown') unknown += 1;
         }
       });
+      if (kill % PAIR_EVERY === 1) {
+        // A crossing pair: it matches at the next auction, and its settlement meets the kill.
+        const pair = (kill - 1) / PAIR_EVERY;
+        await Promise.all(
+          [crossing[2 * pair], crossing[2 * pair + 1]].map((note) =>
+            placeCrossing(traders, note as FailoverNote, orders),
+          ),
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, randomInt(100, 700)));
       if (kill % 3 === 0) {
         // A burst of sends and the kill right behind it: appends are in the air (a group commit).
-        for (let i = 0; i < 8; i += 1)
-          void randomOperation(traders, i % TRADERS, orders, () => nextId++, true);
+        for (let i = 0; i < 8; i += 1) void randomOperation(traders, i % TRADERS, orders, true);
         await new Promise((resolve) => setImmediate(resolve));
       }
       trace(`kill ${kill}: acked ${acked} unknown ${unknown}`);
@@ -241,9 +321,9 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       await checkAgainstLog(traders, orders);
       trace('checked');
       // spec 2.1: a body signed for the dead boot is refused by the new primary.
-      const { client, trader } = traders[0] as (typeof traders)[number];
+      const { client, trader, notes: own } = traders[0] as TraderAt;
       assert.notEqual(client.sessionId, oldSession, 'the client moved to the new boot');
-      const stale = staleBody(trader, oldSession, nextId++);
+      const stale = staleBody(trader, own[0] as FailoverNote, oldSession, nextId++);
       await assert.rejects(client.place(stale), (error: unknown) => {
         assert.ok(error instanceof VenueApiError);
         assert.equal(error.code, ERRORS.STALE_SESSION.code);
@@ -257,6 +337,8 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
     assert.ok(acked > 100, `the load acknowledged enough operations to mean something (${acked})`);
     assert.ok(unknown > 0, 'some operations were in flight when a primary died');
     assert.ok(failoversSeen >= KILLS, `every client followed every takeover (${failoversSeen})`);
+    // Every match reaches finality (settled or failed) on the last primary before it stops.
+    await drainSettlement(traders, orders);
     // Stop the last primary and the standby; the live state equals a replay of the whole stream.
     const last = primaryNow();
     assert.ok(last !== undefined, 'a primary runs at the end');
@@ -269,12 +351,21 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       trader.close();
       await client.close();
     }
+    const settled = await checkChainSettledOnce(replay.matches, notes, chain);
     const sorted = [...failoverMs].sort((a, b) => a - b);
     process.stdout.write(
-      `# failover ms over ${sorted.length} kills: p50 ${sorted[Math.floor(sorted.length / 2)]} max ${sorted.at(-1)}\n`,
+      `# failover ms over ${sorted.length} kills: p50 ${sorted[Math.floor(sorted.length / 2)]} max ${sorted.at(-1)}\n` +
+        `# ${replay.matches.length} matches, ${settled} settled on the chain; test ${Math.round((Date.now() - startedAt) / 1000)} s\n`,
     );
   });
 });
+
+interface TraderAt {
+  readonly client: VenueClient;
+  readonly trader: Trader;
+  /** The trader's resting notes: each backs one live order at a time. */
+  readonly notes: readonly FailoverNote[];
+}
 
 /** Waits until every trader's client answers on the new boot (the load may still be failing over). */
 async function settle(traders: readonly { client: VenueClient }[]): Promise<void> {
@@ -291,27 +382,20 @@ async function settle(traders: readonly { client: VenueClient }[]): Promise<void
   }
 }
 
-function staleBody(trader: Trader, sessionId: string, id: number) {
+/** A place on one of the trader's notes, with its real proof, signed for `sessionId`. */
+function staleBody(trader: Trader, note: FailoverNote, sessionId: string, id: number) {
   const { trading_key, session_id, arrival_nonce, trading_key_signature, ...draft } = orderBody({
     id,
-    side: 'bid',
-    price: 900n,
+    side: note.side,
+    price: 950n,
     amount: 10n,
     expiry: 10_000_000n,
   });
   void [trading_key, session_id, arrival_nonce, trading_key_signature];
-  return trader.keys.signOrder(draft, sessionId);
-}
-
-function inputOf(id: number, side: 'bid' | 'ask', amount: bigint, price: bigint) {
-  const body = orderBody({ id, side, amount, price });
-  return {
-    note_commitment: body.note_commitment,
-    owner_commitment: body.owner_commitment,
-    note_inner_hash: body.note_inner_hash,
-    merkle_root: body.merkle_root,
-    valid_input_proof: body.valid_input_proof,
-  };
+  return trader.keys.signOrder(
+    { ...draft, ...note.input, collateral_amount: note.value, symbol: MARKET.symbol },
+    sessionId,
+  );
 }
 
 /**
@@ -322,49 +406,124 @@ function outcomeOf(_error: unknown): Outcome {
   return 'unknown';
 }
 
-async function randomOperation(
-  traders: readonly { trader: Trader }[],
+/** The notes of live orders (placed or maybe placed, not finished, not replaced). */
+function busyNotes(orders: Map<string, OrderLog>): Set<string> {
+  const busy = new Set<string>();
+  for (const log of orders.values()) {
+    if (log.place !== 'refused' && !log.finished && log.cancel !== 'acked' && log.modify === null)
+      busy.add(log.note);
+  }
+  return busy;
+}
+
+/** Places one order of a crossing pair on its note; its outcome is logged like any place's. */
+async function placeCrossing(
+  traders: readonly TraderAt[],
+  note: FailoverNote,
+  orders: Map<string, OrderLog>,
+): Promise<void> {
+  const { trader } = traders[note.trader] as TraderAt;
+  let outcome: Outcome = 'acked';
+  let why: string | undefined;
+  try {
+    await trader.place({
+      symbol: MARKET.symbol,
+      side: note.side,
+      amount: PAIR_AMOUNT,
+      price: PAIR_PRICE,
+      input: note.input, // the note holds exactly the order's cost
+    });
+  } catch (error) {
+    outcome = 'refused';
+    why = error instanceof VenueApiError ? `${error.code} ${error.message}` : String(error);
+  }
+  trace(
+    `crossing ${note.side} by ${note.trader}: ${logPlace(trader, note, outcome, why, true, note.trader, orders)} ${why ?? ''}`,
+  );
+}
+
+/** Records a place by the order the Trader recorded for `note` (its newest), if it got that far. */
+function logPlace(
+  trader: Trader,
+  note: FailoverNote,
+  reported: Outcome,
+  why: string | undefined,
+  crossing: boolean,
   index: number,
   orders: Map<string, OrderLog>,
-  newId: () => number,
+): Outcome {
+  // The Trader chose the order id and recorded the body before sending (if it got that far). A
+  // place it reports refused was checked by it (read back after a lost answer); one it left
+  // unsent has an unknown fate.
+  const placed = trader.orders
+    .all()
+    .filter((o) => o.body.note_commitment === note.input.note_commitment && !orders.has(o.order_id))
+    .at(-1);
+  let outcome = reported;
+  if (outcome !== 'acked') outcome = placed?.state === 'unsent' ? 'unknown' : 'refused';
+  if (placed !== undefined) {
+    orders.set(placed.order_id, {
+      orderId: placed.order_id,
+      note: note.input.note_commitment,
+      crossing,
+      finished: false,
+      trader: index,
+      place: outcome,
+      cancel: null,
+      modify: null,
+      ...(why === undefined ? {} : { why }),
+    });
+  }
+  return outcome;
+}
+
+async function randomOperation(
+  traders: readonly TraderAt[],
+  index: number,
+  orders: Map<string, OrderLog>,
+  /** Only a place (a burst beside the trader's own loop must not touch the orders it works on). */
   placeOnly = false,
 ): Promise<Outcome> {
-  const { trader } = traders[index] as { trader: Trader };
+  const { trader, notes } = traders[index] as TraderAt;
   const mine = [...orders.values()].filter(
-    (o) => o.trader === index && o.place === 'acked' && o.cancel === null && o.modify === null,
+    (o) =>
+      o.trader === index &&
+      !o.crossing &&
+      !o.finished &&
+      o.place === 'acked' &&
+      o.cancel === null &&
+      o.modify === null,
   );
+  const busy = busyNotes(orders);
+  const free = notes.filter((note) => !busy.has(note.input.note_commitment));
   const roll = randomInt(0, 10);
-  if (placeOnly || mine.length === 0 || roll < 6) {
-    const id = newId();
-    const side = id % 2 === 0 ? 'bid' : 'ask';
+  if (free.length > 0 && (placeOnly || mine.length === 0 || roll < 6)) {
+    const note = free[randomInt(0, free.length)] as FailoverNote;
+    const side = note.side;
     const amount = BigInt(randomInt(1, 500));
-    // Bids below asks: nothing crosses; this test is about the journal and the takeover.
-    const price = side === 'bid' ? 900n : 1100n;
-    const input = inputOf(id, side, amount, price);
+    // Bids below asks and away from the pairs' price: nothing of this load crosses.
+    const price = side === 'bid' ? 950n : 1050n;
     let outcome: Outcome = 'acked';
     let why: string | undefined;
     try {
-      await trader.place({ symbol: 'SOL-USDC', side, amount, price, input });
+      await trader.place({
+        symbol: MARKET.symbol,
+        side,
+        amount,
+        price,
+        input: { ...note.input, collateral_amount: note.value },
+      });
     } catch (error) {
       outcome = 'refused';
       why = error instanceof VenueApiError ? `${error.code} ${error.message}` : String(error);
     }
-    // The Trader chose the order id and recorded the body before sending (if it got that far). A
-    // place it reports refused was checked by it (read back after a lost answer); one it left
-    // unsent has an unknown fate.
-    const placed = trader.orders.all().find((o) => o.body.note_commitment === input.note_commitment);
-    if (outcome !== 'acked') outcome = placed?.state === 'unsent' ? 'unknown' : 'refused';
-    if (placed !== undefined) {
-      orders.set(placed.order_id, {
-        orderId: placed.order_id,
-        trader: index,
-        place: outcome,
-        cancel: null,
-        modify: null,
-        ...(why === undefined ? {} : { why }),
-      });
-    }
-    return outcome;
+    return logPlace(trader, note, outcome, why, false, index, orders);
+  }
+  if (placeOnly) return 'refused';
+  if (mine.length === 0) {
+    // Every note backs an order whose fate is not known yet: wait for the next check.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return 'refused';
   }
   const target = mine[randomInt(0, mine.length)] as OrderLog;
   if (roll < 8) {
@@ -378,21 +537,25 @@ async function randomOperation(
     return target.cancel;
   }
   const before = new Set(trader.orders.all().map((o) => o.order_id));
-  const note = trader.orders.get(target.orderId)?.body.note_commitment;
+  const side = trader.orders.get(target.orderId)?.body.side;
   let outcome: Outcome = 'acked';
   try {
-    await trader.modify(target.orderId, { price: 905n, newOrderId: true });
+    // A reprice that still crosses nothing.
+    await trader.modify(target.orderId, { price: side === 'ask' ? 1040n : 960n, newOrderId: true });
   } catch (error) {
     outcome = outcomeOf(error);
   }
   // The replacement rests on the same note under a new id, recorded before the send.
   const replacement = trader.orders
     .all()
-    .find((o) => !before.has(o.order_id) && o.body.note_commitment === note);
+    .find((o) => !before.has(o.order_id) && o.body.note_commitment === target.note);
   if (replacement === undefined) return outcome;
   target.modify = { outcome, replacedBy: replacement.order_id };
   orders.set(replacement.order_id, {
     orderId: replacement.order_id,
+    note: target.note,
+    crossing: false,
+    finished: false,
     trader: index,
     place: outcome,
     cancel: null,
@@ -401,7 +564,7 @@ async function randomOperation(
   return outcome;
 }
 
-const TERMINAL = new Set(['cancelled', 'expired', 'filled', 'settlement_failed']);
+const TERMINAL = new Set<string>(TERMINAL_ORDER_STATES);
 
 /** Every acknowledged effect is present; every unknown one is all-or-nothing. */
 async function checkAgainstLog(
@@ -422,6 +585,7 @@ async function checkAgainstLog(
       continue;
     }
     log.place = 'acked';
+    if (TERMINAL.has(state)) log.finished = true;
     if (log.cancel === 'acked')
       assert.ok(TERMINAL.has(state), `acknowledged cancel of ${log.orderId}: ${state}`);
     if (log.cancel === 'unknown') log.cancel = TERMINAL.has(state) ? 'acked' : null;
@@ -440,4 +604,96 @@ async function checkAgainstLog(
       }
     }
   }
+}
+
+/** Waits until no acknowledged crossing order awaits its settlement (bounded; not a speed check). */
+async function drainSettlement(traders: readonly TraderAt[], orders: Map<string, OrderLog>): Promise<void> {
+  const pending = () => [...orders.values()].filter((log) => log.crossing && log.place !== 'refused');
+  for (let attempt = 0; ; attempt += 1) {
+    let waiting = 0;
+    for (const log of pending()) {
+      const record = (await (traders[log.trader] as TraderAt).client.reconcile([log.orderId])).get(
+        log.orderId,
+      );
+      if (record?.state === 'pending_settlement' || record?.state === 'partially_filled') waiting += 1;
+    }
+    if (waiting === 0) return;
+    assert.ok(attempt < 1200, `${waiting} crossing orders still pending settlement`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The chain against the journal's matches: every match has an outcome; each settled match's note
+ * was consumed on the chain and no note settled twice; the landed batches' match counts add up to
+ * the settled matches (so no match landed twice, in one batch or two); a failed match's note was not
+ * consumed; the chain consumed no deposited note the venue does not know settled; and the chain's
+ * audit agrees with the notes the test deposited. Returns the number of settled matches.
+ */
+async function checkChainSettledOnce(
+  matches: Awaited<ReturnType<typeof replayStreamStateHash>>['matches'],
+  notes: readonly FailoverNote[],
+  chain: FailoverChain,
+): Promise<number> {
+  const { rpc } = chain;
+  const byCommitment = new Map(notes.map((note) => [note.input.note_commitment, note]));
+  const consumed = new Map<string, boolean>();
+  for (const note of notes)
+    consumed.set(
+      note.input.note_commitment,
+      (await rpc.request('getConsumed', { note_use_tag: note.noteUseTag })) !== null,
+    );
+  assert.ok(matches.length >= 2, `the pairs matched (${matches.length} matches journaled)`);
+  const settled = matches.filter((match) => match.outcome?.settled === true);
+  for (const match of matches) {
+    assert.notEqual(match.outcome, null, `match ${match.matchId} has no outcome: lost`);
+    const note = byCommitment.get(match.noteCommitment);
+    assert.ok(note !== undefined, `match ${match.matchId} is on a note the test made`);
+    if (match.outcome?.settled === true)
+      assert.equal(
+        consumed.get(match.noteCommitment),
+        true,
+        `settled match ${match.matchId}: note not consumed`,
+      );
+    else
+      assert.equal(consumed.get(match.noteCommitment), false, `failed match ${match.matchId}: note consumed`);
+  }
+  assert.equal(
+    new Set(settled.map((match) => match.noteCommitment)).size,
+    settled.length,
+    'no note settled twice',
+  );
+  const settledNotes = new Set(settled.map((match) => match.noteCommitment));
+  for (const [commitment, spent] of consumed)
+    if (spent)
+      assert.ok(
+        settledNotes.has(commitment),
+        `the chain consumed ${commitment}, a match the venue does not know settled`,
+      );
+  const market = await rpc.request('getMarket', { market_id: MARKET.marketId });
+  let landedMatches = 0;
+  let appended = 0;
+  for (let seq = 0n; seq < market.next_batch_seq; seq += 1n) {
+    const status = await rpc.request('getSettlementStatus', { market_id: MARKET.marketId, batch_seq: seq });
+    const record = await rpc.request('getSettlement', { tx_id: status.tx_id });
+    assert.equal(record?.state, 'landed', `batch ${seq} landed`);
+    landedMatches += record?.match_count ?? 0;
+    appended += record?.appended?.length ?? 0;
+  }
+  assert.equal(landedMatches, settled.length, "the chain's batches settled each settled match once");
+  const audit = await rpc.request('audit');
+  for (const mint of new Set(notes.map((note) => note.mint))) {
+    const unspent = notes
+      .filter((note) => note.mint === mint && consumed.get(note.input.note_commitment) !== true)
+      .reduce((sum, note) => sum + note.value, 0n);
+    const row = audit.mints.find((m) => m.mint === mint);
+    assert.equal(row?.notes, unspent, `mint ${mint}: the chain's unspent deposited notes`);
+    assert.ok((row?.vault ?? 0n) >= unspent, `mint ${mint}: the vault covers its notes`);
+  }
+  assert.equal(
+    audit.mints.reduce((sum, m) => sum + m.hidden, 0),
+    appended,
+    "the landed batches' outputs, and only they, are hidden",
+  );
+  return settled.length;
 }

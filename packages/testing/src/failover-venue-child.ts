@@ -9,22 +9,39 @@
  * lease) and prints `{"stateHash": ...}`. Each instance keeps its state in `<dir>/state-<name>`;
  * the accounts reach a standby through the stream's object store.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import {
   assembleVenue,
+  assetOfOrder,
+  type BootIdentity,
   createBootIdentity,
   createEnclave,
   createSimulatedPlatform,
   createWallSlotClock,
+  type FrontPorts,
+  type OraclePort,
   openJetStreamLink,
   standBy,
   startAsPrimary,
   type Takeover,
+  type VenueClock,
+  type VenuePorts,
 } from '@venue/adapters';
-import { tradingKeyFromSeed } from '@venue/protocol';
-import { CRASH_CORE_CONFIG, testMarket } from './core-fixtures.ts';
-import { FAILOVER_MEASUREMENT, loadFailoverWorld, saveWorld } from './failover-world.ts';
+import { createProofVerifier, createStandInMatchProver, loadNoteHasher } from '@venue/notes';
+import { signOracleUpdate, tradingKeyFromSeed } from '@venue/protocol';
+import { testMarket } from './core-fixtures.ts';
+import {
+  FAILOVER_MEASUREMENT,
+  type FailoverWorld,
+  failoverCoreConfig,
+  loadFailoverWorld,
+  saveWorld,
+} from './failover-world.ts';
+import { connectRemoteChain } from './remote-chain-ports.ts';
 import { chainlessPorts, testListing } from './venue-fixture.ts';
+
+const MARKETS = [testMarket('SOL-USDC'), testMarket('ETH-USDC')];
 
 export interface FailoverVenueConfig {
   readonly dir: string;
@@ -62,11 +79,14 @@ async function main(): Promise<void> {
     Buffer.from(world.platformSecretHex, 'hex'),
   );
   const sealingKey = platform.sealingKey(FAILOVER_MEASUREMENT);
+  const core = await failoverCoreConfig(world);
+  // Loaded before the wait, so a takeover does not pay for it.
+  const settling = world.chain === undefined ? null : await settlingParts(world);
   const link = await openLink(config);
   const options = {
     link,
     sealingKey,
-    config: CRASH_CORE_CONFIG,
+    config: core,
     companionNames: ['note-openings', 'match-facts', 'landed-batches'],
     holder: config.name,
     timings: { ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs },
@@ -88,30 +108,33 @@ async function main(): Promise<void> {
   const tookOverAtMs = Date.now();
   const identity = await createBootIdentity();
   const identityAtMs = Date.now();
-  const clock = createWallSlotClock({ genesisMs: world.genesisMs });
+  const clock = settling?.chain.clock ?? createWallSlotClock({ genesisMs: world.genesisMs });
   const enclave = await createEnclave({
     identity,
     platform,
     measurement: FAILOVER_MEASUREMENT,
     nowMs: clock.nowMs(),
+    // Every instance signs settlements as the same settler, so one governance entry names them all.
+    sealedSettlementSigner: true,
   });
-  const { server } = await assembleVenue(
-    { ...chainlessPorts(identity, clock), enclave },
-    {
-      core: CRASH_CORE_CONFIG,
-      markets: [testListing(testMarket('SOL-USDC')), testListing(testMarket('ETH-USDC'))],
-      settles: false,
-      proofMode: 'stub',
-      state: {
-        // Each instance its own state directory, as on its own machine: the accounts reach a
-        // standby through the stream's object store, not a shared file.
-        directory: join(config.dir, `state-${config.name}`),
-        sealingKey,
-        snapshotIntervalRecords: 400,
-        stream: { link, follower: takeover.follower, lease: takeover.lease },
-      },
+  const ports: VenuePorts & { readonly front: FrontPorts } =
+    settling === null
+      ? { ...chainlessPorts(identity, clock), enclave }
+      : await settlingPorts(settling, identity, enclave, (line) => say({ log: line }));
+  const { server } = await assembleVenue(ports, {
+    core,
+    markets: MARKETS.map(testListing),
+    settles: settling !== null,
+    proofMode: settling === null ? 'stub' : 'groth16',
+    state: {
+      // Each instance its own state directory, as on its own machine: the accounts reach a
+      // standby through the stream's object store, not a shared file.
+      directory: join(config.dir, `state-${config.name}`),
+      sealingKey,
+      snapshotIntervalRecords: 400,
+      stream: { link, follower: takeover.follower, lease: takeover.lease },
     },
-  );
+  });
   const assembledAtMs = Date.now();
   const engine = server.engine;
   takeover.announceWith(() => ({ seq: engine.journal?.lastSeq ?? 0n, stateHash: engine.core.stateHash() }));
@@ -145,6 +168,90 @@ async function main(): Promise<void> {
       process.exit(0);
     })();
   });
+}
+
+/** What a settling instance loads before it waits: the chain link, the hasher, the verifier. */
+async function settlingParts(world: FailoverWorld) {
+  const chainAt = world.chain as NonNullable<FailoverWorld['chain']>;
+  const hasher = await loadNoteHasher();
+  // A settling venue takes only real VALID_INPUT proofs (decisions section 4).
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: assetOfOrder(() => MARKETS),
+    workers: 1,
+  });
+  await verifier.ready();
+  const chain = await connectRemoteChain({
+    url: chainAt.url,
+    pollMs: chainAt.pollMs,
+    slotMs: chainAt.slotMs,
+    treeCount: (await failoverCoreConfig(world)).treeCount,
+    log: (line) => say({ log: line }),
+  });
+  // One publisher for every instance, derived from the world: each new primary trusts the same key.
+  const oracleKey = tradingKeyFromSeed(
+    createHash('sha256').update(`failover-oracle-${world.rootSeedHex}`).digest(),
+  );
+  return { hasher, verifier, chain, oracleKey };
+}
+
+/**
+ * A publisher whose price stands still at 1000 (the crossing pairs' price), one signed update per
+ * slot. Its sequence is the slot, so a new primary's first update is above the last one the
+ * journal holds.
+ */
+function steadyOracle(key: ReturnType<typeof tradingKeyFromSeed>, clock: VenueClock): OraclePort {
+  return {
+    publisherKeys: new Map(MARKETS.map((market) => [market.oracleFeed, key.publicKey])),
+    start(monitor) {
+      let last = -1n;
+      const beat = () => {
+        const slot = clock.slot();
+        if (slot <= last) return;
+        last = slot;
+        for (const market of MARKETS) {
+          const update = {
+            feed: market.oracleFeed,
+            price: 1000n,
+            confidence: 1n,
+            publish_slot: slot,
+            sequence: slot,
+          };
+          monitor.receive(signOracleUpdate(update, key), slot);
+        }
+      };
+      beat();
+      const timer = setInterval(beat, clock.slotDurationMs / 2);
+      return { stop: () => clearInterval(timer) };
+    },
+  };
+}
+
+/** The ports of a settling instance: the remote chain, real input proofs, the stand-in match prover. */
+async function settlingPorts(
+  parts: Awaited<ReturnType<typeof settlingParts>>,
+  identity: BootIdentity,
+  enclave: Awaited<ReturnType<typeof createEnclave>>,
+  log: (line: string) => void,
+): Promise<VenuePorts & { readonly front: FrontPorts }> {
+  const { hasher, verifier, chain } = parts;
+  return {
+    clock: chain.clock,
+    oracle: steadyOracle(parts.oracleKey, chain.clock),
+    proofs: { verifier },
+    hasher,
+    enclave,
+    roots: chain.roots,
+    chain: await chain.settlingPorts(
+      enclave.settlementSigner,
+      // docs/settlement.md: tests may prove legs with the stand-in (the chain runs in stand-in mode).
+      createStandInMatchProver(hasher),
+      MARKETS.map((market) => market.marketId),
+    ),
+    log,
+    front: { identity, log: { level: 'silent' } },
+  };
 }
 
 void main().catch((error: unknown) => {

@@ -6,8 +6,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createSimulatedPlatform, openJetStreamLink, recoverFromJetStream } from '@venue/adapters';
-import { VenueCore } from '@venue/core';
+import {
+  createBootIdentity,
+  createEnclave,
+  createSimulatedPlatform,
+  openJetStreamLink,
+  recoverFromJetStream,
+} from '@venue/adapters';
+import { type CoreConfig, type CoreEvent, VenueCore } from '@venue/core';
+import { loadNoteHasher } from '@venue/notes';
 import { tradingKeyFromSeed } from '@venue/protocol';
 import { CRASH_CORE_CONFIG } from './core-fixtures.ts';
 
@@ -17,6 +24,53 @@ export interface FailoverWorld {
   readonly rootSeedHex: string;
   readonly admin?: { api_key: string; api_secret: string; passphrase: string };
   readonly traders?: { api_key: string; api_secret: string; passphrase: string; account_id: string }[];
+  /**
+   * Present when the instances settle: the chain simulator's JSON-RPC URL (its own process) and how
+   * often an instance polls it. Orders then carry real VALID_INPUT proofs.
+   */
+  readonly chain?: { readonly url: string; readonly pollMs: number; readonly slotMs: number };
+}
+
+/**
+ * The core of a settling failover world: Poseidon note commitments (real proofs), locks long enough
+ * to outlive a few takeovers, and a root window that keeps the roots the test's notes were proved
+ * against while settled batches add roots to their shard.
+ */
+export async function failoverCoreConfig(world: FailoverWorld): Promise<CoreConfig> {
+  if (world.chain === undefined) return CRASH_CORE_CONFIG;
+  const hasher = await loadNoteHasher();
+  return {
+    ...CRASH_CORE_CONFIG,
+    lockDurationSlots: 600n,
+    rootWindowMax: 64,
+    noteCommitment: hasher.noteCommitment,
+  };
+}
+
+/**
+ * The settlement signer every instance of the world signs with: derived from the shared sealing key
+ * (createEnclave's sealed signer), so one governance entry names every primary the test will have.
+ */
+export async function failoverSettlementSigner(world: FailoverWorld): Promise<string> {
+  const enclave = await createEnclave({
+    identity: await createBootIdentity(),
+    platform: createSimulatedPlatform(
+      tradingKeyFromSeed(Buffer.from(world.rootSeedHex, 'hex')),
+      Buffer.from(world.platformSecretHex, 'hex'),
+    ),
+    measurement: FAILOVER_MEASUREMENT,
+    nowMs: Date.now(),
+    sealedSettlementSigner: true,
+  });
+  return enclave.settlementSigner.publicKey;
+}
+
+/** A match as the journal knows it: its order's note, and its outcome if one was journaled. */
+export interface JournaledMatch {
+  readonly marketId: string;
+  readonly matchId: bigint;
+  readonly noteCommitment: string;
+  outcome: { readonly settled: true } | { readonly settled: false; readonly reason: string } | null;
 }
 
 /** The code measurement every instance attests (a fixed build for the test). */
@@ -65,16 +119,34 @@ export async function replayStreamStateHash(
   );
   const link = await openJetStreamLink({ servers, stream, replicas: 3 });
   try {
-    const core = new VenueCore(CRASH_CORE_CONFIG);
+    const core = new VenueCore(await failoverCoreConfig(world));
+    const matches = new Map<string, JournaledMatch>();
+    const key = (marketId: string, matchId: bigint) => `${marketId}/${matchId}`;
     const recovery = await recoverFromJetStream({
       link,
       sealingKey: platform.sealingKey(FAILOVER_MEASUREMENT),
       ignoreSnapshots: true,
       onCommand: (command) => {
-        core.apply(command);
+        const events: CoreEvent[] = core.apply(command);
+        for (const event of events) {
+          if (event.type !== 'match') continue;
+          matches.set(key(event.marketId, event.matchId), {
+            marketId: event.marketId,
+            matchId: event.matchId,
+            noteCommitment: event.noteCommitment,
+            outcome: null,
+          });
+        }
+        if (command.type === 'match_settled' || command.type === 'match_failed') {
+          const match = matches.get(key(command.marketId, command.matchId));
+          if (match === undefined) throw new Error(`an outcome of unknown match ${command.matchId}`);
+          if (match.outcome !== null) throw new Error(`match ${command.matchId} has two outcomes`);
+          match.outcome =
+            command.type === 'match_settled' ? { settled: true } : { settled: false, reason: command.reason };
+        }
       },
     });
-    return { stateHash: core.stateHash(), records: recovery.position.seq };
+    return { stateHash: core.stateHash(), records: recovery.position.seq, matches: [...matches.values()] };
   } finally {
     await link.close();
   }

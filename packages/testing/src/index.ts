@@ -3,6 +3,7 @@
 export * from './barrier-prover.ts';
 export * from './core-fixtures.ts';
 export * from './errors.ts';
+export * from './failover-chain.ts';
 export * from './failover-world.ts';
 export * from './https-client.ts';
 export * from './journal-fixtures.ts';

@@ -1,0 +1,272 @@
+// `venue serve` as a primary and a hot standby on a JetStream journal (issue 22), end to end with
+// real processes and real config files: a three-node NATS cluster, a chain simulator and an oracle
+// publisher; the primary journals to the cluster, the standby (journal.role standby) follows it.
+// A trader places a signed order through the SDK, whose client knows both endpoints; the primary is
+// SIGKILLed; the standby prints its ready line, and the same client, untouched by the test, is on
+// the new boot with the order still resting.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ChainRpcClient, createOracleSimulator } from '@venue/adapters';
+import { STUB_PROOF_HEX } from '@venue/notes';
+import { generateTradingKey } from '@venue/protocol';
+import {
+  connectVenue,
+  KeyFile,
+  NoteWallet,
+  nominalCost,
+  spentMintOf,
+  Trader,
+  type TrustAnchors,
+} from '@venue/sdk';
+import { type NatsCluster, startNatsCluster } from '@venue/testing';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
+const SLOT_MS = 100;
+
+let dir: string;
+let cluster: NatsCluster;
+let chainUrl: string;
+let oracle: Server;
+let publisherKey: string;
+const children = new Set<ChildProcess>();
+
+interface Started {
+  readonly child: ChildProcess;
+  /** Resolves with the first line (stdout or stderr) that `match` accepts. */
+  line(match: (line: string) => boolean): Promise<string>;
+  output(): string;
+}
+
+function start(args: string[]): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const seen: string[] = [];
+  const waiting = new Set<{ match: (line: string) => boolean; resolve: (line: string) => void }>();
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream as NodeJS.ReadableStream }).on('line', (line) => {
+      seen.push(line);
+      for (const waiter of waiting) {
+        if (!waiter.match(line)) continue;
+        waiting.delete(waiter);
+        waiter.resolve(line);
+      }
+    });
+  }
+  return {
+    child,
+    output: () => seen.join('\n'),
+    line(match) {
+      const earlier = seen.find(match);
+      if (earlier !== undefined) return Promise.resolve(earlier);
+      return new Promise((resolve, reject) => {
+        waiting.add({ match, resolve });
+        child.once('exit', (code, signal) =>
+          reject(new Error(`${args.join(' ')} exited ${code ?? signal}:\n${seen.join('\n')}`)),
+        );
+      });
+    },
+  };
+}
+
+function readyOf(line: string): Record<string, unknown> {
+  return (JSON.parse(line) as { ready: Record<string, unknown> }).ready;
+}
+
+const isReady = (line: string) =>
+  line.startsWith('{') && (JSON.parse(line) as Record<string, unknown>)['ready'] !== undefined;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'venue-serve-standby-'));
+  cluster = await startNatsCluster();
+  const chain = start([
+    'packages/chain-sim/src/main.ts',
+    '--port',
+    '0',
+    '--slot-ms',
+    String(SLOT_MS),
+    '--finality-depth',
+    '4',
+    '--authority',
+    generateTradingKey().publicKey,
+  ]);
+  chainUrl = (await chain.line((line) => line.startsWith('READY '))).slice('READY '.length).trim();
+  // The oracle publisher: each GET answers the next signed update, a few slots behind the chain.
+  const simulator = createOracleSimulator({
+    feeds: [{ feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n }],
+  });
+  publisherKey = simulator.publisherKeys.get(FEED) ?? '';
+  const rpc = new ChainRpcClient(chainUrl);
+  oracle = createHttpServer((_request, response) => {
+    void (async () => {
+      const { slot } = await rpc.request('getSlot');
+      const [update] = simulator.step(slot > 5n ? slot - 5n : 0n);
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify(update, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)),
+      );
+    })().catch(() => {
+      response.statusCode = 503; // the chain did not answer in time: the feed poller retries
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => oracle.listen(0, '127.0.0.1', resolve));
+});
+
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  oracle?.close();
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One instance's config file: its own state, port and files; the shared platform secret and stream. */
+function writeConfig(name: string, port: number, role: 'primary' | 'standby'): string {
+  const address = oracle.address();
+  assert.ok(address !== null && typeof address === 'object');
+  const example = JSON.parse(readFileSync(join(ROOT, 'config/venue.example.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  const home = join(dir, name);
+  mkdirSync(home, { recursive: true });
+  const file = join(home, 'venue.json');
+  const config = {
+    ...example,
+    listen: { host: '127.0.0.1', port },
+    state_dir: 'state',
+    public_dir: 'public',
+    // One platform, as two machines of one deployment share it: the sealing key (and so the
+    // journal's records) is the same for both.
+    platform: { kind: 'simulated', secret_file: join(dir, 'platform.json') },
+    admin_credentials_file: 'secrets/admin.json',
+    proofs: 'stub',
+    chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4, settle: false },
+    oracle: {
+      poll_ms: 100,
+      feeds: [{ feed: FEED, publisher_key: publisherKey, url: `http://127.0.0.1:${address.port}/` }],
+    },
+    journal: {
+      kind: 'jetstream',
+      servers: cluster.servers,
+      stream: 'serve_standby',
+      replicas: 3,
+      role,
+      lease: { ttl_ms: 2000, renew_ms: 500 },
+    },
+    log_level: 'info',
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+function trustOf(file: string): TrustAnchors {
+  const root = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  return {
+    roots: new Map([[root['root_key_id'] ?? '', root['root_public_key'] ?? '']]),
+    measurements: new Set([root['measurement'] ?? '']),
+  };
+}
+
+describe('venue serve with a hot standby on JetStream', () => {
+  test('the standby takes over after a SIGKILL of the primary; the SDK resumes and the order is there', async () => {
+    const ports = [await freePort(), await freePort()];
+    const primary = start([
+      'packages/cli/src/main.ts',
+      'serve',
+      '--config',
+      writeConfig('a', ports[0] as number, 'primary'),
+    ]);
+    const first = readyOf(await primary.line(isReady));
+    // The standby, as on another machine: its own state directory and port, the same platform.
+    const standby = start([
+      'packages/cli/src/main.ts',
+      'serve',
+      '--config',
+      writeConfig('b', ports[1] as number, 'standby'),
+    ]);
+    await standby.line((line) => line.includes('standby: following stream serve_standby'));
+
+    const trust = trustOf(join(dir, 'a/public/platform-root.json'));
+    const urls = ports.map((port) => `https://127.0.0.1:${port}`);
+    const admin = (
+      JSON.parse(readFileSync(join(dir, 'a/secrets/admin.json'), 'utf8')) as { admin: Record<string, string> }
+    ).admin;
+    const operator = await connectVenue({ url: urls[0] as string, trust });
+    await operator.login({
+      apiKey: admin['api_key'] ?? '',
+      apiSecret: admin['api_secret'] ?? '',
+      passphrase: admin['passphrase'] ?? '',
+    });
+    const account = await operator.createAccount({ role: 'trader', label: 'standby test' });
+    await operator.close();
+
+    const client = await connectVenue({ url: urls[0] as string, failoverUrls: urls.slice(1), trust });
+    await client.login({
+      apiKey: account.api_key,
+      apiSecret: account.api_secret,
+      passphrase: account.passphrase,
+    });
+    let failovers = 0;
+    client.onFailover(() => (failovers += 1));
+    for (let i = 0; !(await client.instrument('SOL-USDC')).trading_enabled; i += 1) {
+      assert.ok(i < 400, 'SOL-USDC opens for trading once the oracle has spoken');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const keys = await KeyFile.create(join(dir, 'wallet', 'key.json'));
+    const bot = Trader.open(client, keys, join(dir, 'wallet'));
+    const instrument = await client.instrument('SOL-USDC');
+    const request = { symbol: 'SOL-USDC', side: 'bid' as const, amount: 1_000_000n, price: 150_000n };
+    const scratch = await NoteWallet.open(keys, null);
+    const { note } = scratch.prepareDeposit({
+      mint: spentMintOf('bid', instrument),
+      value: nominalCost(request, instrument),
+    });
+    const root = (await client.treeRoots())[0]?.root;
+    assert.ok(root !== undefined);
+    // A stub venue (proofs: stub, no settlement) takes the notes package's stub proof.
+    const placed = await bot.place({
+      ...request,
+      input: { ...scratch.stubInput(note, root), valid_input_proof: STUB_PROOF_HEX },
+    });
+    assert.equal(placed.state, 'resting');
+
+    primary.child.kill('SIGKILL');
+    const second = readyOf(await standby.line(isReady));
+    assert.notEqual(second['session_id'], first['session_id'], 'the standby started a new boot');
+    assert.equal(second['rest_url'], urls[1]);
+    assert.ok(Number(second['replayed_commands']) >= 0);
+
+    // The client was not told anything: its next call finds the new boot, attests it and logs in again.
+    const record = await client.order(placed.order_id);
+    assert.equal(record.state, 'resting');
+    assert.equal(record.amount, request.amount);
+    assert.equal(client.sessionId, second['session_id']);
+    assert.equal(failovers, 1, 'the client followed one takeover');
+    await bot.close();
+    await client.close();
+    scratch.close();
+    standby.child.kill('SIGTERM');
+    await new Promise((resolve) => standby.child.once('exit', resolve));
+  });
+});
