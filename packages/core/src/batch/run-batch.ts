@@ -19,8 +19,8 @@ import {
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
 import {
+  ahead,
   type BatchOutcome,
-  bestFilled,
   firstSkips,
   noFillReason,
   unclearedReason,
@@ -164,12 +164,15 @@ const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder'
 const FOK_UNFILLED: Ending = { kind: 'cancelled', cancelReason: 'fok_unfilled' };
 
 /**
- * Applies the batch to its participants in one pass in intake order (each row is read once, and rows
- * lie in memory about in intake order): each order that filled gets one match and its note is
- * reserved, and ioc and fok orders end their arrival batch. Refs are the indexes of `rows`, so each
- * order's fills are gathered by ref into one flat array (counting sort, fill order kept), and
- * walking refs in order gives match ids in intake order without sorting. Orders whose arrival batch
- * leaves them with nothing end after every match event, in intake order.
+ * Applies the batch to its participants in intake order, in two passes that each read a row once
+ * (rows lie in memory about in intake order): first the orders that filled, each of which gets one
+ * match and its note reserved, then the orders that got nothing, each told why. The first pass also
+ * finds the best filled order of each side, which the second pass's reasons compare against, from
+ * rows it reads anyway (a separate pass over the fills read two scattered rows per fill). ioc and
+ * fok orders end their arrival batch. Refs are the indexes of `rows`, so each order's fills are
+ * gathered by ref into one flat array (counting sort, fill order kept), and walking refs in order
+ * gives match ids in intake order without sorting. Orders whose arrival batch leaves them with
+ * nothing end after every match event, in intake order.
  */
 function applyOutcome(
   state: VenueState,
@@ -181,14 +184,14 @@ function applyOutcome(
   events: CoreEvent[],
 ): void {
   const count = rows.length;
-  const fills = cleared.fills;
-  const { start, fillAt } = fillsByRef(fills, count);
+  const { start, fillAt } = fillsByRef(cleared.fills, count);
   const matchIds = matchIdsOf(market, start, count);
-  const lockExpirySlot = state.slot + config.lockDurationSlots;
-  const fillOrKillColumn = market.columns.fillOrKill;
-  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
-  const unfilled: number[] = [];
-  const best = bestFilled(rows, fills);
+  if (cleared.record !== null) cleared.record.participants = count;
+  // A batch that did not clear gives every participant the market's reason: kept once, not per row
+  // (set before the fills, whose rows keepLastUnfilled reads it for; a batch that did not clear has none).
+  const marketReason = unclearedReason(cleared.result);
+  if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
+  const best = applyFills(state, config, market, rows, cleared, batch, events, start, fillAt, matchIds);
   const explained: BatchOutcome = {
     result: cleared.result,
     bandLow: cleared.bandLow,
@@ -197,78 +200,127 @@ function applyOutcome(
     bestFilledBid: best.bid,
     bestFilledAsk: best.ask,
   };
-  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
-  if (cleared.record !== null) cleared.record.participants = count;
-  // A batch that did not clear gives every participant the market's reason: kept once, not per row.
-  const marketReason = unclearedReason(cleared.result);
-  if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
+  explainUnfilled(state, config, market, rows, cleared, batch, events, start, explained, marketReason);
+}
+
+/** The best filled order of each side, found while the fills are applied. */
+interface BestFilled {
+  bid: OrderRow | null;
+  ask: OrderRow | null;
+}
+
+/** Each order that filled gets one match, in ref order: the first pass of applyOutcome. */
+function applyFills(
+  state: VenueState,
+  config: CoreConfig,
+  market: MarketState,
+  rows: readonly OrderRow[],
+  cleared: Cleared,
+  batch: bigint,
+  events: CoreEvent[],
+  start: Int32Array,
+  fillAt: Int32Array,
+  matchIds: readonly bigint[],
+): BestFilled {
+  const best: BestFilled = { bid: null, ask: null };
+  const fills = cleared.fills;
+  if (fills.length === 0) return best;
+  const count = rows.length;
+  const lockExpirySlot = state.slot + config.lockDurationSlots;
   for (let ref = 0; ref < count; ref += 1) {
-    const row = rows[ref] as OrderRow;
     const from = start[ref] as number;
     const to = start[ref + 1] as number;
-    if (from !== to) {
-      // Most orders fill once: their totals are that fill's, with no addition.
-      const first = fills[fillAt[from] as number] as Fill;
-      let base = first.quantity;
-      let quote = first.quoteAmount;
-      // A pair fills at most once in a batch, so counterparties never repeat.
-      const counterpartyMatchIds: bigint[] = new Array(to - from);
-      const ownFills: MatchFill[] = new Array(to - from);
-      for (let at = from; at < to; at += 1) {
-        const fill = fills[fillAt[at] as number] as Fill;
-        if (at > from) {
-          base += fill.quantity;
-          quote += fill.quoteAmount;
-        }
-        const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
-        counterpartyMatchIds[at - from] = counterpartyMatchId;
-        ownFills[at - from] = {
-          counterpartyMatchId,
-          baseQuantity: fill.quantity,
-          quoteAmount: fill.quoteAmount,
-        };
-      }
-      const matchId = matchIds[ref] as bigint;
-      const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
-      keepLastUnfilled(row);
-      stopResting(sideOf(market, row.side), row);
-      row.state = 'pending_settlement';
-      row.pending = pending;
-      row.lastMatchId = matchId;
-      row.lockExpirySlot = lockExpirySlot;
-      row.lastUpdateSlot = state.slot;
-      market.pendingMatches.set(matchKey(matchId), row);
-      events.push({
-        type: 'order',
-        accountId: row.accountId,
-        orderId: row.orderId,
-        marketId: row.marketId,
-        kind: 'pending_settlement',
-        slot: state.slot,
-        matchId,
-        lockExpirySlot,
-      });
-      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
-    } else {
-      // Took part, got nothing: the owner may read why (GET /orders/{id}).
-      const reason = noFillReason(row, explained);
-      unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
-      // The market's reason is read through lastUncleared; a row records only its own.
-      const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
-      if (reason !== marketReason || endsNow) {
-        row.unfilledBatch = batch;
-        row.unfilledSlot = state.slot;
-        row.unfilledReason = reason;
-      }
+    if (from === to) continue;
+    const row = rows[ref] as OrderRow;
+    if (row.side === 'bid') {
+      if (best.bid === null || ahead(row, best.bid)) best.bid = row;
+    } else if (best.ask === null || ahead(row, best.ask)) {
+      best.ask = row;
     }
-    // ioc and fok take part in their arrival batch only (decisions section 2).
-    if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
-    row.arrivalBatchDone = true;
-    row.fillOrKill = false;
-    fillOrKillColumn[row.slot] = 0;
-    market.arrivalBatchDue.delete(row);
-    // An ioc's unfilled remainder ends after its settlement.
-    if (from === to) unfilled.push(ref);
+    // Most orders fill once: their totals are that fill's, with no addition.
+    const first = fills[fillAt[from] as number] as Fill;
+    let base = first.quantity;
+    let quote = first.quoteAmount;
+    // A pair fills at most once in a batch, so counterparties never repeat.
+    const counterpartyMatchIds: bigint[] = new Array(to - from);
+    const ownFills: MatchFill[] = new Array(to - from);
+    for (let at = from; at < to; at += 1) {
+      const fill = fills[fillAt[at] as number] as Fill;
+      if (at > from) {
+        base += fill.quantity;
+        quote += fill.quoteAmount;
+      }
+      const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+      counterpartyMatchIds[at - from] = counterpartyMatchId;
+      ownFills[at - from] = {
+        counterpartyMatchId,
+        baseQuantity: fill.quantity,
+        quoteAmount: fill.quoteAmount,
+      };
+    }
+    const matchId = matchIds[ref] as bigint;
+    const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
+    keepLastUnfilled(row);
+    stopResting(sideOf(market, row.side), row);
+    row.state = 'pending_settlement';
+    row.pending = pending;
+    row.lastMatchId = matchId;
+    row.lockExpirySlot = lockExpirySlot;
+    row.lastUpdateSlot = state.slot;
+    market.pendingMatches.set(matchKey(matchId), row);
+    events.push({
+      type: 'order',
+      accountId: row.accountId,
+      orderId: row.orderId,
+      marketId: row.marketId,
+      kind: 'pending_settlement',
+      slot: state.slot,
+      matchId,
+      lockExpirySlot,
+    });
+    events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
+    // ioc and fok take part in their arrival batch only (decisions section 2); a filled ioc's
+    // remainder ends after its settlement.
+    if (row.orderType !== 'limit' && !row.arrivalBatchDone) arrivalBatchDone(market, row);
+  }
+  return best;
+}
+
+/**
+ * Each order that took part and got nothing is told why (GET /orders/{id}), in ref order: the
+ * second pass of applyOutcome. ioc and fok orders among them end after every match event.
+ */
+function explainUnfilled(
+  state: VenueState,
+  config: CoreConfig,
+  market: MarketState,
+  rows: readonly OrderRow[],
+  cleared: Cleared,
+  batch: bigint,
+  events: CoreEvent[],
+  start: Int32Array,
+  explained: BatchOutcome,
+  marketReason: NoFillReason | null,
+): void {
+  const count = rows.length;
+  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
+  const unfilled: number[] = [];
+  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
+  for (let ref = 0; ref < count; ref += 1) {
+    if (start[ref] !== start[ref + 1]) continue;
+    const row = rows[ref] as OrderRow;
+    const reason = noFillReason(row, explained);
+    unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
+    // The market's reason is read through lastUncleared; a row records only its own.
+    const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
+    if (reason !== marketReason || endsNow) {
+      row.unfilledBatch = batch;
+      row.unfilledSlot = state.slot;
+      row.unfilledReason = reason;
+    }
+    if (!endsNow) continue;
+    arrivalBatchDone(market, row);
+    unfilled.push(ref);
   }
   for (const ref of unfilled) {
     const row = rows[ref] as OrderRow;
@@ -276,6 +328,14 @@ function applyOutcome(
     // The event says why the arrival batch gave it nothing (an additional field, docs/api.md).
     events.push(row.unfilledReason === null ? ended : { ...ended, unfilledReason: row.unfilledReason });
   }
+}
+
+/** ioc and fok take part in their arrival batch only (decisions section 2): this one was it. */
+function arrivalBatchDone(market: MarketState, row: OrderRow): void {
+  row.arrivalBatchDone = true;
+  row.fillOrKill = false;
+  market.columns.fillOrKill[row.slot] = 0;
+  market.arrivalBatchDue.delete(row);
 }
 
 /** Match ids for the refs that filled (start[r] < start[r + 1]), counting up in ref order. */
