@@ -20,7 +20,7 @@ import { type Arithmetic, AUCTION_LIMITS, type AuctionLimits } from './limits.ts
 import { type BookByPriority, type SortedAuctionInput, sortByPriority } from './priority.ts';
 import type { OracleBand } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
-import type { AuctionInput, AuctionOrder, AuctionResult } from './types.ts';
+import type { AuctionInput, AuctionOrder, AuctionResult, Fill } from './types.ts';
 import { sideUnitsOf } from './units.ts';
 import { assertAuctionInput, assertMarketFields, assertSortedAuctionInput } from './validate-input.ts';
 
@@ -193,7 +193,10 @@ function assertBatchResult(result: AuctionResult, orderCount: number): void {
   const executable = result.clearingPrice === null ? 0n : (winner?.executable ?? 0n);
   // Summed as numbers while exact (each addend and the total below 2^53), else as bigints.
   let filledUnits = 0;
-  for (const fill of result.fills) {
+  const fills = result.fills;
+  // Indexed, as run-batch.ts fillsByRef explains.
+  for (let index = 0; index < fills.length; index += 1) {
+    const fill = fills[index] as Fill;
     if (fill.quantity <= 0n || fill.quoteAmount <= 0n) {
       throw new AssertionError(`auction fill ${fill.bidRef}/${fill.askRef} moves nothing: ${fill.quantity}`);
     }

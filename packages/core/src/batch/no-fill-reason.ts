@@ -81,22 +81,6 @@ export function ahead(a: OrderRow, b: OrderRow): boolean {
   return a.sequence < b.sequence;
 }
 
-/** The best-priority filled order of each side. */
-export function bestFilled(
-  rows: readonly OrderRow[],
-  fills: readonly { readonly bidRef: number; readonly askRef: number }[],
-): { bid: OrderRow | null; ask: OrderRow | null } {
-  let bid: OrderRow | null = null;
-  let ask: OrderRow | null = null;
-  for (const fill of fills) {
-    const b = rows[fill.bidRef] as OrderRow;
-    const a = rows[fill.askRef] as OrderRow;
-    if (bid === null || ahead(b, bid)) bid = b;
-    if (ask === null || ahead(a, ask)) ask = a;
-  }
-  return { bid, ask };
-}
-
 /** The first skip reason of each ref (the log keeps them in order of first occurrence). */
 export function firstSkips(result: AuctionResult | null, count: number): (SkipReason | undefined)[] {
   const first: (SkipReason | undefined)[] = new Array(count);

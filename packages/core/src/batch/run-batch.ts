@@ -18,13 +18,7 @@ import {
   type VenueState,
 } from '../state/venue-state.ts';
 import { gatherSide } from './gather.ts';
-import {
-  type BatchOutcome,
-  bestFilled,
-  firstSkips,
-  noFillReason,
-  unclearedReason,
-} from './no-fill-reason.ts';
+import { ahead, type BatchOutcome, firstSkips, noFillReason, unclearedReason } from './no-fill-reason.ts';
 import { quietBatch } from './quiet-batch.ts';
 
 /**
@@ -71,16 +65,22 @@ function numberParticipants(state: VenueState, market: MarketState): OrderRow[] 
   for (let row = market.live.tail; row !== null && row.arrivalSlot >= state.slot; row = row.livePrev) {
     arrivedNow = row;
   }
-  const rows: OrderRow[] = [];
+  // Sized once (the live list's length bounds the participants) rather than grown by copies.
+  const rows: OrderRow[] = new Array(market.live.size);
+  let taking = 0;
   // The columns' copy of each ref, which the gathering pass reads (gather.ts).
   const refs = market.columns.ref;
   let row = market.live.head;
   for (; row !== arrivedNow && row !== null; row = row.liveNext) {
-    const ref = row.state === 'resting' ? rows.length : -1;
+    const ref = row.state === 'resting' ? taking : -1;
     row.ref = ref;
     refs[row.slot] = ref;
-    if (ref >= 0) rows.push(row);
+    if (ref >= 0) {
+      rows[ref] = row;
+      taking += 1;
+    }
   }
+  rows.length = taking;
   for (; row !== null; row = row.liveNext) {
     row.ref = -1;
     refs[row.slot] = -1;
@@ -164,12 +164,15 @@ const IOC_REMAINDER: Ending = { kind: 'cancelled', cancelReason: 'ioc_remainder'
 const FOK_UNFILLED: Ending = { kind: 'cancelled', cancelReason: 'fok_unfilled' };
 
 /**
- * Applies the batch to its participants in one pass in intake order (each row is read once, and rows
- * lie in memory about in intake order): each order that filled gets one match and its note is
- * reserved, and ioc and fok orders end their arrival batch. Refs are the indexes of `rows`, so each
- * order's fills are gathered by ref into one flat array (counting sort, fill order kept), and
- * walking refs in order gives match ids in intake order without sorting. Orders whose arrival batch
- * leaves them with nothing end after every match event, in intake order.
+ * Applies the batch to its participants in intake order, in two passes that each read a row once
+ * (rows lie in memory about in intake order): first the orders that filled, each of which gets one
+ * match and its note reserved, then the orders that got nothing, each told why. The first pass also
+ * finds the best filled order of each side, which the second pass's reasons compare against, from
+ * rows it reads anyway (a separate pass over the fills read two scattered rows per fill). ioc and
+ * fok orders end their arrival batch. Refs are the indexes of `rows`, so each order's fills are
+ * gathered by ref into one flat array (counting sort, fill order kept), and walking refs in order
+ * gives match ids in intake order without sorting. Orders whose arrival batch leaves them with
+ * nothing end after every match event, in intake order.
  */
 function applyOutcome(
   state: VenueState,
@@ -181,14 +184,15 @@ function applyOutcome(
   events: CoreEvent[],
 ): void {
   const count = rows.length;
-  const fills = cleared.fills;
-  const { start, fillAt } = fillsByRef(fills, count);
+  const { start, fillAt } = fillsByRef(cleared.fills, count);
   const matchIds = matchIdsOf(market, start, count);
-  const lockExpirySlot = state.slot + config.lockDurationSlots;
-  const fillOrKillColumn = market.columns.fillOrKill;
-  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
-  const unfilled: number[] = [];
-  const best = bestFilled(rows, fills);
+  if (cleared.record !== null) cleared.record.participants = count;
+  // A batch that did not clear gives every participant the market's reason: kept once, not per row
+  // (set before the fills, whose rows keepLastUnfilled reads it for; a batch that did not clear has none).
+  const marketReason = unclearedReason(cleared.result);
+  if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
+  const applying: Applying = { state, config, market, rows, cleared, batch, events, start };
+  const best = applyFills(applying, fillAt, matchIds);
   const explained: BatchOutcome = {
     result: cleared.result,
     bandLow: cleared.bandLow,
@@ -197,78 +201,124 @@ function applyOutcome(
     bestFilledBid: best.bid,
     bestFilledAsk: best.ask,
   };
-  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
-  if (cleared.record !== null) cleared.record.participants = count;
-  // A batch that did not clear gives every participant the market's reason: kept once, not per row.
-  const marketReason = unclearedReason(cleared.result);
-  if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
+  explainUnfilled(applying, explained, marketReason);
+}
+
+/** One batch's outcome being applied: what both passes of applyOutcome read. */
+interface Applying {
+  readonly state: VenueState;
+  readonly config: CoreConfig;
+  readonly market: MarketState;
+  readonly rows: readonly OrderRow[];
+  readonly cleared: Cleared;
+  readonly batch: bigint;
+  readonly events: CoreEvent[];
+  /** fillsByRef's: ref r filled when start[r] < start[r + 1]. */
+  readonly start: Int32Array;
+}
+
+/** The best filled order of each side, found while the fills are applied. */
+interface BestFilled {
+  bid: OrderRow | null;
+  ask: OrderRow | null;
+}
+
+/** Each order that filled gets one match, in ref order: the first pass of applyOutcome. */
+function applyFills(applying: Applying, fillAt: Int32Array, matchIds: readonly bigint[]): BestFilled {
+  const { state, config, market, rows, cleared, batch, events, start } = applying;
+  const best: BestFilled = { bid: null, ask: null };
+  const fills = cleared.fills;
+  if (fills.length === 0) return best;
+  const count = rows.length;
+  const lockExpirySlot = state.slot + config.lockDurationSlots;
   for (let ref = 0; ref < count; ref += 1) {
-    const row = rows[ref] as OrderRow;
     const from = start[ref] as number;
     const to = start[ref + 1] as number;
-    if (from !== to) {
-      // Most orders fill once: their totals are that fill's, with no addition.
-      const first = fills[fillAt[from] as number] as Fill;
-      let base = first.quantity;
-      let quote = first.quoteAmount;
-      // A pair fills at most once in a batch, so counterparties never repeat.
-      const counterpartyMatchIds: bigint[] = new Array(to - from);
-      const ownFills: MatchFill[] = new Array(to - from);
-      for (let at = from; at < to; at += 1) {
-        const fill = fills[fillAt[at] as number] as Fill;
-        if (at > from) {
-          base += fill.quantity;
-          quote += fill.quoteAmount;
-        }
-        const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
-        counterpartyMatchIds[at - from] = counterpartyMatchId;
-        ownFills[at - from] = {
-          counterpartyMatchId,
-          baseQuantity: fill.quantity,
-          quoteAmount: fill.quoteAmount,
-        };
-      }
-      const matchId = matchIds[ref] as bigint;
-      const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
-      keepLastUnfilled(row);
-      stopResting(sideOf(market, row.side), row);
-      row.state = 'pending_settlement';
-      row.pending = pending;
-      row.lastMatchId = matchId;
-      row.lockExpirySlot = lockExpirySlot;
-      row.lastUpdateSlot = state.slot;
-      market.pendingMatches.set(matchKey(matchId), row);
-      events.push({
-        type: 'order',
-        accountId: row.accountId,
-        orderId: row.orderId,
-        marketId: row.marketId,
-        kind: 'pending_settlement',
-        slot: state.slot,
-        matchId,
-        lockExpirySlot,
-      });
-      events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
-    } else {
-      // Took part, got nothing: the owner may read why (GET /orders/{id}).
-      const reason = noFillReason(row, explained);
-      unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
-      // The market's reason is read through lastUncleared; a row records only its own.
-      const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
-      if (reason !== marketReason || endsNow) {
-        row.unfilledBatch = batch;
-        row.unfilledSlot = state.slot;
-        row.unfilledReason = reason;
-      }
+    if (from === to) continue;
+    const row = rows[ref] as OrderRow;
+    if (row.side === 'bid') {
+      if (best.bid === null || ahead(row, best.bid)) best.bid = row;
+    } else if (best.ask === null || ahead(row, best.ask)) {
+      best.ask = row;
     }
-    // ioc and fok take part in their arrival batch only (decisions section 2).
-    if (row.orderType === 'limit' || row.arrivalBatchDone) continue;
-    row.arrivalBatchDone = true;
-    row.fillOrKill = false;
-    fillOrKillColumn[row.slot] = 0;
-    market.arrivalBatchDue.delete(row);
-    // An ioc's unfilled remainder ends after its settlement.
-    if (from === to) unfilled.push(ref);
+    // Most orders fill once: their totals are that fill's, with no addition.
+    const first = fills[fillAt[from] as number] as Fill;
+    let base = first.quantity;
+    let quote = first.quoteAmount;
+    // A pair fills at most once in a batch, so counterparties never repeat.
+    const counterpartyMatchIds: bigint[] = new Array(to - from);
+    const ownFills: MatchFill[] = new Array(to - from);
+    for (let at = from; at < to; at += 1) {
+      const fill = fills[fillAt[at] as number] as Fill;
+      if (at > from) {
+        base += fill.quantity;
+        quote += fill.quoteAmount;
+      }
+      const counterpartyMatchId = matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint;
+      counterpartyMatchIds[at - from] = counterpartyMatchId;
+      ownFills[at - from] = {
+        counterpartyMatchId,
+        baseQuantity: fill.quantity,
+        quoteAmount: fill.quoteAmount,
+      };
+    }
+    const matchId = matchIds[ref] as bigint;
+    const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
+    keepLastUnfilled(row);
+    stopResting(sideOf(market, row.side), row);
+    row.state = 'pending_settlement';
+    row.pending = pending;
+    row.lastMatchId = matchId;
+    row.lockExpirySlot = lockExpirySlot;
+    row.lastUpdateSlot = state.slot;
+    market.pendingMatches.set(matchKey(matchId), row);
+    events.push({
+      type: 'order',
+      accountId: row.accountId,
+      orderId: row.orderId,
+      marketId: row.marketId,
+      kind: 'pending_settlement',
+      slot: state.slot,
+      matchId,
+      lockExpirySlot,
+    });
+    events.push(matchEvent(row, market, batch, cleared.price, pending, counterpartyMatchIds, ownFills));
+    // ioc and fok take part in their arrival batch only (decisions section 2); a filled ioc's
+    // remainder ends after its settlement.
+    if (row.orderType !== 'limit' && !row.arrivalBatchDone) arrivalBatchDone(market, row);
+  }
+  return best;
+}
+
+/**
+ * Each order that took part and got nothing is told why (GET /orders/{id}), in ref order: the
+ * second pass of applyOutcome. ioc and fok orders among them end after every match event.
+ */
+function explainUnfilled(
+  applying: Applying,
+  explained: BatchOutcome,
+  marketReason: NoFillReason | null,
+): void {
+  const { state, config, market, rows, cleared, batch, events, start } = applying;
+  const count = rows.length;
+  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
+  const unfilled: number[] = [];
+  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
+  for (let ref = 0; ref < count; ref += 1) {
+    if (start[ref] !== start[ref + 1]) continue;
+    const row = rows[ref] as OrderRow;
+    const reason = noFillReason(row, explained);
+    unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
+    // The market's reason is read through lastUncleared; a row records only its own.
+    const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
+    if (reason !== marketReason || endsNow) {
+      row.unfilledBatch = batch;
+      row.unfilledSlot = state.slot;
+      row.unfilledReason = reason;
+    }
+    if (!endsNow) continue;
+    arrivalBatchDone(market, row);
+    unfilled.push(ref);
   }
   for (const ref of unfilled) {
     const row = rows[ref] as OrderRow;
@@ -276,6 +326,14 @@ function applyOutcome(
     // The event says why the arrival batch gave it nothing (an additional field, docs/api.md).
     events.push(row.unfilledReason === null ? ended : { ...ended, unfilledReason: row.unfilledReason });
   }
+}
+
+/** ioc and fok take part in their arrival batch only (decisions section 2): this one was it. */
+function arrivalBatchDone(market: MarketState, row: OrderRow): void {
+  row.arrivalBatchDone = true;
+  row.fillOrKill = false;
+  market.columns.fillOrKill[row.slot] = 0;
+  market.arrivalBatchDue.delete(row);
 }
 
 /** Match ids for the refs that filled (start[r] < start[r + 1]), counting up in ref order. */
@@ -293,8 +351,10 @@ function matchIdsOf(market: MarketState, start: Int32Array, count: number): bigi
 /** Each ref's fill indexes, in fill order: those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1]. */
 function fillsByRef(fills: readonly Fill[], count: number): { start: Int32Array; fillAt: Int32Array } {
   const start = new Int32Array(count + 1);
-  for (const fill of fills) {
-    const { bidRef, askRef } = fill;
+  // Indexed loops: a for-of over 100,000 fills allocated an iterator result per fill until the
+  // function was optimised, which a batch that runs once at that depth never waits for.
+  for (let index = 0; index < fills.length; index += 1) {
+    const { bidRef, askRef } = fills[index] as Fill;
     if (!(bidRef >= 0 && bidRef < count && askRef >= 0 && askRef < count)) {
       throw new AssertionError(`fill names unknown ref ${bidRef}/${askRef}`);
     }

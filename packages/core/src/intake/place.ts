@@ -300,6 +300,10 @@ export function newRow(
     levelPrev: null,
     livePrev: null,
     level: null,
+    unfilledBatch: null,
+    unfilledSlot: null,
+    unfilledReason: null,
+    resumedBatch: null,
     accountNext: null,
     accountPrev: null,
     account: null,
@@ -313,10 +317,6 @@ export function newRow(
     sweepAfterSettlement: false,
     reason: null,
     cancelReason: null,
-    unfilledBatch: null,
-    unfilledSlot: null,
-    unfilledReason: null,
-    resumedBatch: null,
   };
   state.nextSequence += 1n;
   return row;

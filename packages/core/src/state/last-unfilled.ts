@@ -23,13 +23,20 @@ export function lastUnfilled(row: OrderRow): LastUnfilled | null {
   return own !== null && own.batch >= uncleared.batch ? own : uncleared;
 }
 
-/** Writes lastUnfilled into the row: call it just before the row stops resting. */
+/**
+ * Writes lastUnfilled into the row: call it just before the row stops resting. Only the market's
+ * record can be newer than the row's own, so without it the row already holds the answer and
+ * nothing is read beyond the market (a batch calls this for every order that fills).
+ */
 export function keepLastUnfilled(row: OrderRow): void {
-  const latest = lastUnfilled(row);
-  if (latest === null) return;
-  row.unfilledBatch = latest.batch;
-  row.unfilledSlot = latest.slot;
-  row.unfilledReason = latest.reason;
+  const uncleared = row.market.lastUncleared;
+  if (uncleared === null || row.state !== 'resting' || !tookPart(row, uncleared)) return;
+  if (row.unfilledBatch !== null && row.unfilledSlot !== null && row.unfilledReason !== null) {
+    if (row.unfilledBatch >= uncleared.batch) return;
+  }
+  row.unfilledBatch = uncleared.batch;
+  row.unfilledSlot = uncleared.slot;
+  row.unfilledReason = uncleared.reason;
 }
 
 function ownRecord(row: OrderRow): LastUnfilled | null {

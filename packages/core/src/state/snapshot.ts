@@ -303,6 +303,10 @@ function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
     levelPrev: null,
     livePrev: null,
     level: null,
+    unfilledBatch: saved.unfilled?.[0] ?? null,
+    unfilledSlot: saved.unfilled?.[1] ?? null,
+    unfilledReason: (saved.unfilled?.[2] ?? null) as NoFillReason | null,
+    resumedBatch: saved.resumedBatch ?? null,
     accountNext: null,
     accountPrev: null,
     account: null,
@@ -316,10 +320,6 @@ function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
     sweepAfterSettlement: saved.sweepAfterSettlement,
     reason: saved.reason as SettlementFailureReason | null,
     cancelReason: saved.cancelReason as CancelReason | null,
-    unfilledBatch: saved.unfilled?.[0] ?? null,
-    unfilledSlot: saved.unfilled?.[1] ?? null,
-    unfilledReason: (saved.unfilled?.[2] ?? null) as NoFillReason | null,
-    resumedBatch: saved.resumedBatch ?? null,
   };
 }
 
