@@ -85,6 +85,8 @@ export interface TestVenueOptions {
   streamHeartbeatIntervalMs?: number;
   /** Every stream socket's read budget (adapters ReadBudget), before and after login. */
   streamReadBucket?: { capacity: number; refillPerSecond: number };
+  /** How long a stream socket may stay unlogged-in (default: the shipped 10 s). */
+  streamLoginTimeoutMs?: number;
   proofs?: ProofChecks;
   signatures?: SignatureChecks;
   clock?: ManualClock;
@@ -208,6 +210,7 @@ export class TestVenue {
           accountBufferBytesMax: options.streamAccountBufferBytesMax,
           heartbeatIntervalMs: options.streamHeartbeatIntervalMs,
           readBucket: options.streamReadBucket,
+          loginTimeoutMs: options.streamLoginTimeoutMs,
         },
       },
     );

@@ -146,4 +146,6 @@ export interface StreamOverrides {
    * to reach the send bounds; the default is STREAM_READ_BUCKET and STREAM_LOGIN_READ_BUCKET).
    */
   readonly readBucket?: TokenBucketPolicy | undefined;
+  /** How long a socket may stay open without logging in (default STREAM_LOGIN_TIMEOUT_MS). */
+  readonly loginTimeoutMs?: number | undefined;
 }

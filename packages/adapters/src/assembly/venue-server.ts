@@ -111,6 +111,7 @@ export async function openVenueServer(
       ? {}
       : { heartbeatIntervalMs: parts.stream.heartbeatIntervalMs }),
     ...(parts.stream.readBucket === undefined ? {} : { readBucket: parts.stream.readBucket }),
+    ...(parts.stream.loginTimeoutMs === undefined ? {} : { loginTimeoutMs: parts.stream.loginTimeoutMs }),
   });
   if (http !== null) stream.attach(http.app.server);
   inner.metrics.attach({ stream, ...(http === null ? {} : { http }) });

@@ -51,6 +51,8 @@ export interface StreamServerOptions {
   readonly heartbeatIntervalMs?: number;
   /** One read budget before and after login, instead of the shipped two (ReadBudget). */
   readonly readBucket?: TokenBucketPolicy;
+  /** Overrides STREAM_LOGIN_TIMEOUT_MS (a test flooding before login on a loaded machine). */
+  readonly loginTimeoutMs?: number;
   readonly log: { error(object: unknown, message: string): void };
 }
 
@@ -186,7 +188,7 @@ export class StreamServer implements StreamPublisher {
     this.#sessions.add(session);
     const loginTimer = setTimeout(() => {
       if (session.accountId === null) session.close(CLOSE.policy, 'no login in time');
-    }, STREAM_LOGIN_TIMEOUT_MS);
+    }, this.#options.loginTimeoutMs ?? STREAM_LOGIN_TIMEOUT_MS);
     loginTimer.unref();
     const budget = new ReadBudget(
       ws,
