@@ -30,6 +30,7 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
@@ -65,7 +66,7 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
-import { batchedOneThreadRate, coresAloneBaseline } from './proved-notes.ts';
+import { batchedRateMeter, coresAloneBaseline } from './proved-notes.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
 const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
@@ -270,17 +271,18 @@ async function runProductionPath(
   proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
 ): Promise<{ ours: Measured[]; coresAlone: Baseline }> {
   const venue = await startProductionVenue(identity, clock, proved.root);
+  let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
     log(`rest: ${PRODUCTION_PATH}: logging in ${PROVED_CONNECTIONS} accounts...\n`);
     const tokens = await traderTokens(venue.server, PROVED_CONNECTIONS, 'bench-proved');
     log(`rest: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
-    const batched = await batchedOneThreadRate(
-      claimsOfNotes(proved.notes, proved.keys),
-      quick ? 128 : 384,
-      quick ? 2 : 3,
-    );
-    const coresAlone = coresAloneBaseline(batched);
-    log(`rest: ${coresAlone.name}: ${coresAlone.value} proofs/s\n`);
+    const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
+    meter = opened;
+    const alone: number[] = [];
+    const sampleAlone = async (): Promise<number> => {
+      alone.push(await opened.sample(quick ? 128 : 256));
+      return alone.at(-1) ?? 0;
+    };
     const venueJob = (pairsPerConnection: number): VenueJob => ({
       kind: 'venue',
       port: venue.port,
@@ -298,6 +300,7 @@ async function runProductionPath(
     const ours: Measured[] = [];
     for (let i = 0; i < runs; i++) {
       const pairsPerConnection = Math.max(2, Math.ceil((rate * targetSeconds) / (2 * PROVED_CONNECTIONS)));
+      const aloneNow = (await sampleAlone()) * availableParallelism();
       collectGarbage();
       const v = await generator.measure(venueJob(pairsPerConnection));
       ours.push(v.measured);
@@ -305,12 +308,13 @@ async function runProductionPath(
       reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
       log(
         `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
-          `${describe(v.measured, v.result.seconds, true)}; places/s vs cores alone ` +
-          `${(v.measured.pairsPerSecond / coresAlone.value).toFixed(2)}\n`,
+          `${describe(v.measured, v.result.seconds, true)}; cores verifying alone just before ${fmt(aloneNow)} ` +
+          `proofs/s, places/s against it ${(v.measured.pairsPerSecond / aloneNow).toFixed(2)}\n`,
       );
     }
-    return { ours, coresAlone };
+    return { ours, coresAlone: coresAloneBaseline(summarise(alone)) };
   } finally {
+    await meter?.close();
     await venue.close();
   }
 }

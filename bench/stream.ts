@@ -44,6 +44,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
@@ -81,7 +82,7 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
-import { batchedOneThreadRate, coresAloneBaseline } from './proved-notes.ts';
+import { batchedRateMeter, coresAloneBaseline } from './proved-notes.ts';
 
 /** Sockets of the many-socket and paced phases, one trader account each. */
 const SOCKETS = positiveFromEnv('STREAM_BENCH_SOCKETS', 16);
@@ -99,7 +100,7 @@ const PHASE_TIMEOUT_MS = 120_000;
  * Production path: lanes per socket, each its own trading key and proved note, cycling place ->
  * (ack) cancel -> (ack) the next place on the same note. SOCKETS x LANES notes are proved.
  */
-const LANES = positiveFromEnv('STREAM_BENCH_PROVED_LANES', 6);
+const LANES = positiveFromEnv('STREAM_BENCH_PROVED_LANES', 4);
 const STUB_PATH = 'stub_proofs_no_journal';
 const PRODUCTION_PATH = 'real_proofs_journal_fsync';
 const LOAD_GENERATOR_ENV = 'VENUE_STREAM_BENCH_LOAD_GENERATOR';
@@ -363,17 +364,18 @@ async function runProductionPath(
 ): Promise<{ runs: ProductionRun[]; coresAlone: Baseline }> {
   const targetSeconds = quick ? 1.5 : 8;
   const venue = await startProductionVenue(identity, clock, proved.root);
+  let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
     log(`stream: ${PRODUCTION_PATH}: logging in ${SOCKETS} accounts...\n`);
     const tokens = await traderTokens(venue.server, SOCKETS, 'stream-bench-proved');
     log(`stream: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
-    const batched = await batchedOneThreadRate(
-      claimsOfNotes(proved.notes, proved.keys),
-      quick ? 128 : 384,
-      quick ? 2 : 3,
-    );
-    const coresAlone = coresAloneBaseline(batched);
-    log(`stream: ${coresAlone.name}: ${coresAlone.value} proofs/s\n`);
+    const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
+    meter = opened;
+    const alone: number[] = [];
+    const sampleAlone = async (): Promise<number> => {
+      alone.push(await opened.sample(quick ? 128 : 256));
+      return alone.at(-1) ?? 0;
+    };
     await generator.setupProved({
       port: venue.port,
       certPem: identity.certPem,
@@ -390,6 +392,7 @@ async function runProductionPath(
     const measured: ProductionRun[] = [];
     for (let i = 0; i < runs; i++) {
       const cyclesPerLane = Math.max(2, Math.ceil((placesPerSecond * targetSeconds) / (SOCKETS * LANES)));
+      const aloneNow = (await sampleAlone()) * availableParallelism();
       collectGarbage();
       const { result, loop } = await generator.runProved(cyclesPerLane, expiry());
       const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
@@ -398,13 +401,14 @@ async function runProductionPath(
       measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop });
       log(
         `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
-          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / coresAlone.value).toFixed(2)} of the cores verifying alone), ` +
+          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}), ` +
           `place ack p50 ${fmt(result.placeP50Us)} / p99 ${fmt(result.placeP99Us)} us, cancel p50 ${fmt(result.cancelP50Us)} us, ` +
           `${errors} errors, loop delay max ${loop.maxMs.toFixed(1)} / p99 ${loop.p99Ms.toFixed(1)} ms\n`,
       );
     }
-    return { runs: measured, coresAlone };
+    return { runs: measured, coresAlone: coresAloneBaseline(summarise(alone)) };
   } finally {
+    await meter?.close();
     await venue.close();
   }
 }
