@@ -16,7 +16,15 @@ import {
   type VenueServer,
 } from '@venue/adapters';
 import { assetIdOfMint, type ProofVerifier } from '@venue/notes';
-import { chainlessPorts, fixedRoots, TEST_CORE_CONFIG, testListing, testMarket } from '@venue/testing';
+import type { PlaceOrder } from '@venue/protocol';
+import {
+  chainlessPorts,
+  fixedRoots,
+  orderBody,
+  TEST_CORE_CONFIG,
+  testListing,
+  testMarket,
+} from '@venue/testing';
 import { groth16Verifier, type NoteSpec, type ProvedNote, proveNotes } from './proved-notes.ts';
 
 /** The one market of the wire benchmarks. */
@@ -112,6 +120,29 @@ export function claimsOfNotes(notes: readonly ProvedNote[][], tradingKeys: reado
   return notes.flatMap((mine, account) =>
     mine.map((note) => ({ ...note.fields, trading_key: tradingKeys[account] ?? '', assetId })),
   );
+}
+
+/** The proved notes as bids of their accounts (for the venue's own pool, verifying alone). */
+export function ordersOfNotes(notes: readonly ProvedNote[][], tradingKeys: readonly string[]): PlaceOrder[] {
+  return notes.flatMap((mine, account) =>
+    mine.map((note, i) => ({
+      ...orderBody({ id: account * 1000 + i, price: PROVED_ORDER.price, amount: PROVED_ORDER.amount }),
+      ...note.fields,
+      trading_key: tradingKeys[account] ?? '',
+    })),
+  );
+}
+
+/**
+ * The venue's own verifier pool checking `count` of `orders` with nothing else running (batches of
+ * its batchMax on every worker): what the pool does alone on this machine now, proofs/s.
+ */
+export async function poolAloneRate(verifier: ProofVerifier, orders: readonly PlaceOrder[], count: number) {
+  const all = Array.from({ length: count }, (_, i) => orders[i % orders.length] as PlaceOrder);
+  const started = performance.now();
+  const results = await verifier.verifyMany(all);
+  if (results.some((valid) => !valid)) throw new Error('a proof the bench made did not verify');
+  return count / ((performance.now() - started) / 1000);
 }
 
 export type { ProvedNote };

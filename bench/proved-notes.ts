@@ -215,6 +215,14 @@ export function coresAloneBaseline(batched: Sampled): { name: string; value: num
   };
 }
 
+/** The venue's verifier pool alone (poolAloneRate samples): the other baseline of those figures. */
+export function poolAloneBaseline(samples: readonly number[]): { name: string; value: number } {
+  return {
+    name: `the venue's verifier pool alone (${availableParallelism()} workers, batches of ${VERIFY_BATCH}), same run`,
+    value: Math.round(summarise(samples).median),
+  };
+}
+
 if (process.env[PROVER_ENV] === '1' && process.send !== undefined) {
   process.once('message', (job: ProveJob) => {
     serveProveJob(job).then(

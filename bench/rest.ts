@@ -56,8 +56,10 @@ import {
   collectGarbage,
   fmt,
   log,
+  ordersOfNotes,
   PROVED_ORDER,
   type ProvedNote,
+  poolAloneRate,
   positiveFromEnv,
   proveBidNotes,
   startBenchVenue,
@@ -66,7 +68,7 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
-import { batchedRateMeter, coresAloneBaseline } from './proved-notes.ts';
+import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
 const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
@@ -174,7 +176,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
     });
     return [
       ...stubFigures(stub.ours, stub.theirs),
-      ...productionFigures(production.ours, production.coresAlone, stub.theirs),
+      ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
     ];
   } finally {
     generator.stop();
@@ -269,7 +271,7 @@ async function runProductionPath(
   runs: number,
   targetSeconds: number,
   proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ ours: Measured[]; coresAlone: Baseline }> {
+): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline }> {
   const venue = await startProductionVenue(identity, clock, proved.root);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
@@ -279,6 +281,8 @@ async function runProductionPath(
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
+    const poolAlone: number[] = [];
+    const poolOrders = ordersOfNotes(proved.notes, proved.keys);
     const sampleAlone = async (): Promise<number> => {
       alone.push(await opened.sample(quick ? 128 : 256));
       return alone.at(-1) ?? 0;
@@ -301,6 +305,7 @@ async function runProductionPath(
     for (let i = 0; i < runs; i++) {
       const pairsPerConnection = Math.max(2, Math.ceil((rate * targetSeconds) / (2 * PROVED_CONNECTIONS)));
       const aloneNow = (await sampleAlone()) * availableParallelism();
+      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
       collectGarbage();
       const v = await generator.measure(venueJob(pairsPerConnection));
       ours.push(v.measured);
@@ -308,11 +313,16 @@ async function runProductionPath(
       reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
       log(
         `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
-          `${describe(v.measured, v.result.seconds, true)}; cores verifying alone just before ${fmt(aloneNow)} ` +
+          `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
+          `cores verifying alone just before ${fmt(aloneNow)} ` +
           `proofs/s, places/s against it ${(v.measured.pairsPerSecond / aloneNow).toFixed(2)}\n`,
       );
     }
-    return { ours, coresAlone: coresAloneBaseline(summarise(alone)) };
+    return {
+      ours,
+      coresAlone: coresAloneBaseline(summarise(alone)),
+      poolAlone: poolAloneBaseline(poolAlone),
+    };
   } finally {
     await meter?.close();
     await venue.close();
@@ -365,7 +375,12 @@ function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
   ];
 }
 
-function productionFigures(ours: Measured[], coresAlone: Baseline, trivial: Measured[]): Figure[] {
+function productionFigures(
+  ours: Measured[],
+  coresAlone: Baseline,
+  poolAlone: Baseline,
+  trivial: Measured[],
+): Figure[] {
   const errors = ours.reduce((sum, m) => sum + m.errors, 0);
   const path = PRODUCTION_PATH;
   return [
@@ -377,6 +392,15 @@ function productionFigures(ours: Measured[], coresAlone: Baseline, trivial: Meas
       'higher',
       pick(ours, 'pairsPerSecond'),
       coresAlone,
+    ),
+    // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
+    figure(
+      'rest',
+      `place_per_s_${path}_vs_venue_pool_alone`,
+      'orders/s',
+      'higher',
+      pick(ours, 'pairsPerSecond'),
+      poolAlone,
     ),
     figure(
       'rest',

@@ -72,8 +72,10 @@ import {
   collectGarbage,
   fmt,
   log,
+  ordersOfNotes,
   PROVED_ORDER,
   type ProvedNote,
+  poolAloneRate,
   positiveFromEnv,
   proveBidNotes,
   startBenchVenue,
@@ -82,7 +84,7 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
-import { batchedRateMeter, coresAloneBaseline } from './proved-notes.ts';
+import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Sockets of the many-socket and paced phases, one trader account each. */
 const SOCKETS = positiveFromEnv('STREAM_BENCH_SOCKETS', 16);
@@ -361,7 +363,7 @@ async function runProductionPath(
   quick: boolean,
   runs: number,
   proved: { labels: string[][]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ runs: ProductionRun[]; coresAlone: Baseline }> {
+): Promise<{ runs: ProductionRun[]; coresAlone: Baseline; poolAlone: Baseline }> {
   const targetSeconds = quick ? 1.5 : 8;
   const venue = await startProductionVenue(identity, clock, proved.root);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
@@ -372,6 +374,8 @@ async function runProductionPath(
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
+    const poolAlone: number[] = [];
+    const poolOrders = ordersOfNotes(proved.notes, proved.keys);
     const sampleAlone = async (): Promise<number> => {
       alone.push(await opened.sample(quick ? 128 : 256));
       return alone.at(-1) ?? 0;
@@ -393,6 +397,7 @@ async function runProductionPath(
     for (let i = 0; i < runs; i++) {
       const cyclesPerLane = Math.max(2, Math.ceil((placesPerSecond * targetSeconds) / (SOCKETS * LANES)));
       const aloneNow = (await sampleAlone()) * availableParallelism();
+      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
       collectGarbage();
       const { result, loop } = await generator.runProved(cyclesPerLane, expiry());
       const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
@@ -401,20 +406,28 @@ async function runProductionPath(
       measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop });
       log(
         `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
-          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}), ` +
+          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}; the venue's pool alone ${fmt(poolAlone.at(-1))}), ` +
           `place ack p50 ${fmt(result.placeP50Us)} / p99 ${fmt(result.placeP99Us)} us, cancel p50 ${fmt(result.cancelP50Us)} us, ` +
           `${errors} errors, loop delay max ${loop.maxMs.toFixed(1)} / p99 ${loop.p99Ms.toFixed(1)} ms\n`,
       );
     }
-    return { runs: measured, coresAlone: coresAloneBaseline(summarise(alone)) };
+    return {
+      runs: measured,
+      coresAlone: coresAloneBaseline(summarise(alone)),
+      poolAlone: poolAloneBaseline(poolAlone),
+    };
   } finally {
     await meter?.close();
     await venue.close();
   }
 }
 
-function productionFigures(production: { runs: ProductionRun[]; coresAlone: Baseline }): Figure[] {
-  const { runs, coresAlone } = production;
+function productionFigures(production: {
+  runs: ProductionRun[];
+  coresAlone: Baseline;
+  poolAlone: Baseline;
+}): Figure[] {
+  const { runs, coresAlone, poolAlone } = production;
   const pick = (key: 'placesPerSecond' | 'p50' | 'p99'): Sampled => summarise(runs.map((r) => r[key]));
   const errors = runs.reduce((sum, r) => sum + r.errors, 0);
   const path = PRODUCTION_PATH;
@@ -427,6 +440,15 @@ function productionFigures(production: { runs: ProductionRun[]; coresAlone: Base
       'higher',
       pick('placesPerSecond'),
       coresAlone,
+    ),
+    // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
+    figure(
+      'stream',
+      `place_per_s_${SOCKETS}_sockets_${path}_vs_venue_pool_alone`,
+      'orders/s',
+      'higher',
+      pick('placesPerSecond'),
+      poolAlone,
     ),
     figure('stream', `place_ack_p50_us_saturated_${path}`, 'us', 'lower', pick('p50'), null),
     figure('stream', `place_ack_p99_us_saturated_${path}`, 'us', 'lower', pick('p99'), null),
