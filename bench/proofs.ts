@@ -45,10 +45,11 @@ import { buildBn128 } from 'ffjavascript';
 import * as snarkjs from 'snarkjs';
 import { type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import { batchedOneThreadRate, coresAloneBaseline, VERIFY_BATCH } from './proved-notes.ts';
 
 const BENCH = 'proofs';
 const MINT = 'So11111111111111111111111111111111111111112';
-const BATCH = 64;
+const BATCH = VERIFY_BATCH;
 
 interface Workload {
   readonly proofs: readonly ProvedInput[];
@@ -189,15 +190,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const single = await rate(oneCount, runs, async () => {
     for (const claim of cycle(claims, oneCount)) expectAll(await checker.check([claim]), () => true);
   });
-  progress(`ours, batches of ${BATCH}, one thread`);
-  const batchCount = quick ? BATCH * 2 : BATCH * 8;
-  const batched = await rate(batchCount, runs, async () => {
-    const all = cycle(claims, batchCount);
-    for (let i = 0; i < all.length; i += BATCH) {
-      expectAll(await checker.check(all.slice(i, i + BATCH)), () => true);
-    }
-  });
   await checker.close();
+  progress(`ours, batches of ${BATCH}, one thread`);
+  const batched = await batchedOneThreadRate(claims, quick ? BATCH * 2 : BATCH * 8, runs);
 
   // The venue's path at each pool size worth choosing between: one worker (a core left to the
   // sequencer) and one per core (the default, verifier.ts).
@@ -230,11 +225,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
     pools.push({ workers, pool, withBad, loops });
   }
   // What the machine's cores verify alone: the one-thread batched rate times the cores.
-  const cores = availableParallelism();
-  const coresAlone = {
-    name: `batched on one thread x ${cores} cores`,
-    value: Math.round(batched.median * cores),
-  };
+  const coresAlone = coresAloneBaseline(batched);
   const proving = summarise(work.proveMs);
   const sorted = [...work.proveMs].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
