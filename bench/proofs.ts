@@ -161,6 +161,51 @@ async function snarkjsBaseline(
   return sampled;
 }
 
+/**
+ * The venue's pool fed the way intake feeds it: `inFlight` single verifyDeriving calls, each
+ * replaced by the next as it is answered. Answers the process's CPU (every thread) per proof, in
+ * microseconds: on a shared machine CPU per proof stays comparable where wall-clock rates do not.
+ */
+async function closedLoopCpuPerProofUs(
+  orders: readonly PlaceOrder[],
+  assetId: bigint,
+  inFlight: number,
+  total: number,
+  batchMinShare: number,
+): Promise<number> {
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: () => assetId,
+    batchMax: BATCH,
+    batchMinShare,
+  });
+  await verifier.ready();
+  try {
+    const cpu = process.cpuUsage();
+    let started = 0;
+    await new Promise<void>((resolve, reject) => {
+      let answered = 0;
+      const next = (): void => {
+        if (started >= total) return;
+        const order = orders[started % orders.length] as PlaceOrder;
+        started += 1;
+        verifier.verifyDeriving(order, 1000n).then((verdict) => {
+          if (!verdict.valid) reject(new Error('a proof the bench made did not verify'));
+          answered += 1;
+          if (answered === total) resolve();
+          else next();
+        }, reject);
+      };
+      for (let i = 0; i < inFlight; i++) next();
+    });
+    const spent = process.cpuUsage(cpu);
+    return (spent.user + spent.system) / total;
+  } finally {
+    await verifier.close();
+  }
+}
+
 function expectAll(results: readonly boolean[], expected: (i: number) => boolean): void {
   results.forEach((valid, i) => {
     if (valid !== expected(i)) throw new Error(`proof ${i}: expected ${expected(i)}, got ${valid}`);
@@ -226,6 +271,16 @@ export async function run(quick: boolean): Promise<Figure[]> {
   }
   // What the machine's cores verify alone: the one-thread batched rate times the cores.
   const coresAlone = coresAloneBaseline(batched);
+  // Decisions D89: CPU per proof when single orders keep 32 in flight, holding small batches back
+  // (the default, 16) against handing idle workers whatever waits (1).
+  progress('venue path: closed loop of 32 single verifications, CPU per proof, batchMinShare 16 and 1');
+  const closedTotal = quick ? 128 : 512;
+  const heldBack: number[] = [];
+  const eager: number[] = [];
+  for (let run = 0; run < (quick ? 2 : 3); run++) {
+    heldBack.push(await closedLoopCpuPerProofUs(work.orders, assetId, 32, closedTotal, 16));
+    eager.push(await closedLoopCpuPerProofUs(work.orders, assetId, 32, closedTotal, 1));
+  }
   const proving = summarise(work.proveMs);
   const sorted = [...work.proveMs].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
@@ -256,6 +311,17 @@ export async function run(quick: boolean): Promise<Figure[]> {
       ),
       ...loopDelayFigures(BENCH, `verify_batched_pool_${workers}_workers`, loops),
     ]),
+    figure(
+      BENCH,
+      'verify_pool_closed_loop_32_in_flight_cpu_us_per_proof',
+      'us',
+      'lower',
+      summarise(heldBack),
+      {
+        name: 'the same pool handing idle workers whatever waits (batchMinShare 1)',
+        value: Math.round(summarise(eager).median),
+      },
+    ),
     figure(BENCH, 'prove_p50_ms', 'ms', 'lower', proving, null),
     figure(
       BENCH,
