@@ -4,8 +4,31 @@
  * themselves differ (autocannon against HTTP, `ws` clients against the stream) and stay in their
  * own files.
  */
-import { assembleVenue, type BootIdentity, type VenueClock, type VenueServer } from '@venue/adapters';
-import { chainlessPorts, TEST_CORE_CONFIG, testListing, testMarket } from '@venue/testing';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  assembleVenue,
+  assetOfOrder,
+  type BootIdentity,
+  type VenueClock,
+  type VenueServer,
+} from '@venue/adapters';
+import { assetIdOfMint, type ProofVerifier } from '@venue/notes';
+import type { PlaceOrder } from '@venue/protocol';
+import {
+  chainlessPorts,
+  fixedRoots,
+  orderBody,
+  TEST_CORE_CONFIG,
+  testListing,
+  testMarket,
+} from '@venue/testing';
+import { groth16Verifier, type NoteSpec, type ProvedNote, proveNotes } from './proved-notes.ts';
+
+/** The one market of the wire benchmarks. */
+export const BENCH_MARKET = testMarket('SOL-USDC');
 
 /** A non-settling venue (stub proofs) whose recent roots hold the root the test orders name. */
 export async function startBenchVenue(
@@ -14,13 +37,115 @@ export async function startBenchVenue(
 ): Promise<{ server: VenueServer; port: number }> {
   const { server } = await assembleVenue(chainlessPorts(identity, clock), {
     core: TEST_CORE_CONFIG,
-    markets: [testListing(testMarket('SOL-USDC'))],
+    markets: [testListing(BENCH_MARKET)],
     settles: false,
     proofMode: 'stub',
   });
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return { server, port };
 }
+
+/**
+ * The production path's venue for the wire benchmarks: every place carries a real VALID_INPUT
+ * proof the venue checks on its Groth16 worker pool (as `venue serve` does), note commitments are
+ * Poseidon, and the sealed file journal runs with fdatasync in a temporary state directory. Its
+ * only recent root is the root of the notes the benchmark proved. Nothing settles: the benchmarks'
+ * orders are all bids and never cross, so settlement would have nothing to do.
+ */
+export async function startProductionVenue(
+  identity: BootIdentity,
+  clock: VenueClock,
+  root: string,
+): Promise<{ server: VenueServer; port: number; verifier: ProofVerifier; close(): Promise<void> }> {
+  const { verifier, hasher } = await groth16Verifier(assetOfOrder(() => [BENCH_MARKET]));
+  const stateDir = await mkdtemp(join(tmpdir(), 'venue-bench-'));
+  const { server } = await assembleVenue(
+    { ...chainlessPorts(identity, clock), proofs: { verifier }, hasher, roots: fixedRoots([root]) },
+    {
+      core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+      markets: [testListing(BENCH_MARKET)],
+      settles: false,
+      proofMode: 'groth16',
+      state: { directory: stateDir, sealingKey: randomBytes(32) },
+    },
+  );
+  const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    server,
+    port,
+    verifier,
+    async close() {
+      await server.close();
+      await verifier.close();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Price and amount of every production-path order: a bid far below anything, never crossing. */
+export const PROVED_ORDER = { price: 1000n, amount: 100n } as const;
+
+/**
+ * `perAccount` notes for each trading key, each worth one PROVED_ORDER bid (quote asset), proved
+ * before any timing. Answers the notes by account and the root to hand the venue.
+ */
+export async function proveBidNotes(
+  tradingKeys: readonly string[],
+  perAccount: number,
+  label: string,
+): Promise<{ notes: ProvedNote[][]; root: string }> {
+  const assetId = assetIdOfMint(BENCH_MARKET.quoteMint);
+  const value = (PROVED_ORDER.amount * PROVED_ORDER.price) / BENCH_MARKET.priceScale;
+  const specs: NoteSpec[] = tradingKeys.flatMap((tradingKey, account) =>
+    Array.from({ length: perAccount }, () => ({
+      spendingKey: BigInt(account + 1) * 7919n,
+      tradingKey,
+      assetId,
+      value,
+    })),
+  );
+  const proved = await proveNotes(specs, undefined, label);
+  log(`${label}: ${specs.length} notes proved in ${proved.seconds.toFixed(1)} s\n`);
+  return {
+    notes: tradingKeys.map((_, account) =>
+      proved.notes.slice(account * perAccount, (account + 1) * perAccount),
+    ),
+    root: proved.root,
+  };
+}
+
+/** What batchedOneThreadRate checks: the proved notes as claims of their accounts' bids. */
+export function claimsOfNotes(notes: readonly ProvedNote[][], tradingKeys: readonly string[]) {
+  const assetId = assetIdOfMint(BENCH_MARKET.quoteMint);
+  return notes.flatMap((mine, account) =>
+    mine.map((note) => ({ ...note.fields, trading_key: tradingKeys[account] ?? '', assetId })),
+  );
+}
+
+/** The proved notes as bids of their accounts (for the venue's own pool, verifying alone). */
+export function ordersOfNotes(notes: readonly ProvedNote[][], tradingKeys: readonly string[]): PlaceOrder[] {
+  return notes.flatMap((mine, account) =>
+    mine.map((note, i) => ({
+      ...orderBody({ id: account * 1000 + i, price: PROVED_ORDER.price, amount: PROVED_ORDER.amount }),
+      ...note.fields,
+      trading_key: tradingKeys[account] ?? '',
+    })),
+  );
+}
+
+/**
+ * The venue's own verifier pool checking `count` of `orders` with nothing else running (batches of
+ * its batchMax on every worker): what the pool does alone on this machine now, proofs/s.
+ */
+export async function poolAloneRate(verifier: ProofVerifier, orders: readonly PlaceOrder[], count: number) {
+  const all = Array.from({ length: count }, (_, i) => orders[i % orders.length] as PlaceOrder);
+  const started = performance.now();
+  const results = await verifier.verifyMany(all);
+  if (results.some((valid) => !valid)) throw new Error('a proof the bench made did not verify');
+  return count / ((performance.now() - started) / 1000);
+}
+
+export type { ProvedNote };
 
 /**
  * `count` trader accounts, logged in. Two logins at a time: the venue runs at most two credential

@@ -50,6 +50,7 @@ import { composeSnapshot } from '../packages/adapters/src/venue/state-companion.
 import { VenueEngine } from '../packages/adapters/src/venue/venue-engine.ts';
 import { type Figure, figure, summarise } from './harness.ts';
 import { jetstreamFigures } from './journal-jetstream.ts';
+import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
 export const APPENDERS = 256;
 const POOL = 1_024;
@@ -108,8 +109,14 @@ async function openFresh(dir: string): Promise<FileJournal> {
   return FileJournal.open({ directory: dir, sealingKey: KEY, recovery });
 }
 
-/** `total` commands from APPENDERS concurrent loops, each awaiting its acknowledgement; returns ops/s. */
-async function driveAppenders(append: (i: number) => Promise<unknown>, total: number): Promise<number> {
+/**
+ * `total` commands from APPENDERS concurrent loops, each awaiting its acknowledgement; returns ops/s
+ * and the event loop's delay over the appends.
+ */
+async function driveAppenders(
+  append: (i: number) => Promise<unknown>,
+  total: number,
+): Promise<{ rate: number; loop: LoopDelay }> {
   let next = 0;
   const loop = async () => {
     while (next < total) {
@@ -117,20 +124,22 @@ async function driveAppenders(append: (i: number) => Promise<unknown>, total: nu
       await append(i);
     }
   };
+  const watch = watchLoop();
   const start = process.hrtime.bigint();
   await Promise.all(Array.from({ length: APPENDERS }, loop));
-  return total / (Number(process.hrtime.bigint() - start) / 1e9);
+  const rate = total / (Number(process.hrtime.bigint() - start) / 1e9);
+  return { rate, loop: watch.stop() };
 }
 
-async function journalRate(total: number): Promise<number> {
+async function journalRate(total: number): Promise<{ rate: number; loop: LoopDelay }> {
   return withDir(async (dir) => {
     const journal = await openFresh(dir);
-    const rate = await driveAppenders(
+    const measured = await driveAppenders(
       (i) => journal.append(plainRecord(COMMANDS[i % POOL] as Command)),
       total,
     );
     await journal.close();
-    return rate;
+    return measured;
   });
 }
 
@@ -163,7 +172,7 @@ async function rawRate(total: number, recordBytes: number): Promise<number> {
         waiters.push(resolve);
         if (!flushing) void flush();
       });
-    const rate = await driveAppenders(append, total);
+    const { rate } = await driveAppenders(append, total);
     await handle.close();
     return rate;
   });
@@ -359,9 +368,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
   await journalRate(total / 10); // warm-up
   await rawRate(total / 10, recordBytes);
   const ours: number[] = [];
+  const loops: LoopDelay[] = [];
   const raw: number[] = [];
   for (let run = 0; run < runs; run++) {
-    ours.push(await journalRate(total));
+    const measured = await journalRate(total);
+    ours.push(measured.rate);
+    loops.push(measured.loop);
     raw.push(await rawRate(total, recordBytes));
   }
   const rawSummary = summarise(raw);
@@ -385,5 +397,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       recovery,
       null,
     ),
+    // The appenders' thread while the journal seals, encodes and group-commits with fdatasync.
+    ...loopDelayFigures('journal', 'acked_commands_fsync', loops),
   ];
 }

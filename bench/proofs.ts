@@ -45,10 +45,11 @@ import { buildBn128 } from 'ffjavascript';
 import * as snarkjs from 'snarkjs';
 import { type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import { batchedOneThreadRate, coresAloneBaseline, VERIFY_BATCH } from './proved-notes.ts';
 
 const BENCH = 'proofs';
 const MINT = 'So11111111111111111111111111111111111111112';
-const BATCH = 64;
+const BATCH = VERIFY_BATCH;
 
 interface Workload {
   readonly proofs: readonly ProvedInput[];
@@ -160,6 +161,51 @@ async function snarkjsBaseline(
   return sampled;
 }
 
+/**
+ * The venue's pool fed the way intake feeds it: `inFlight` single verifyDeriving calls, each
+ * replaced by the next as it is answered. Answers the process's CPU (every thread) per proof, in
+ * microseconds: on a shared machine CPU per proof stays comparable where wall-clock rates do not.
+ */
+async function closedLoopCpuPerProofUs(
+  orders: readonly PlaceOrder[],
+  assetId: bigint,
+  inFlight: number,
+  total: number,
+  batchMinShare: number,
+): Promise<number> {
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf: () => assetId,
+    batchMax: BATCH,
+    batchMinShare,
+  });
+  await verifier.ready();
+  try {
+    const cpu = process.cpuUsage();
+    let started = 0;
+    await new Promise<void>((resolve, reject) => {
+      let answered = 0;
+      const next = (): void => {
+        if (started >= total) return;
+        const order = orders[started % orders.length] as PlaceOrder;
+        started += 1;
+        verifier.verifyDeriving(order, 1000n).then((verdict) => {
+          if (!verdict.valid) reject(new Error('a proof the bench made did not verify'));
+          answered += 1;
+          if (answered === total) resolve();
+          else next();
+        }, reject);
+      };
+      for (let i = 0; i < inFlight; i++) next();
+    });
+    const spent = process.cpuUsage(cpu);
+    return (spent.user + spent.system) / total;
+  } finally {
+    await verifier.close();
+  }
+}
+
 function expectAll(results: readonly boolean[], expected: (i: number) => boolean): void {
   results.forEach((valid, i) => {
     if (valid !== expected(i)) throw new Error(`proof ${i}: expected ${expected(i)}, got ${valid}`);
@@ -189,15 +235,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const single = await rate(oneCount, runs, async () => {
     for (const claim of cycle(claims, oneCount)) expectAll(await checker.check([claim]), () => true);
   });
-  progress(`ours, batches of ${BATCH}, one thread`);
-  const batchCount = quick ? BATCH * 2 : BATCH * 8;
-  const batched = await rate(batchCount, runs, async () => {
-    const all = cycle(claims, batchCount);
-    for (let i = 0; i < all.length; i += BATCH) {
-      expectAll(await checker.check(all.slice(i, i + BATCH)), () => true);
-    }
-  });
   await checker.close();
+  progress(`ours, batches of ${BATCH}, one thread`);
+  const batched = await batchedOneThreadRate(claims, quick ? BATCH * 2 : BATCH * 8, runs);
 
   // The venue's path at each pool size worth choosing between: one worker (a core left to the
   // sequencer) and one per core (the default, verifier.ts).
@@ -230,11 +270,17 @@ export async function run(quick: boolean): Promise<Figure[]> {
     pools.push({ workers, pool, withBad, loops });
   }
   // What the machine's cores verify alone: the one-thread batched rate times the cores.
-  const cores = availableParallelism();
-  const coresAlone = {
-    name: `batched on one thread x ${cores} cores`,
-    value: Math.round(batched.median * cores),
-  };
+  const coresAlone = coresAloneBaseline(batched);
+  // Decisions D89: CPU per proof when single orders keep 32 in flight, holding small batches back
+  // (the default, 16) against handing idle workers whatever waits (1).
+  progress('venue path: closed loop of 32 single verifications, CPU per proof, batchMinShare 16 and 1');
+  const closedTotal = quick ? 128 : 512;
+  const heldBack: number[] = [];
+  const eager: number[] = [];
+  for (let run = 0; run < (quick ? 2 : 3); run++) {
+    heldBack.push(await closedLoopCpuPerProofUs(work.orders, assetId, 32, closedTotal, 16));
+    eager.push(await closedLoopCpuPerProofUs(work.orders, assetId, 32, closedTotal, 1));
+  }
   const proving = summarise(work.proveMs);
   const sorted = [...work.proveMs].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
@@ -265,6 +311,17 @@ export async function run(quick: boolean): Promise<Figure[]> {
       ),
       ...loopDelayFigures(BENCH, `verify_batched_pool_${workers}_workers`, loops),
     ]),
+    figure(
+      BENCH,
+      'verify_pool_closed_loop_32_in_flight_cpu_us_per_proof',
+      'us',
+      'lower',
+      summarise(heldBack),
+      {
+        name: 'the same pool handing idle workers whatever waits (batchMinShare 1)',
+        value: Math.round(summarise(eager).median),
+      },
+    ),
     figure(BENCH, 'prove_p50_ms', 'ms', 'lower', proving, null),
     figure(
       BENCH,

@@ -30,6 +30,7 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
@@ -50,12 +51,36 @@ import {
 import { orderBody } from '@venue/testing';
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { collectGarbage, fmt, log, positiveFromEnv, startBenchVenue, traderTokens } from './bench-venue.ts';
-import { type Figure, figure, type Sampled, summarise } from './harness.ts';
+import {
+  claimsOfNotes,
+  collectGarbage,
+  fmt,
+  log,
+  ordersOfNotes,
+  PROVED_ORDER,
+  type ProvedNote,
+  poolAloneRate,
+  positiveFromEnv,
+  proveBidNotes,
+  startBenchVenue,
+  startProductionVenue,
+  traderTokens,
+} from './bench-venue.ts';
+import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
+import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
 const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
 const ACCOUNTS_PER_CONNECTION = positiveFromEnv('REST_BENCH_ACCOUNTS_PER_CONNECTION', 3);
+/**
+ * Connections of the production path, one account and one proved note each: with real proofs a
+ * place waits for a batch verification, so more requests must be in flight to keep the verifier's
+ * workers fed; each connection's note is free again once its cancel is answered.
+ */
+const PROVED_CONNECTIONS = positiveFromEnv('REST_BENCH_PROVED_CONNECTIONS', 64);
+const STUB_PATH = 'stub_proofs_no_journal';
+const PRODUCTION_PATH = 'real_proofs_journal_fsync';
 const LOAD_GENERATOR_ENV = 'VENUE_REST_BENCH_LOAD_GENERATOR';
 const BASELINE_NAME = 'fastify trivial JSON POST';
 
@@ -69,6 +94,10 @@ interface VenueJob {
   expirySlot: string;
   /** Bearer tokens of the accounts each connection rotates over. */
   tokens: string[][];
+  /** Per account (same shape as tokens): the label its trading key is derived from. */
+  keyLabels: string[][];
+  /** Production path: per account (same shape), the proved note every one of its places spends. */
+  notes: ProvedNote[][] | null;
 }
 
 interface BaselineJob {
@@ -111,6 +140,8 @@ interface Measured {
   /** CPU of the servers' process (all its threads) and of the load generator, in cores. */
   serverCores: number;
   generatorCores: number;
+  /** The servers' event loop over the run. */
+  loop: LoopDelay;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -119,18 +150,51 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const accounts = CONNECTIONS * ACCOUNTS_PER_CONNECTION;
   const perAccountPairs = TRADING_BUCKET.refillPerSecond / (TRADING_COST.place + TRADING_COST.cancel);
   log(
-    `rest: ${CONNECTIONS} connections, ${accounts} trader accounts (${ACCOUNTS_PER_CONNECTION} per connection, ` +
+    `rest: ${STUB_PATH}: ${CONNECTIONS} connections, ${accounts} trader accounts (${ACCOUNTS_PER_CONNECTION} per connection, ` +
       `rotating per round trip; rate-limit ceiling ~${Math.round(accounts * perAccountPairs)} round trips/s), ` +
       `${runs} runs of ~${targetSeconds} s per side after a warm-up\n` +
+      `rest: ${PRODUCTION_PATH}: ${PROVED_CONNECTIONS} connections, one account and one proved note each ` +
+      `(${PROVED_CONNECTIONS} distinct proofs cycled), Groth16 verifier workers, sealed file journal with fdatasync; ` +
+      'baseline: batched Groth16 verification alone on one thread x the cores, measured in this run\n' +
       "rest: load generator: autocannon in a child process (not in the servers' process), closed loop: " +
       'one request at a time per connection; latency is per request under that load\n',
   );
 
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
+  // Proving takes every core for a while: before anything is timed.
+  const provedLabels = Array.from({ length: PROVED_CONNECTIONS }, (_, i) => `rest-bench-proved-${i}`);
+  const provedKeys = provedLabels.map((label) => keyStateOf(label).key.publicKey);
+  const proved = await proveBidNotes(provedKeys, 1, 'rest');
+  const generator = startLoadGenerator();
+  try {
+    const stub = await runStubPath(generator, identity, clock, quick, runs, targetSeconds);
+    const production = await runProductionPath(generator, identity, clock, quick, runs, targetSeconds, {
+      labels: provedLabels,
+      keys: provedKeys,
+      ...proved,
+    });
+    return [
+      ...stubFigures(stub.ours, stub.theirs),
+      ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
+    ];
+  } finally {
+    generator.stop();
+  }
+}
+
+/** Stub proofs, no journal: the venue's wire and signature path against a trivial Fastify route. */
+async function runStubPath(
+  generator: LoadGenerator,
+  identity: BootIdentity,
+  clock: ReturnType<typeof createWallSlotClock>,
+  quick: boolean,
+  runs: number,
+  targetSeconds: number,
+): Promise<{ ours: Measured[]; theirs: Measured[] }> {
+  const accounts = CONNECTIONS * ACCOUNTS_PER_CONNECTION;
   const venue = await startBenchVenue(identity, clock);
   const baseline = await startBaseline(identity);
-  const generator = startLoadGenerator();
   try {
     log(`rest: creating and logging in ${accounts} accounts (scrypt, ~0.1 s each)...\n`);
     const tokens = await traderTokens(venue.server, accounts, 'bench');
@@ -145,6 +209,8 @@ export async function run(quick: boolean): Promise<Figure[]> {
       // Well inside the 4,500-slot maximum lifetime, and far beyond any run.
       expirySlot: String(clock.slot() + 4000n),
       tokens: perConnection,
+      keyLabels: perConnection,
+      notes: null,
     });
     const baselineJob = (requestsPerConnection: number): BaselineJob => ({
       kind: 'baseline',
@@ -179,50 +245,190 @@ export async function run(quick: boolean): Promise<Figure[]> {
       reportFailures(`run ${i + 1} venue`, v.result);
       reportFailures(`run ${i + 1} baseline`, b.result);
       log(
-        `rest: run ${i + 1}/${runs} (${pairsPerConnection} round trips, ${requestsPerConnection} trivial requests ` +
+        `rest: ${STUB_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips, ${requestsPerConnection} trivial requests ` +
           `per connection): venue ${describe(v.measured, v.result.seconds, true)} | ` +
           `trivial ${describe(b.measured, b.result.seconds, false)}\n`,
       );
     }
-    return figures(ours, theirs);
+    return { ours, theirs };
   } finally {
-    generator.stop();
     await venue.server.close();
     await baseline.app.close();
   }
 }
 
-function figures(ours: Measured[], theirs: Measured[]): Figure[] {
-  const pick = (list: Measured[], key: keyof Measured): Sampled => summarise(list.map((m) => m[key]));
-  const baselineOf = (key: keyof Measured, suffix = ''): { name: string; value: number } => ({
+/**
+ * Real proofs, the journal on: each connection places with its account's proved note and cancels,
+ * so every place is a Groth16 verification on the venue's pool and every command a sealed,
+ * fdatasynced journal record. Its baseline, measured first with the venue idle: what the machine's
+ * cores verify alone, batched (issue 21 item 4: intake should reach 0.8 of it).
+ */
+async function runProductionPath(
+  generator: LoadGenerator,
+  identity: BootIdentity,
+  clock: ReturnType<typeof createWallSlotClock>,
+  quick: boolean,
+  runs: number,
+  targetSeconds: number,
+  proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
+): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline }> {
+  const venue = await startProductionVenue(identity, clock, proved.root);
+  let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
+  try {
+    log(`rest: ${PRODUCTION_PATH}: logging in ${PROVED_CONNECTIONS} accounts...\n`);
+    const tokens = await traderTokens(venue.server, PROVED_CONNECTIONS, 'bench-proved');
+    log(`rest: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
+    const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
+    meter = opened;
+    const alone: number[] = [];
+    const poolAlone: number[] = [];
+    const poolOrders = ordersOfNotes(proved.notes, proved.keys);
+    const sampleAlone = async (): Promise<number> => {
+      alone.push(await opened.sample(quick ? 128 : 256));
+      return alone.at(-1) ?? 0;
+    };
+    const venueJob = (pairsPerConnection: number): VenueJob => ({
+      kind: 'venue',
+      port: venue.port,
+      pairsPerConnection,
+      sessionId: identity.sessionId,
+      expirySlot: String(clock.slot() + 4000n),
+      tokens: tokens.map((t) => [t]),
+      keyLabels: proved.labels.map((l) => [l]),
+      notes: proved.notes,
+    });
+    const warm = await generator.run(venueJob(quick ? 2 : 4));
+    reportFailures(`${PRODUCTION_PATH} warm-up`, warm);
+    let rate = Math.max(warm.ok / warm.seconds, 20);
+    log(`rest: ${PRODUCTION_PATH} warm-up ${Math.round(rate)} req/s\n`);
+    const ours: Measured[] = [];
+    for (let i = 0; i < runs; i++) {
+      const pairsPerConnection = Math.max(2, Math.ceil((rate * targetSeconds) / (2 * PROVED_CONNECTIONS)));
+      const aloneNow = (await sampleAlone()) * availableParallelism();
+      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      collectGarbage();
+      const v = await generator.measure(venueJob(pairsPerConnection));
+      ours.push(v.measured);
+      rate = Math.max(v.measured.requestsPerSecond, 20);
+      reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
+      log(
+        `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
+          `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
+          `cores verifying alone just before ${fmt(aloneNow)} ` +
+          `proofs/s, places/s against it ${(v.measured.pairsPerSecond / aloneNow).toFixed(2)}\n`,
+      );
+    }
+    return {
+      ours,
+      coresAlone: coresAloneBaseline(summarise(alone)),
+      poolAlone: poolAloneBaseline(poolAlone),
+    };
+  } finally {
+    await meter?.close();
+    await venue.close();
+  }
+}
+
+const pick = (list: Measured[], key: Exclude<keyof Measured, 'loop'>): Sampled =>
+  summarise(list.map((m) => m[key]));
+
+function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
+  const baselineOf = (key: Exclude<keyof Measured, 'loop'>, suffix = ''): Baseline => ({
     name: `${BASELINE_NAME}${suffix}`,
     value: Math.round(pick(theirs, key).median),
   });
   const errors = ours.reduce((sum, m) => sum + m.errors, 0);
+  const path = STUB_PATH;
   return [
     figure(
       'rest',
-      'place_cancel_requests_per_s',
+      `place_cancel_requests_per_s_${path}`,
       'req/s',
       'higher',
       pick(ours, 'requestsPerSecond'),
       baselineOf('requestsPerSecond'),
     ),
-    figure('rest', 'place_cancel_round_trips_per_s', 'pairs/s', 'higher', pick(ours, 'pairsPerSecond'), null),
-    figure('rest', 'request_p50_us', 'us', 'lower', pick(ours, 'p50Us'), baselineOf('p50Us', ' p50')),
-    figure('rest', 'request_p99_us', 'us', 'lower', pick(ours, 'p99Us'), baselineOf('p99Us', ' p99')),
     figure(
       'rest',
-      'non_200_answers',
+      `place_cancel_round_trips_per_s_${path}`,
+      'pairs/s',
+      'higher',
+      pick(ours, 'pairsPerSecond'),
+      null,
+    ),
+    figure('rest', `request_p50_us_${path}`, 'us', 'lower', pick(ours, 'p50Us'), baselineOf('p50Us', ' p50')),
+    figure('rest', `request_p99_us_${path}`, 'us', 'lower', pick(ours, 'p99Us'), baselineOf('p99Us', ' p99')),
+    figure(
+      'rest',
+      `non_200_answers_${path}`,
       'count',
       'lower',
       { median: errors, spread: 0, runs: ours.length },
       null,
     ),
+    ...loopDelayFigures(
+      'rest',
+      path,
+      ours.map((m) => m.loop),
+      { name: `${BASELINE_NAME} (same process)`, runs: theirs.map((m) => m.loop) },
+    ),
   ];
 }
 
-function measured(result: LoadResult, serverCores: number): Measured {
+function productionFigures(
+  ours: Measured[],
+  coresAlone: Baseline,
+  poolAlone: Baseline,
+  trivial: Measured[],
+): Figure[] {
+  const errors = ours.reduce((sum, m) => sum + m.errors, 0);
+  const path = PRODUCTION_PATH;
+  return [
+    // Issue 21 item 4: places accepted per second against the cores' batched verification alone.
+    figure(
+      'rest',
+      `place_per_s_${path}_vs_cores_verifying_alone`,
+      'orders/s',
+      'higher',
+      pick(ours, 'pairsPerSecond'),
+      coresAlone,
+    ),
+    // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
+    figure(
+      'rest',
+      `place_per_s_${path}_vs_venue_pool_alone`,
+      'orders/s',
+      'higher',
+      pick(ours, 'pairsPerSecond'),
+      poolAlone,
+    ),
+    figure(
+      'rest',
+      `place_cancel_requests_per_s_${path}`,
+      'req/s',
+      'higher',
+      pick(ours, 'requestsPerSecond'),
+      { name: BASELINE_NAME, value: Math.round(pick(trivial, 'requestsPerSecond').median) },
+    ),
+    figure('rest', `request_p50_us_${path}`, 'us', 'lower', pick(ours, 'p50Us'), null),
+    figure('rest', `request_p99_us_${path}`, 'us', 'lower', pick(ours, 'p99Us'), null),
+    figure(
+      'rest',
+      `non_200_answers_${path}`,
+      'count',
+      'lower',
+      { median: errors, spread: 0, runs: ours.length },
+      null,
+    ),
+    ...loopDelayFigures(
+      'rest',
+      path,
+      ours.map((m) => m.loop),
+    ),
+  ];
+}
+
+function measured(result: LoadResult, serverCores: number, loop: LoopDelay): Measured {
   return {
     requestsPerSecond: result.ok / result.seconds,
     pairsPerSecond: result.pairs / result.seconds,
@@ -231,6 +437,7 @@ function measured(result: LoadResult, serverCores: number): Measured {
     errors: Object.values(result.failures).reduce((a, b) => a + b, 0),
     serverCores,
     generatorCores: result.generatorCores,
+    loop,
   };
 }
 
@@ -238,7 +445,8 @@ function describe(m: Measured, seconds: number, pairs: boolean): string {
   return (
     `${seconds.toFixed(1)} s, ${fmt(m.requestsPerSecond)} req/s${pairs ? ` (${fmt(m.pairsPerSecond)} round trips/s)` : ''}, ` +
     `p50 ${fmt(m.p50Us)} us, p99 ${fmt(m.p99Us)} us, ${m.errors} errors, ` +
-    `CPU server ${m.serverCores.toFixed(2)} / load generator ${m.generatorCores.toFixed(2)} cores`
+    `CPU server ${m.serverCores.toFixed(2)} / load generator ${m.generatorCores.toFixed(2)} cores, ` +
+    `loop delay max ${m.loop.maxMs.toFixed(1)} / p99 ${m.loop.p99Ms.toFixed(1)} ms`
   );
 }
 
@@ -295,11 +503,13 @@ function startLoadGenerator(): LoadGenerator {
     run,
     async measure(job) {
       const cpuBefore = process.cpuUsage();
+      const watch = watchLoop();
       const result = await run(job);
+      const loop = watch.stop();
       const cpu = process.cpuUsage(cpuBefore);
       // This process idles while the child signs before the run, so its CPU is spread over the run.
       const cores = (cpu.user + cpu.system) / 1e6 / result.seconds;
-      return { result, measured: measured(result, cores) };
+      return { result, measured: measured(result, cores, loop) };
     },
     stop() {
       if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
@@ -326,19 +536,29 @@ interface PreparedPair {
 const keyStates = new Map<string, KeyState>();
 let serial = 0;
 
-function keyStateOf(token: string): KeyState {
-  let state = keyStates.get(token);
+/** The trading key derived from `label` (the parent derives it too, to bind proved notes to it). */
+function keyStateOf(label: string): KeyState {
+  let state = keyStates.get(label);
   if (state === undefined) {
-    const seed = createHash('sha256').update(`rest-bench-key-${token}`).digest();
+    const seed = createHash('sha256').update(`rest-bench-key-${label}`).digest();
     state = { key: tradingKeyFromSeed(seed), nonce: 0n, cancelNonce: 0n };
-    keyStates.set(token, state);
+    keyStates.set(label, state);
   }
   return state;
 }
 
-/** A signed place body and its signed cancel, for the next order of `token`'s key. */
-function preparePair(token: string, sessionId: string, expirySlot: bigint): PreparedPair {
-  const state = keyStateOf(token);
+/**
+ * A signed place body and its signed cancel, for the next order of `keyLabel`'s key, sent with
+ * `token`. With a proved note, the place spends it (the production path); otherwise a stub proof.
+ */
+function preparePair(
+  token: string,
+  keyLabel: string,
+  sessionId: string,
+  expirySlot: bigint,
+  note: ProvedNote | null = null,
+): PreparedPair {
+  const state = keyStateOf(keyLabel);
   state.nonce += 1n;
   state.cancelNonce += 1n;
   serial += 1;
@@ -347,9 +567,16 @@ function preparePair(token: string, sessionId: string, expirySlot: bigint): Prep
     nonce: state.nonce,
     note: `rest-bench-${serial}`,
     expiry: expirySlot,
+    price: PROVED_ORDER.price,
+    amount: PROVED_ORDER.amount,
   });
   const order = signPlaceOrder(
-    { ...unsigned, trading_key: state.key.publicKey, session_id: sessionId },
+    {
+      ...unsigned,
+      ...(note === null ? {} : note.fields),
+      trading_key: state.key.publicKey,
+      session_id: sessionId,
+    },
     state.key,
   );
   const cancelBody = {
@@ -392,9 +619,15 @@ async function drive(job: Job): Promise<LoadResult> {
   let perConnection: number;
   if (job.kind === 'venue') {
     const expiry = BigInt(job.expirySlot);
-    const prepared = job.tokens.map((accounts) =>
+    const prepared = job.tokens.map((accounts, c) =>
       Array.from({ length: job.pairsPerConnection }, (_, p) =>
-        preparePair(accounts[p % accounts.length] ?? '', job.sessionId, expiry),
+        preparePair(
+          accounts[p % accounts.length] ?? '',
+          job.keyLabels[c]?.[p % accounts.length] ?? '',
+          job.sessionId,
+          expiry,
+          job.notes?.[c]?.[p % accounts.length] ?? null,
+        ),
       ),
     );
     perConnection = 2 * job.pairsPerConnection;
@@ -448,7 +681,7 @@ async function drive(job: Job): Promise<LoadResult> {
     });
   } else {
     // The same body and header sizes as the venue's place requests.
-    const sample = preparePair(`baseline-${job.token}`, job.sessionId, 1_000_000n);
+    const sample = preparePair(job.token, `baseline-${job.token}`, job.sessionId, 1_000_000n);
     perConnection = job.requestsPerConnection;
     const request: autocannon.Request = {
       method: 'POST',
@@ -470,8 +703,8 @@ async function drive(job: Job): Promise<LoadResult> {
   let lastResponseAt = started;
   const result = await autocannon({
     url: `https://127.0.0.1:${job.port}`,
-    connections: CONNECTIONS,
-    amount: CONNECTIONS * perConnection,
+    connections: sequences.length,
+    amount: sequences.length * perConnection,
     timeout: 10,
     requests: [{ method: 'GET', path: '/' }],
     setupClient: (client) => {

@@ -48,17 +48,7 @@ import {
   type OracleMonitor,
   type VenueClock,
 } from '@venue/adapters';
-import {
-  assetIdOfMint,
-  createNote,
-  createProofVerifier,
-  createValidInputProver,
-  type DerivedNote,
-  fieldToHex,
-  loadNoteHasher,
-  NoteTree,
-  type ProvedInput,
-} from '@venue/notes';
+import { assetIdOfMint } from '@venue/notes';
 import {
   CancelParamsSchema,
   generateTradingKey,
@@ -85,6 +75,7 @@ import {
 import WebSocket from 'ws';
 import { collectGarbage, log, positiveFromEnv, traderTokens } from './bench-venue.ts';
 import { type Figure, figure } from './harness.ts';
+import { groth16Verifier, type NoteSpec, type ProvedNote, proveNotes } from './proved-notes.ts';
 
 const TRADERS = positiveFromEnv('SOAK_TRADERS', 8);
 const SLOW_READERS = 2;
@@ -94,7 +85,6 @@ const SLOW_PAUSE_MS = 2_000;
 const LOOP_RESOLUTION_MS = 10;
 const SLOW_BURST = 30;
 const LOAD_GENERATOR_ENV = 'VENUE_SOAK_LOAD_GENERATOR';
-const PROVER_ENV = 'VENUE_SOAK_PROVER';
 /**
  * `--journal`: the same run with the journal on (sealed records, fsync, snapshots by the replica
  * worker) in a temporary directory, the production path apart from real proofs.
@@ -145,12 +135,6 @@ type FromChild =
   | { type: 'ready'; progress: Progress }
   | { type: 'progress'; progress: Progress }
   | { type: 'done'; progress: Progress };
-
-/** The fields of a place order that a proved note fixes, and the note's value. */
-interface ProvedNote {
-  fields: ProvedInput['orderFields'];
-  value: string;
-}
 
 // ---- The benchmark (the venue's process) ----
 
@@ -464,36 +448,14 @@ function faultyOracle(clock: VenueClock, seconds: number) {
 }
 
 /**
- * The venue's side of --proofs: the notes proved in a process of their own (the prover's circuit
- * and curve would otherwise stay in the venue's RSS), and the Groth16 verifier the venue checks
- * every place and modify with, on its worker threads as `venue serve` does.
- */
-async function provedNotes(accounts: number) {
-  const child = fork(fileURLToPath(import.meta.url), [String(accounts)], {
-    env: { ...process.env, [PROVER_ENV]: '1' },
-    stdio: ['ignore', 2, 2, 'ipc'],
-  });
-  const [message] = (await once(child, 'message')) as [{ notes: ProvedNote[][]; root: string }];
-  await once(child, 'exit');
-  const hasher = await loadNoteHasher();
-  const verifier = createProofVerifier({
-    mode: 'groth16',
-    settles: false,
-    assetOf: assetOfOrder(() => [MARKET]),
-  });
-  await verifier.ready();
-  return { hasher, verifier, notes: message.notes, root: message.root };
-}
-
-/**
- * Makes and proves each account's notes (before the run; about 0.7 s a proof on a quiet two-core
- * machine): a trader's notes back bids or asks by its index, as `trade` places them; a slow
+ * The venue's side of --proofs: each account's notes, made in one tree and proved before the run
+ * in child processes (bench/proved-notes.ts; the prover stays out of the venue's RSS), and the
+ * Groth16 verifier the venue checks every place and modify with, on its worker threads as `venue
+ * serve` does. A trader's notes back bids or asks by its index, as `trade` places them; a slow
  * reader's back bids. Each account's trading key is `keyOf(index)`, which the proofs bind.
  */
-async function proveNotes(accounts: number): Promise<void> {
-  const hasher = await loadNoteHasher();
-  const tree = new NoteTree(hasher);
-  const made: { index: number; note: DerivedNote; spendingKey: bigint; assetId: bigint }[] = [];
+async function provedNotes(accounts: number) {
+  const specs: (NoteSpec & { index: number })[] = [];
   for (let index = 0; index < accounts; index += 1) {
     const slow = index >= TRADERS;
     const side = slow || index % 2 === 0 ? 'bid' : 'ask';
@@ -503,38 +465,16 @@ async function proveNotes(accounts: number): Promise<void> {
     const assetId = assetIdOfMint(side === 'bid' ? MARKET.quoteMint : MARKET.baseMint);
     // Enough for the order at either price: a bid locks amount x its price as collateral.
     const value = side === 'bid' ? (ORDER_AMOUNT * BID_PRICES[0]) / MARKET.priceScale : ORDER_AMOUNT;
+    const tradingKey = keyOf(index).publicKey;
     for (let n = 0; n < (slow ? SLOW_BURST : TRADER_NOTES); n += 1) {
-      const note = createNote(hasher, {
-        ownerCommitment: hasher.ownerCommitment(spendingKey),
-        assetId,
-        value,
-      });
-      tree.append(note.commitment);
-      made.push({ index, note, spendingKey, assetId });
+      specs.push({ index, spendingKey, tradingKey, assetId, value });
     }
   }
-  const root = tree.root();
-  log(`soak: proving ${made.length} notes (VALID_INPUT, Groth16)...\n`);
-  const prover = await createValidInputProver();
+  const proved = await proveNotes(specs, undefined, 'soak');
   const notes: ProvedNote[][] = Array.from({ length: accounts }, () => []);
-  try {
-    for (const [leaf, { index, note, spendingKey, assetId }] of made.entries()) {
-      const proof = await prover.prove({
-        spendingKey,
-        note: { assetId, blinding: note.blinding, value: note.value },
-        path: tree.path(leaf),
-        merkleRoot: root,
-        treeId: 0,
-        tradingKey: keyOf(index).publicKey,
-      });
-      notes[index]?.push({ fields: proof.orderFields, value: String(note.value) });
-      if ((leaf + 1) % 20 === 0) log(`soak: ${leaf + 1} of ${made.length} proved\n`);
-    }
-  } finally {
-    await prover.close();
-  }
-  await new Promise((resolve) => process.send?.({ notes, root: fieldToHex(root) }, resolve));
-  process.exit(0);
+  for (const [i, note] of proved.notes.entries()) notes[specs[i]?.index ?? -1]?.push(note);
+  const { verifier, hasher } = await groth16Verifier(assetOfOrder(() => [MARKET]));
+  return { hasher, verifier, notes, root: proved.root };
 }
 
 /** An account's trading key: the load generator signs with it, and --proofs binds its notes to it. */
@@ -988,4 +928,3 @@ function fmt(value: number): string {
 }
 
 if (process.env[LOAD_GENERATOR_ENV] === '1' && process.send !== undefined) serveLoad();
-if (process.env[PROVER_ENV] === '1' && process.send !== undefined) void proveNotes(Number(process.argv[2]));

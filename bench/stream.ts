@@ -44,6 +44,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   type BootIdentity,
@@ -66,8 +67,24 @@ import {
 } from '@venue/protocol';
 import { orderBody } from '@venue/testing';
 import WebSocket, { WebSocketServer } from 'ws';
-import { collectGarbage, fmt, log, positiveFromEnv, startBenchVenue, traderTokens } from './bench-venue.ts';
-import { type Figure, figure, type Sampled, summarise } from './harness.ts';
+import {
+  claimsOfNotes,
+  collectGarbage,
+  fmt,
+  log,
+  ordersOfNotes,
+  PROVED_ORDER,
+  type ProvedNote,
+  poolAloneRate,
+  positiveFromEnv,
+  proveBidNotes,
+  startBenchVenue,
+  startProductionVenue,
+  traderTokens,
+} from './bench-venue.ts';
+import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
+import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Sockets of the many-socket and paced phases, one trader account each. */
 const SOCKETS = positiveFromEnv('STREAM_BENCH_SOCKETS', 16);
@@ -81,6 +98,13 @@ const PACED_RATE = positiveFromEnv('STREAM_BENCH_RATE', 500);
  */
 const BURST_ORDERS = 100;
 const PHASE_TIMEOUT_MS = 120_000;
+/**
+ * Production path: lanes per socket, each its own trading key and proved note, cycling place ->
+ * (ack) cancel -> (ack) the next place on the same note. SOCKETS x LANES notes are proved.
+ */
+const LANES = positiveFromEnv('STREAM_BENCH_PROVED_LANES', 4);
+const STUB_PATH = 'stub_proofs_no_journal';
+const PRODUCTION_PATH = 'real_proofs_journal_fsync';
 const LOAD_GENERATOR_ENV = 'VENUE_STREAM_BENCH_LOAD_GENERATOR';
 const BASELINE_NAME = 'bare ws parse+ack';
 
@@ -126,14 +150,31 @@ interface PhaseTiming {
   baseline: number;
 }
 
+/** The production path's sockets: one account each, its lanes' key labels and proved notes. */
+interface ProvedSetup {
+  port: number;
+  certPem: string;
+  sessionId: string;
+  tokens: string[];
+  lanes: { label: string; note: ProvedNote }[][];
+}
+
 type ToChild =
   | { type: 'setup'; setup: Setup }
   | { type: 'run'; phase: Phase; expirySlot: string }
+  | { type: 'setup-proved'; setup: ProvedSetup }
+  | { type: 'run-proved'; cyclesPerLane: number; expirySlot: string }
   | { type: 'exit' };
 type FromChild =
   | { type: 'ready' }
   | { type: 'result'; venue: PhaseResult; baseline: PhaseResult; timing: PhaseTiming }
+  | { type: 'proved-result'; result: PhaseResult; signSeconds: number }
   | { type: 'error'; message: string };
+/**
+ * Sent by the load generator when a timed part starts on the venue and when it moves on to the
+ * baseline (not replies): the servers' process watches its event loop over each part.
+ */
+type Mark = { type: 'mark'; part: 'venue' | 'baseline' };
 
 // ---- The benchmark (parent process) ----
 
@@ -142,6 +183,8 @@ interface RunFigures {
   manySockets: number;
   p50: number;
   p99: number;
+  /** The servers' event loop over the venue's (or the baseline's) parts of the run's phases. */
+  loop: LoopDelay;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -154,18 +197,27 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const pacedSeconds = quick ? 1 : 8;
   const placeOnly = TRADING_BUCKET.refillPerSecond / TRADING_COST.place;
   log(
-    `stream: ${SOCKETS} sockets, one trader account each, logged in and subscribed to orders; ${runs} runs after a warm-up\n` +
+    `stream: ${STUB_PATH}: ${SOCKETS} sockets, one trader account each, logged in and subscribed to orders; ${runs} runs after a warm-up\n` +
       "stream: load generator: `ws` clients in a child process (not in the servers' process); frames signed before timing\n" +
       `stream: burst phases: ${BURST_ORDERS} pipelined places per socket per burst (window ${WINDOW}), cancelled after ` +
       `the timing; one socket: ${oneSocketBursts} bursts per run rotating over the sockets, many: ${manyBursts} ` +
       `burst(s) of ${SOCKETS} x ${BURST_ORDERS}; the trading limit allows ~${placeOnly} places/s per account sustained, ` +
       'so bursts stay within a full bucket and the generator waits (untimed) for refills\n' +
       `stream: paced phase: ${PACED_RATE} places/s over ${SOCKETS} sockets for ${pacedSeconds} s, each cancelled on ` +
-      'its ack; latency = place frame sent -> its reply\n',
+      'its ack; latency = place frame sent -> its reply\n' +
+      `stream: ${PRODUCTION_PATH}: ${SOCKETS} sockets x ${LANES} lanes, each lane its own trading key and proved note ` +
+      `(${SOCKETS * LANES} distinct proofs cycled), place -> cancel -> next place on the same note; Groth16 verifier ` +
+      'workers, sealed file journal with fdatasync; baseline: batched Groth16 verification alone on one thread x the cores\n',
   );
 
   const identity = await createBootIdentity();
   const clock = createWallSlotClock();
+  // Proving takes every core for a while: before anything is timed.
+  const laneLabels = Array.from({ length: SOCKETS }, (_, s) =>
+    Array.from({ length: LANES }, (_, l) => `stream-bench-proved-${s}-${l}`),
+  );
+  const laneKeys = laneLabels.flat().map((label) => provedKeyOf(label).publicKey);
+  const proved = await proveBidNotes(laneKeys, 1, 'stream');
   const venue = await startBenchVenue(identity, clock);
   const baseline = await startBaseline(identity);
   const generator = startLoadGenerator();
@@ -219,22 +271,26 @@ export async function run(quick: boolean): Promise<Figure[]> {
       const one = await phase(`run ${i + 1} one socket`, oneSocket);
       collectGarbage();
       const steady = await phase(`run ${i + 1} paced`, paced);
+      const loop = worstOf(all.venueLoop, one.venueLoop, steady.venueLoop);
+      const baseLoop = worstOf(all.baselineLoop, one.baselineLoop, steady.baselineLoop);
       const mine: RunFigures = {
         oneSocket: rate(one.venue),
         manySockets: rate(all.venue),
         p50: steady.venue.placeP50Us,
         p99: steady.venue.placeP99Us,
+        loop,
       };
       const base: RunFigures = {
         oneSocket: rate(one.baseline),
         manySockets: rate(all.baseline),
         p50: steady.baseline.placeP50Us,
         p99: steady.baseline.placeP99Us,
+        loop: baseLoop,
       };
       ours.push(mine);
       theirs.push(base);
       log(
-        `stream: run ${i + 1}/${runs}\n` +
+        `stream: ${STUB_PATH} run ${i + 1}/${runs}\n` +
           row('', 'venue', BASELINE_NAME) +
           row('1 socket, places/s', fmt(mine.oneSocket), fmt(base.oneSocket)) +
           row(`${SOCKETS} sockets, places/s`, fmt(mine.manySockets), fmt(base.manySockets)) +
@@ -262,6 +318,11 @@ export async function run(quick: boolean): Promise<Figure[]> {
             'order events received',
             String(one.venue.events + all.venue.events + steady.venue.events),
             String(one.baseline.events + all.baseline.events + steady.baseline.events),
+          ) +
+          row(
+            'event loop max/p99 ms',
+            `${loop.maxMs.toFixed(1)} / ${loop.p99Ms.toFixed(1)}`,
+            `${baseLoop.maxMs.toFixed(1)} / ${baseLoop.p99Ms.toFixed(1)}`,
           ),
       );
     }
@@ -269,7 +330,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
     const baselineErrorTotal = Object.values(baselineErrors).reduce((a, b) => a + b, 0);
     if (baselineErrorTotal > 0) log(`stream: baseline errors ${JSON.stringify(baselineErrors)}\n`);
     log(`stream: venue errors (warm-up included): ${errorTotal === 0 ? 'none' : JSON.stringify(errors)}\n`);
-    return figures(ours, theirs, errorTotal);
+    const production = await runProductionPath(generator, identity, clock, quick, runs, {
+      labels: laneLabels,
+      keys: laneKeys,
+      ...proved,
+    });
+    return [...figures(ours, theirs, errorTotal), ...productionFigures(production)];
   } finally {
     await generator.stop();
     await venue.server.close();
@@ -277,16 +343,156 @@ export async function run(quick: boolean): Promise<Figure[]> {
   }
 }
 
+interface ProductionRun {
+  placesPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  loop: LoopDelay;
+}
+
+/**
+ * Real proofs, the journal on: SOCKETS x LANES lanes keep a place in flight each (its cancel once
+ * it is acked), so the verifier's pool is always fed. Its baseline, measured first with the venue
+ * idle: what the machine's cores verify alone, batched (issue 21 item 4: intake should reach 0.8).
+ */
+async function runProductionPath(
+  generator: LoadGenerator,
+  identity: BootIdentity,
+  clock: ReturnType<typeof createWallSlotClock>,
+  quick: boolean,
+  runs: number,
+  proved: { labels: string[][]; keys: string[]; notes: ProvedNote[][]; root: string },
+): Promise<{ runs: ProductionRun[]; coresAlone: Baseline; poolAlone: Baseline }> {
+  const targetSeconds = quick ? 1.5 : 8;
+  const venue = await startProductionVenue(identity, clock, proved.root);
+  let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
+  try {
+    log(`stream: ${PRODUCTION_PATH}: logging in ${SOCKETS} accounts...\n`);
+    const tokens = await traderTokens(venue.server, SOCKETS, 'stream-bench-proved');
+    log(`stream: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
+    const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
+    meter = opened;
+    const alone: number[] = [];
+    const poolAlone: number[] = [];
+    const poolOrders = ordersOfNotes(proved.notes, proved.keys);
+    const sampleAlone = async (): Promise<number> => {
+      alone.push(await opened.sample(quick ? 128 : 256));
+      return alone.at(-1) ?? 0;
+    };
+    await generator.setupProved({
+      port: venue.port,
+      certPem: identity.certPem,
+      sessionId: identity.sessionId,
+      tokens,
+      lanes: proved.labels.map((labels, s) =>
+        labels.map((label, l) => ({ label, note: proved.notes[s * LANES + l]?.[0] ?? fail('no note') })),
+      ),
+    });
+    const expiry = () => String(clock.slot() + 4000n);
+    const warm = await generator.runProved(2, expiry());
+    let placesPerSecond = Math.max(rate(warm.result), 20);
+    log(`stream: ${PRODUCTION_PATH} warm-up ${fmt(placesPerSecond)} places/s\n`);
+    const measured: ProductionRun[] = [];
+    for (let i = 0; i < runs; i++) {
+      const cyclesPerLane = Math.max(2, Math.ceil((placesPerSecond * targetSeconds) / (SOCKETS * LANES)));
+      const aloneNow = (await sampleAlone()) * availableParallelism();
+      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      collectGarbage();
+      const { result, loop } = await generator.runProved(cyclesPerLane, expiry());
+      const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
+      addErrors({}, `${PRODUCTION_PATH} run ${i + 1}`, result);
+      placesPerSecond = Math.max(rate(result), 20);
+      measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop });
+      log(
+        `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
+          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}; the venue's pool alone ${fmt(poolAlone.at(-1))}), ` +
+          `place ack p50 ${fmt(result.placeP50Us)} / p99 ${fmt(result.placeP99Us)} us, cancel p50 ${fmt(result.cancelP50Us)} us, ` +
+          `${errors} errors, loop delay max ${loop.maxMs.toFixed(1)} / p99 ${loop.p99Ms.toFixed(1)} ms\n`,
+      );
+    }
+    return {
+      runs: measured,
+      coresAlone: coresAloneBaseline(summarise(alone)),
+      poolAlone: poolAloneBaseline(poolAlone),
+    };
+  } finally {
+    await meter?.close();
+    await venue.close();
+  }
+}
+
+function productionFigures(production: {
+  runs: ProductionRun[];
+  coresAlone: Baseline;
+  poolAlone: Baseline;
+}): Figure[] {
+  const { runs, coresAlone, poolAlone } = production;
+  const pick = (key: 'placesPerSecond' | 'p50' | 'p99'): Sampled => summarise(runs.map((r) => r[key]));
+  const errors = runs.reduce((sum, r) => sum + r.errors, 0);
+  const path = PRODUCTION_PATH;
+  return [
+    // Issue 21 item 4: places accepted per second against the cores' batched verification alone.
+    figure(
+      'stream',
+      `place_per_s_${SOCKETS}_sockets_${path}_vs_cores_verifying_alone`,
+      'orders/s',
+      'higher',
+      pick('placesPerSecond'),
+      coresAlone,
+    ),
+    // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
+    figure(
+      'stream',
+      `place_per_s_${SOCKETS}_sockets_${path}_vs_venue_pool_alone`,
+      'orders/s',
+      'higher',
+      pick('placesPerSecond'),
+      poolAlone,
+    ),
+    figure('stream', `place_ack_p50_us_saturated_${path}`, 'us', 'lower', pick('p50'), null),
+    figure('stream', `place_ack_p99_us_saturated_${path}`, 'us', 'lower', pick('p99'), null),
+    figure(
+      'stream',
+      `error_replies_${path}`,
+      'count',
+      'lower',
+      { median: errors, spread: 0, runs: runs.length },
+      null,
+    ),
+    ...loopDelayFigures(
+      'stream',
+      path,
+      runs.map((r) => r.loop),
+    ),
+  ];
+}
+
+/** The longer max and the higher p99 of several watched parts of one run. */
+function worstOf(...delays: LoopDelay[]): LoopDelay {
+  return {
+    maxMs: Math.max(...delays.map((d) => d.maxMs)),
+    p99Ms: Math.max(...delays.map((d) => d.p99Ms)),
+  };
+}
+
+/** A production lane's trading key (the parent derives it to bind the lane's proved note to it). */
+function provedKeyOf(label: string): TradingKey {
+  return tradingKeyFromSeed(createHash('sha256').update(`stream-bench-key-${label}`).digest());
+}
+
 function figures(ours: RunFigures[], theirs: RunFigures[], errors: number): Figure[] {
-  const pick = (list: RunFigures[], key: keyof RunFigures): Sampled => summarise(list.map((m) => m[key]));
-  const baselineOf = (key: keyof RunFigures, suffix: string): { name: string; value: number } => ({
+  type Key = Exclude<keyof RunFigures, 'loop'>;
+  const pick = (list: RunFigures[], key: Key): Sampled => summarise(list.map((m) => m[key]));
+  const baselineOf = (key: Key, suffix: string): { name: string; value: number } => ({
     name: `${BASELINE_NAME}${suffix}`,
     value: Math.round(pick(theirs, key).median),
   });
+  const path = STUB_PATH;
   return [
     figure(
       'stream',
-      'place_per_s_one_socket',
+      `place_per_s_one_socket_${path}`,
       'orders/s',
       'higher',
       pick(ours, 'oneSocket'),
@@ -294,7 +500,7 @@ function figures(ours: RunFigures[], theirs: RunFigures[], errors: number): Figu
     ),
     figure(
       'stream',
-      `place_per_s_${SOCKETS}_sockets`,
+      `place_per_s_${SOCKETS}_sockets_${path}`,
       'orders/s',
       'higher',
       pick(ours, 'manySockets'),
@@ -302,7 +508,7 @@ function figures(ours: RunFigures[], theirs: RunFigures[], errors: number): Figu
     ),
     figure(
       'stream',
-      `place_ack_p50_us_at_${PACED_RATE}_per_s`,
+      `place_ack_p50_us_at_${PACED_RATE}_per_s_${path}`,
       'us',
       'lower',
       pick(ours, 'p50'),
@@ -310,7 +516,7 @@ function figures(ours: RunFigures[], theirs: RunFigures[], errors: number): Figu
     ),
     figure(
       'stream',
-      `place_ack_p99_us_at_${PACED_RATE}_per_s`,
+      `place_ack_p99_us_at_${PACED_RATE}_per_s_${path}`,
       'us',
       'lower',
       pick(ours, 'p99'),
@@ -318,11 +524,17 @@ function figures(ours: RunFigures[], theirs: RunFigures[], errors: number): Figu
     ),
     figure(
       'stream',
-      'error_replies',
+      `error_replies_${path}`,
       'count',
       'lower',
       { median: errors, spread: 0, runs: ours.length },
       null,
+    ),
+    ...loopDelayFigures(
+      'stream',
+      path,
+      ours.map((m) => m.loop),
+      { name: `${BASELINE_NAME} (same process)`, runs: theirs.map((m) => m.loop) },
     ),
   ];
 }
@@ -386,9 +598,18 @@ async function startBaseline(identity: BootIdentity): Promise<{ port: number; cl
 
 /** Trader accounts, logged in two at a time (the venue refuses more concurrent credential checks). */
 
+interface PhaseOutcome {
+  venue: PhaseResult;
+  baseline: PhaseResult;
+  venueLoop: LoopDelay;
+  baselineLoop: LoopDelay;
+}
+
 interface LoadGenerator {
   setup(setup: Setup): Promise<void>;
-  run(phase: Phase, expirySlot: string): Promise<{ venue: PhaseResult; baseline: PhaseResult }>;
+  run(phase: Phase, expirySlot: string): Promise<PhaseOutcome>;
+  setupProved(setup: ProvedSetup): Promise<void>;
+  runProved(cyclesPerLane: number, expirySlot: string): Promise<{ result: PhaseResult; loop: LoopDelay }>;
   stop(): Promise<void>;
 }
 
@@ -400,7 +621,20 @@ function startLoadGenerator(): LoadGenerator {
   });
   const exited = once(child, 'exit');
   let pending: { resolve: (m: FromChild) => void; reject: (e: Error) => void } | null = null;
-  child.on('message', (message: FromChild) => {
+  // The event loop over the venue's and the baseline's timed parts of the phase running now.
+  let watch: { part: Mark['part']; stop(): LoopDelay } | null = null;
+  const loops: Partial<Record<Mark['part'], LoopDelay>> = {};
+  const endWatch = (): void => {
+    if (watch !== null) loops[watch.part] = watch.stop();
+    watch = null;
+  };
+  child.on('message', (message: FromChild | Mark) => {
+    if (message.type === 'mark') {
+      endWatch();
+      watch = { part: message.part, ...watchLoop() };
+      return;
+    }
+    endWatch();
     const waiting = pending;
     pending = null;
     if (message.type === 'error') waiting?.reject(new Error(`load generator: ${message.message}`));
@@ -412,22 +646,30 @@ function startLoadGenerator(): LoadGenerator {
   });
   const ask = (message: ToChild): Promise<FromChild> =>
     new Promise((resolve, reject) => {
+      delete loops.venue;
+      delete loops.baseline;
       pending = { resolve, reject };
       child.send(message);
     });
+  const none: LoopDelay = { maxMs: 0, p99Ms: 0 };
+  // A venue that stops answering must not hang the benchmark: no phase takes near this long.
+  const guarded = async <T>(label: string, work: () => Promise<T>): Promise<T> => {
+    const watchdog = setTimeout(() => {
+      log(`stream: a ${label} phase took over ${PHASE_TIMEOUT_MS / 1000} s; stopping the load generator\n`);
+      child.kill();
+    }, PHASE_TIMEOUT_MS);
+    try {
+      return await work();
+    } finally {
+      clearTimeout(watchdog);
+    }
+  };
   return {
     async setup(setup) {
       await ask({ type: 'setup', setup });
     },
-    async run(phase, expirySlot) {
-      // A venue that stops answering must not hang the benchmark: no phase takes near this long.
-      const watchdog = setTimeout(() => {
-        log(
-          `stream: a ${phase.kind} phase took over ${PHASE_TIMEOUT_MS / 1000} s; stopping the load generator\n`,
-        );
-        child.kill();
-      }, PHASE_TIMEOUT_MS);
-      try {
+    run: (phase, expirySlot) =>
+      guarded(phase.kind, async () => {
         const answer = await ask({ type: 'run', phase, expirySlot });
         if (answer.type !== 'result') throw new Error('load generator: no result');
         const { sign, venue, baseline } = answer.timing;
@@ -435,12 +677,25 @@ function startLoadGenerator(): LoadGenerator {
           `stream: ${phase.kind === 'paced' ? 'paced' : `${phase.sockets === 'one' ? 'one-socket' : 'many-socket'} bursts`}: ` +
             `signing ${sign.toFixed(1)} s, venue ${venue.toFixed(1)} s, baseline ${baseline.toFixed(1)} s (with refill waits)\n`,
         );
-        return { venue: answer.venue, baseline: answer.baseline };
-      } finally {
-        clearTimeout(watchdog);
-      }
+        return {
+          venue: answer.venue,
+          baseline: answer.baseline,
+          venueLoop: loops.venue ?? none,
+          baselineLoop: loops.baseline ?? none,
+        };
+      }),
+    async setupProved(setup) {
+      await ask({ type: 'setup-proved', setup });
     },
+    runProved: (cyclesPerLane, expirySlot) =>
+      guarded(PRODUCTION_PATH, async () => {
+        const answer = await ask({ type: 'run-proved', cyclesPerLane, expirySlot });
+        if (answer.type !== 'proved-result') throw new Error('load generator: no result');
+        log(`stream: ${PRODUCTION_PATH}: signing ${answer.signSeconds.toFixed(1)} s\n`);
+        return { result: answer.result, loop: loops.venue ?? none };
+      }),
     async stop() {
+      endWatch();
       if (child.exitCode !== null) return;
       if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
       else child.kill();
@@ -595,8 +850,16 @@ let serial = 0;
 /** Next socket of the one-socket bursts (they take turns, so that each account's bucket refills). */
 let rotation = 0;
 
-/** A signed place frame and its signed cancel frame, for the account's next order. */
-function prepare(account: Account, sessionId: string, expirySlot: bigint): Prepared {
+/**
+ * A signed place frame and its signed cancel frame, for the key's next order; with a proved note
+ * the place spends it (the production path), otherwise it carries a stub proof.
+ */
+function prepare(
+  account: Pick<Account, 'key' | 'nonce' | 'cancelNonce'>,
+  sessionId: string,
+  expirySlot: bigint,
+  note: ProvedNote | null = null,
+): Prepared {
   account.nonce += 1n;
   account.cancelNonce += 1n;
   serial += 1;
@@ -605,9 +868,16 @@ function prepare(account: Account, sessionId: string, expirySlot: bigint): Prepa
     nonce: account.nonce,
     note: `stream-bench-${serial}`,
     expiry: expirySlot,
+    price: PROVED_ORDER.price,
+    amount: PROVED_ORDER.amount,
   });
   const order = signPlaceOrder(
-    { ...unsigned, trading_key: account.key.publicKey, session_id: sessionId },
+    {
+      ...unsigned,
+      ...(note === null ? {} : note.fields),
+      trading_key: account.key.publicKey,
+      session_id: sessionId,
+    },
     account.key,
   );
   const cancelBody = {
@@ -854,11 +1124,11 @@ function resultOf(outcome: { tally: Tally; seconds: number; cpuSeconds: number }
 }
 
 /** Connects, logs in and subscribes one socket per account on a target; the baseline just acks. */
-async function connectAll(port: number, g: { setup: Setup; accounts: Account[] }): Promise<Link[]> {
-  const links = await Promise.all(g.accounts.map(() => Link.connect(port, g.setup.certPem)));
+async function connectAll(port: number, certPem: string, tokens: readonly string[]): Promise<Link[]> {
+  const links = await Promise.all(tokens.map(() => Link.connect(port, certPem)));
   await Promise.all(
     links.map(async (link, i) => {
-      const token = g.accounts[i]?.token ?? '';
+      const token = tokens[i] ?? '';
       const login = await link.ask('login', { op: 'login', token });
       const subscribed = await link.ask('subscribe', { op: 'subscribe', channels: ['orders'] });
       if (replyFailed(link.tally, 'login', login) || replyFailed(link.tally, 'subscribe', subscribed)) {
@@ -889,8 +1159,10 @@ async function runPhase(
     run = async (links, modelled) => resultOf(await runPaced(links, orders, phase.ratePerSecond, modelled));
   }
   const t1 = performance.now();
+  mark('venue');
   const venue = await run(g.venue, true);
   const t2 = performance.now();
+  mark('baseline');
   const baseline = await run(g.baseline, false);
   const t3 = performance.now();
   return {
@@ -900,8 +1172,87 @@ async function runPhase(
   };
 }
 
+function mark(part: Mark['part']): void {
+  process.send?.({ type: 'mark', part } satisfies Mark);
+}
+
+interface Lane {
+  key: TradingKey;
+  nonce: bigint;
+  cancelNonce: bigint;
+  note: ProvedNote;
+}
+
+interface ProvedGenerator {
+  setup: ProvedSetup;
+  links: Link[];
+  /** Per socket, its lanes. */
+  lanes: Lane[][];
+}
+
+/**
+ * The production path's load: every lane signs `cycles` orders on its note ahead of time, then all
+ * lanes run at once, each placing, cancelling on the ack and placing its next order on the ack of
+ * the cancel (the note is free again). Timed from the first send to the last answer.
+ */
+async function runProvedLanes(g: ProvedGenerator, cycles: number, expirySlot: bigint): Promise<FromChild> {
+  const signStarted = performance.now();
+  const plans = g.lanes.flatMap((lanes, socket) =>
+    lanes.map((lane) => ({
+      link: g.links[socket] ?? fail('no link'),
+      orders: Array.from({ length: cycles }, () => prepare(lane, g.setup.sessionId, expirySlot, lane.note)),
+    })),
+  );
+  const signSeconds = (performance.now() - signStarted) / 1000;
+  const tally = new Tally();
+  for (const link of g.links) link.tally = tally;
+  mark('venue');
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(plans.map(({ link, orders }) => runLane(link, orders, tally)));
+  const seconds = (performance.now() - started) / 1000;
+  const spent = process.cpuUsage(cpu);
+  await sleep(20);
+  const result = resultOf({ tally, seconds, cpuSeconds: (spent.user + spent.system) / 1e6 });
+  return { type: 'proved-result', result, signSeconds };
+}
+
+/** One lane: place, cancel once it is acked, the next place once the cancel is; until all are done. */
+function runLane(link: Link, orders: readonly Prepared[], tally: Tally): Promise<void> {
+  return new Promise((resolve) => {
+    let next = 0;
+    const step = (): void => {
+      const order = orders[next];
+      next += 1;
+      if (order === undefined) {
+        resolve();
+        return;
+      }
+      const sentAt = performance.now();
+      link.request(order.placeId, order.place, (reply, at) => {
+        if (replyFailed(tally, 'order.place', reply)) {
+          step();
+          return;
+        }
+        tally.placed += 1;
+        tally.placeUs.push((at - sentAt) * 1000);
+        const cancelSentAt = performance.now();
+        link.request(order.cancelId, order.cancel, (cancelReply, cancelAt) => {
+          if (!replyFailed(tally, 'order.cancel', cancelReply)) {
+            tally.cancelled += 1;
+            tally.cancelUs.push((cancelAt - cancelSentAt) * 1000);
+          }
+          step();
+        });
+      });
+    };
+    step();
+  });
+}
+
 function serveJobs(): void {
   let generator: Generator | null = null;
+  let proved: ProvedGenerator | null = null;
   const answer = (work: () => Promise<FromChild>): void => {
     work().then(
       (message) => process.send?.(message),
@@ -928,10 +1279,29 @@ function serveJobs(): void {
           cancelNonce: 0n,
         }));
         const base = { setup, accounts };
-        const venue = await connectAll(setup.venuePort, base);
-        const baseline = await connectAll(setup.baselinePort, base);
+        const venue = await connectAll(setup.venuePort, setup.certPem, setup.tokens);
+        const baseline = await connectAll(setup.baselinePort, setup.certPem, setup.tokens);
         generator = { ...base, venue, baseline };
         return { type: 'ready' };
+      });
+      return;
+    }
+    if (message.type === 'setup-proved') {
+      answer(async () => {
+        const { setup } = message;
+        const links = await connectAll(setup.port, setup.certPem, setup.tokens);
+        const lanes = setup.lanes.map((mine) =>
+          mine.map(({ label, note }) => ({ key: provedKeyOf(label), nonce: 0n, cancelNonce: 0n, note })),
+        );
+        proved = { setup, links, lanes };
+        return { type: 'ready' };
+      });
+      return;
+    }
+    if (message.type === 'run-proved') {
+      answer(async () => {
+        if (proved === null) throw new Error('run-proved before setup-proved');
+        return runProvedLanes(proved, message.cyclesPerLane, BigInt(message.expirySlot));
       });
       return;
     }

@@ -4,6 +4,7 @@
  */
 import type { Figure } from '../bench/harness.ts';
 import { report } from '../bench/harness.ts';
+import { loopDelayFigures, watchLoop } from '../bench/loop-delay.ts';
 
 const BENCHMARKS: Record<string, () => Promise<{ run: (quick: boolean) => Figure[] | Promise<Figure[]> }>> = {
   clearing: () => import('../bench/clearing.ts'),
@@ -38,5 +39,12 @@ for (const selected of name === 'all' ? Object.keys(BENCHMARKS) : [name]) {
   const load = BENCHMARKS[selected];
   if (load === undefined) continue;
   const module = await load();
-  report(await module.run(quick));
+  const watch = watchLoop();
+  const figures = await module.run(quick);
+  const loop = watch.stop();
+  // Every benchmark records its event loop's delay (shared/design/benchmarks.md). One that does not
+  // watch a part of its own gets the whole run's: for a synchronous benchmark (core, intake) that is
+  // the longest stretch it held the thread, a stall figure of its own.
+  const watched = figures.some((f) => f.name.includes('loop_delay'));
+  report(watched ? figures : [...figures, ...loopDelayFigures(selected, 'whole_run', [loop])]);
 }

@@ -9,8 +9,12 @@ import { startTsWorker } from './worker-threads.ts';
 /**
  * The venue side of VALID_INPUT (docs/notes.md section 8): checks `valid_input_proof` at
  * intake in a pool of worker threads, so the sequencer never waits on a pairing. Requests queue in
- * a bounded queue; each idle worker takes a share of what is waiting (up to `batchMax`) and checks
- * it as one batch, so batches grow with load and a lone order is checked alone at once.
+ * a bounded queue; idle workers take shares of what is waiting (up to `batchMax` each) and check
+ * each share as one batch, so batches grow with load and a lone order is checked alone at once.
+ * A batch has a fixed cost (a final exponentiation and two Miller loops, about two and a half
+ * proofs' worth), so under load an idle worker starts a batch only once `batchMinShare` proofs
+ * wait for it, while another worker is busy (it takes what waits when it is done); an idle pool
+ * starts at once on anything (decisions D89).
  */
 export type ProofMode = 'groth16' | 'stub';
 
@@ -35,6 +39,11 @@ export interface ProofVerifierOptions {
   readonly queueMax?: number;
   /** Most proofs one worker checks as one batch. */
   readonly batchMax?: number;
+  /**
+   * Fewest proofs an idle worker starts a batch with while another worker is busy, and the share
+   * below which waiting proofs are not split between idle workers. 1 splits evenly at once.
+   */
+  readonly batchMinShare?: number;
 }
 
 export interface ProofVerifier {
@@ -65,6 +74,11 @@ export interface DerivedVerdict {
 
 export const VERIFIER_QUEUE_MAX_DEFAULT = 4096;
 export const VERIFIER_BATCH_MAX_DEFAULT = 64;
+/**
+ * Measured on one thread (bench proofs, decisions D89): a proof costs about 2.1 ms in a batch and a
+ * batch about 5 ms more, so a batch of 16 runs at 87 % of a batch of 64's rate and one of 4 at 56 %.
+ */
+export const VERIFIER_BATCH_MIN_SHARE_DEFAULT = 16;
 export const VERIFIER_WORKERS_MAX = 64;
 
 /** The bounded queue is full: the venue should refuse the order as overloaded, not wait. */
@@ -110,11 +124,15 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
   const workerCount = options.workers ?? Math.max(1, availableParallelism());
   const queueMax = options.queueMax ?? VERIFIER_QUEUE_MAX_DEFAULT;
   const batchMax = options.batchMax ?? VERIFIER_BATCH_MAX_DEFAULT;
+  const batchMinShare = Math.min(options.batchMinShare ?? VERIFIER_BATCH_MIN_SHARE_DEFAULT, batchMax);
   if (!Number.isInteger(workerCount) || workerCount < 1 || workerCount > VERIFIER_WORKERS_MAX) {
     throw new VerifierConfigError(`workers must be 1 to ${VERIFIER_WORKERS_MAX}, received ${workerCount}`);
   }
   if (!Number.isInteger(queueMax) || queueMax < 1) throw new VerifierConfigError('queueMax must be >= 1');
   if (!Number.isInteger(batchMax) || batchMax < 1) throw new VerifierConfigError('batchMax must be >= 1');
+  if (!Number.isInteger(batchMinShare) || batchMinShare < 1) {
+    throw new VerifierConfigError('batchMinShare must be >= 1');
+  }
 
   const queue: Pending[] = [];
   let inFlight = 0;
@@ -186,13 +204,18 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
     return pool;
   };
 
-  /** Gives each idle, ready worker an even share of the queue, up to batchMax. */
+  /**
+   * Starts as many idle, ready workers as the queue gives shares of at least batchMinShare (at
+   * least one when no worker is busy), each with an even share up to batchMax.
+   */
   const dispatch = (): void => {
-    if (failure !== null || pool === null) return;
+    if (failure !== null || pool === null || queue.length === 0) return;
     const idle = pool.filter((m) => m.started && m.batch === null);
-    for (const [index, member] of idle.entries()) {
+    const busy = pool.some((m) => m.batch !== null);
+    const starting = Math.min(idle.length, Math.max(busy ? 0 : 1, Math.floor(queue.length / batchMinShare)));
+    for (const [index, member] of idle.slice(0, starting).entries()) {
       if (queue.length === 0) return;
-      const share = Math.min(batchMax, Math.ceil(queue.length / (idle.length - index)));
+      const share = Math.min(batchMax, Math.ceil(queue.length / (starting - index)));
       const batch = queue.splice(0, share);
       member.batch = batch;
       inFlight += batch.length;

@@ -70,6 +70,34 @@ test('verifyMany answers each order in place, across several batches', async () 
   assert.deepEqual(venue.load(), { queued: 0, inFlight: 0, queueMax: 4096 });
 });
 
+test('two workers holding small shares back still answer every order, arriving together or one by one', async () => {
+  // batchMinShare 6: while one worker is busy the other waits for six proofs; a straggler that
+  // never makes six is taken when the busy worker is done.
+  const pool = createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 2, batchMinShare: 6 });
+  try {
+    await pool.ready();
+    const wrong = Object.values(fixture.wrong);
+    const orders = Array.from({ length: 15 }, (_, i) =>
+      i % 4 === 3 ? (wrong[0] ?? stubOrder) : fixture.order,
+    );
+    const together = Promise.all(orders.map((order) => pool.verify(order)));
+    const straggler = pool.verify(fixture.order);
+    assert.deepEqual(
+      await together,
+      orders.map((o) => o === fixture.order),
+    );
+    assert.equal(await straggler, true);
+    for (const order of orders.slice(0, 3)) assert.equal(await pool.verify(order), order === fixture.order);
+    assert.equal(pool.load().inFlight + pool.load().queued, 0);
+  } finally {
+    await pool.close();
+  }
+  assert.throws(
+    () => createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 1, batchMinShare: 0 }),
+    VerifierConfigError,
+  );
+});
+
 test('a full queue refuses at once instead of waiting, and takes nothing in', async () => {
   // Stub mode starts its workers only for a real proof, and this test never lets one in.
   const small = createProofVerifier({ mode: 'stub', settles: false, assetOf, workers: 1, queueMax: 2 });
