@@ -12,6 +12,7 @@ import {
 } from '@venue/notes';
 import {
   assert,
+  type FillMemo,
   isVenueError,
   SETTLEMENT_FAILURE_REASONS,
   type SettlementFailureReason,
@@ -22,6 +23,7 @@ import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX
 import type { Annotations } from '../journal/journal-record.ts';
 import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import type { SettlementWork } from '../workers/settlement-work.ts';
 import { isChainRefusal } from './chain-refusal.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { NoteOpenings } from './note-openings.ts';
@@ -37,9 +39,12 @@ import {
   chainLegOf,
   fromMatchEvent,
   fromPendingMatch,
+  type LegPlanInput,
+  legPlanInput,
   memoOf,
   type PlannedLeg,
   planLeg,
+  plannedLegOf,
   proofHeaderOf,
   proofLegOf,
   type SettlingMatch,
@@ -91,6 +96,14 @@ export interface SettlementPipelineOptions {
    * which the deterministic simulator and the settlement tests rely on (a beat is one step there).
    */
   readonly turnBudgetMs?: number;
+  /**
+   * Where the per-leg CPU work runs (workers/settlement-pool.ts): the Poseidon hashes of each leg's
+   * plan and the sealing of each fill memo go to a worker thread, and their results are applied on
+   * this thread in the order asked. Undefined: on this thread, synchronously (the simulator and the
+   * settlement tests, where a beat is one step). A venue that serves users passes both this and
+   * `turnBudgetMs` (docs/settlement.md section 12).
+   */
+  readonly work?: SettlementWork;
 }
 
 /**
@@ -128,6 +141,8 @@ interface Admission {
   readonly planned: PlannedLeg[];
   /** Checked against the queue's bound once: a group waiting for its lock's reply is not counted again. */
   bounded: boolean;
+  /** The legs' hashes are being computed on the settlement worker (#planOnWorker). */
+  hashing: boolean;
 }
 
 /**
@@ -191,11 +206,13 @@ export class SettlementPipeline {
   /** Matches the pipeline owns (queued, locked, in flight): market:match. */
   readonly #owned = new Set<string>();
   /** Fill messages held until the core's fill event for the same match is out. */
-  readonly #fills = new Map<string, { accountId: string; frame: FillFrame }>();
+  readonly #fills = new Map<string, HeldFill>();
   #stopped = false;
   readonly #detach: () => void;
   readonly #saltKey: Uint8Array;
   readonly #turn: TurnBudget;
+  /** A step is queued for the next turn (a worker's results arrived). */
+  #stepQueued = false;
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
@@ -325,11 +342,23 @@ export class SettlementPipeline {
     const marketId = first.marketId;
     for (const match of matches) this.#owned.add(key(marketId, match.matchId));
     const lane = this.#lane(marketId);
-    const admission: Admission = { marketId, matches, recovered, group: null, planned: [], bounded: false };
+    const admission: Admission = {
+      marketId,
+      matches,
+      recovered,
+      group: null,
+      planned: [],
+      bounded: false,
+      hashing: false,
+    };
     lane.admitting.push(admission);
-    // Held: it waits in `admitting`, and the first allowed step takes it from there.
-    if (!this.#allowed()) return;
-    if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+    // Held: it waits in `admitting`, and the first allowed step takes it from there. With a turn
+    // budget spent (an auction's fan-out of thousands of matches), the next turn's step goes on.
+    if (!this.#allowed() || this.#turn.exhausted()) return;
+    const admitted = this.#tryAdmit(admission);
+    this.#turn.worked();
+    if (!admitted) return;
+    lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     if (queuedLegs(lane) >= this.#legsMax) this.#seal(marketId, lane);
   }
 
@@ -337,9 +366,12 @@ export class SettlementPipeline {
   #admitWaiting(lane: Lane): void {
     for (const admission of [...lane.admitting]) {
       // Once this turn's work is done, the rest wait for the next turn: walking thousands of
-      // waiting groups on every turn would cost the square of the backlog.
+      // waiting groups on every turn would cost the square of the backlog. Each group is a unit
+      // (locking one signs a request), so a turn of locks alone stops at its budget too.
       if (this.#turn.exhausted()) return;
-      if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+      const admitted = this.#tryAdmit(admission);
+      this.#turn.worked();
+      if (admitted) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
   }
 
@@ -431,6 +463,7 @@ export class SettlementPipeline {
     const { matches } = admission;
     const legs = admission.planned;
     if (matches.length > this.#legsMax) return 'group larger than a batch';
+    if (this.#o.work !== undefined) return this.#planOnWorker(market, admission, this.#o.work);
     while (legs.length < matches.length) {
       if (this.#turn.spent()) return 'more';
       const match = matches[legs.length] as SettlingMatch;
@@ -444,6 +477,64 @@ export class SettlementPipeline {
       legs.push(leg);
     }
     return legs;
+  }
+
+  /**
+   * Hands the admission's legs to the settlement worker at once: their plan inputs are made here,
+   * their hashes there, and the planned legs are appended in match order when the reply comes (a
+   * later step then locks the group). 'more' until then; a reason when a leg cannot be planned.
+   */
+  #planOnWorker(
+    market: MarketConfig,
+    admission: Admission,
+    work: SettlementWork,
+  ): PlannedLeg[] | string | 'more' {
+    const { matches, planned } = admission;
+    if (planned.length === matches.length) return planned;
+    if (admission.hashing) return 'more';
+    const inputs: { match: SettlingMatch; input: LegPlanInput; root: string }[] = [];
+    for (const match of matches.slice(planned.length)) {
+      const opening = this.#o.openings.get(match.note.commitment);
+      if (opening === undefined) return 'note opening unknown';
+      const input = legPlanInput(market, match, opening);
+      if (typeof input === 'string') return input;
+      // As in #plan: a change note is under its shard's current root, not its order's.
+      const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
+      inputs.push({ match, input, root });
+    }
+    // A worker at its bound takes nothing more: the group waits in `admitting` for a later beat.
+    if (!work.accepts(inputs.length)) return 'more';
+    admission.hashing = true;
+    work.hashLegs(inputs.map((leg) => leg.input.hash)).then(
+      (hashes) => {
+        admission.hashing = false;
+        for (const [i, leg] of inputs.entries()) {
+          planned.push(plannedLegOf(leg.match, leg.input, hashes[i] as (typeof hashes)[number], leg.root));
+        }
+        this.#stepSoon();
+      },
+      (error: unknown) => this.#workFailed(error),
+    );
+    return 'more';
+  }
+
+  /** One step on a later turn (once, however many worker replies ask for it in this one). */
+  #stepSoon(): void {
+    if (this.#stepQueued || this.#stopped) return;
+    this.#stepQueued = true;
+    setImmediate(() => {
+      this.#stepQueued = false;
+      this.step();
+    });
+  }
+
+  /**
+   * The worker's inputs are the venue's own, so a job that fails is a bug: rethrown, it crashes
+   * the process (programmer errors crash). A pool closing as the venue stops is no failure.
+   */
+  #workFailed(error: unknown): void {
+    if (this.#stopped || isVenueError(error)) return;
+    throw error;
   }
 
   /**
@@ -758,6 +849,7 @@ export class SettlementPipeline {
           group,
           planned: [...group.legs],
           bounded: false,
+          hashing: false,
         };
         lane.admitting.push(admission);
         if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
@@ -976,22 +1068,33 @@ export class SettlementPipeline {
     // notes from the order events instead (docs/settlement.md section 4).
     if (match.clearingPrice === null || batchSeq === null) return;
     if (this.#fills.size >= FILLS_AWAITING_EVENT_MAX) return;
-    const memo = sealFillMemo(
-      match.viewingPubkey,
-      { orderId: match.orderId, matchId: match.matchId },
-      memoOf(planned, match.clearingPrice, leafIndex),
-    );
-    this.#fills.set(key(match.marketId, match.matchId), {
-      accountId: match.accountId,
-      frame: fillFrame({
+    const context = { orderId: match.orderId, matchId: match.matchId };
+    const plaintext = memoOf(planned, match.clearingPrice, leafIndex);
+    const held: HeldFill = { accountId: match.accountId, frame: null, released: false };
+    const serverTimeMs = this.#o.clock.nowMs();
+    const frameOf = (memo: FillMemo) =>
+      fillFrame({
         orderId: match.orderId,
         marketId: match.marketId,
         matchId: match.matchId,
         batchSeq,
-        serverTimeMs: this.#o.clock.nowMs(),
+        serverTimeMs,
         memo,
-      }),
-    });
+      });
+    this.#fills.set(key(match.marketId, match.matchId), held);
+    const { work } = this.#o;
+    if (work === undefined || !work.accepts(1)) {
+      held.frame = frameOf(sealFillMemo(match.viewingPubkey, context, plaintext));
+      return;
+    }
+    // Sealed on the worker: the frame goes out when both the memo and the core's fill event are.
+    work.sealMemo({ viewingPubkey: match.viewingPubkey, context, plaintext }).then(
+      (memo) => {
+        held.frame = frameOf(memo);
+        if (held.released) this.#o.publisher?.publishFill(held.frame, held.accountId);
+      },
+      (error: unknown) => this.#workFailed(error),
+    );
   }
 
   /** Sent only after the core's fill event is out, so the fills channel never runs ahead of it. */
@@ -1000,7 +1103,8 @@ export class SettlementPipeline {
     const fill = this.#fills.get(id);
     if (fill === undefined) return;
     this.#fills.delete(id);
-    this.#o.publisher?.publishFill(fill.frame, fill.accountId);
+    fill.released = true;
+    if (fill.frame !== null) this.#o.publisher?.publishFill(fill.frame, fill.accountId);
   }
 
   #lane(marketId: string): Lane {
@@ -1020,6 +1124,13 @@ export class SettlementPipeline {
     }
     return lane;
   }
+}
+
+/** A fill message waiting for the core's fill event (released) and, sealed on a worker, for its memo. */
+interface HeldFill {
+  readonly accountId: string;
+  frame: FillFrame | null;
+  released: boolean;
 }
 
 function key(marketId: string, matchId: bigint): string {
