@@ -20,7 +20,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { ChainRpcClient, RemoteSettlementChain, SETTLEMENT_TURN_BUDGET_MS } from '@venue/adapters';
+import {
+  ChainRpcClient,
+  RemoteSettlementChain,
+  SETTLEMENT_TURN_BUDGET_MS,
+  SettlementPool,
+} from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
 import { fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
@@ -37,7 +42,7 @@ const SLOT_MS = 100;
 const POLL_MS = 25;
 const SLOTS_MAX = 3_000;
 
-type Mode = 'budget' | 'unsliced' | 'off';
+type Mode = 'worker' | 'budget' | 'unsliced' | 'off';
 
 interface Run extends LoopDelay {
   readonly slots: number;
@@ -144,13 +149,21 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
   try {
     const rpc = new ChainRpcClient(url, 60_000);
     await bookedWorld(rpc, world);
-    const remote = mode === 'off' ? null : new RemoteSettlementChain(rpc, world.signer);
+    // The served path: hashing, memos, (stand-in) proofs, batch signing and the chain's JSON-RPC
+    // encoding on the settlement worker.
+    const pool = mode === 'worker' ? new SettlementPool() : null;
+    await pool?.ready();
+    const remote =
+      mode === 'off'
+        ? null
+        : pool === null
+          ? new RemoteSettlementChain(rpc, world.signer)
+          : new RemoteSettlementChain(new ChainRpcClient(url, 60_000, pool), world.signer, { work: pool });
     // The world's own pipeline (on its in-process chain) never runs here: replaced, or stopped.
     if (remote === null) world.settlement.stop();
-    const pipeline =
-      remote === null
-        ? null
-        : world.settleOn(remote, mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined).pipeline;
+    const budgetMs = mode === 'worker' || mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined;
+    const offThread = pool === null ? undefined : { work: pool, prover: pool.standInProver() };
+    const pipeline = remote === null ? null : world.settleOn(remote, budgetMs, offThread).pipeline;
     // The venue's beat: the served venue's poll of the chain's view (each read is a step of the
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
@@ -174,6 +187,7 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     const loop = watch.stop();
     pipeline?.stop();
     await remote?.idle();
+    await pool?.close();
     return { ...loop, slots: produced, legsPerSecond: pipeline === null ? 0 : LEGS / seconds };
   } finally {
     await stopChain(child);

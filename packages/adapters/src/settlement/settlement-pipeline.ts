@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import type { CoreEvent, MarketConfig } from '@venue/core';
 import {
   fieldFromDigest,
@@ -33,6 +33,7 @@ import type {
   ChainSettlementRecord,
   SettlementChain,
   SignedChainBatch,
+  UnsignedChainBatch,
 } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
 import {
@@ -173,6 +174,9 @@ interface Proving {
   readonly deadline: bigint;
   legs: ChainSettlementLeg[] | null;
   failure: Error | null;
+  /** Being signed on the chain port's worker (`signLater`), and the signed batch once back. */
+  signing: boolean;
+  signed: SignedChainBatch | null;
 }
 
 interface Lane {
@@ -209,7 +213,8 @@ export class SettlementPipeline {
   readonly #fills = new Map<string, HeldFill>();
   #stopped = false;
   readonly #detach: () => void;
-  readonly #saltKey: Uint8Array;
+  /** A KeyObject made once: preparing the raw key again for every fill's HMAC cost more than the HMAC. */
+  readonly #saltKey: KeyObject;
   readonly #turn: TurnBudget;
   /** A step is queued for the next turn (a worker's results arrived). */
   #stepQueued = false;
@@ -218,7 +223,7 @@ export class SettlementPipeline {
     this.#o = options;
     this.#turn = new TurnBudget(options.turnBudgetMs, () => this.step());
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
-    this.#saltKey = options.fillSaltKey ?? randomBytes(32);
+    this.#saltKey = createSecretKey(options.fillSaltKey ?? randomBytes(32));
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
     assert(
       options.engine.follows(options.openings),
@@ -659,6 +664,8 @@ export class SettlementPipeline {
       deadline,
       legs: null,
       failure: null,
+      signing: false,
+      signed: null,
     };
     lane.proving = proving;
     if (proveNow !== undefined) {
@@ -762,26 +769,52 @@ export class SettlementPipeline {
     }
     if (proving.legs === null || this.#mustWait(lane)) return;
     if (!this.#sees({ markets: [marketId] })) return;
-    lane.proving = null;
     if (chain.nextBatchSeq(marketId) !== proving.batchSeq) {
       // Proved ahead under the number after a batch that then failed (or any other move of the
       // sequence): proofs bound to a stale number would only fail, so the groups are proved again.
+      lane.proving = null;
       lane.queued.unshift(...proving.groups);
       this.#seal(marketId, lane);
       return;
     }
-    const batch = chain.sign({
+    const unsigned = {
       market_id: marketId,
       batch_seq: proving.batchSeq,
       deadline_slot: proving.deadline,
       match_count: proving.legs.length,
       legs: proving.legs,
-    });
+    };
+    const batch = this.#signed(proving, unsigned);
+    // Signed on a worker: this step ends here, and the step after the signature goes on.
+    if (batch === null) return;
+    lane.proving = null;
     const inFlight: InFlight = { batch, groups: proving.groups };
     lane.inFlight = inFlight;
     metrics?.batchSubmitted(marketId, proving.legs.length);
     this.#submit(inFlight);
     this.#follow(lane, inFlight);
+  }
+
+  /**
+   * The proved batch, signed: at once by the chain port, or by its worker (`signLater`), in which
+   * case null until the signature is back. Ed25519 is deterministic, so either way gives the same
+   * bytes, and the checks before it are made again on the step that sends it.
+   */
+  #signed(proving: Proving, unsigned: UnsignedChainBatch): SignedChainBatch | null {
+    const { signLater } = this.#o.chain;
+    if (signLater === undefined) return this.#o.chain.sign(unsigned);
+    if (proving.signed !== null) return proving.signed;
+    if (!proving.signing) {
+      proving.signing = true;
+      signLater(unsigned).then(
+        (batch) => {
+          proving.signed = batch;
+          this.#stepSoon();
+        },
+        (error: unknown) => this.#workFailed(error),
+      );
+    }
+    return null;
   }
 
   /** Submits (or resubmits) a signed batch: the same bytes are the same transaction on chain. */

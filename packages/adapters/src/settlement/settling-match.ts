@@ -160,14 +160,28 @@ export function legPlanInput(
     hash: {
       ownerCommitment: opening.ownerCommitment,
       innerHash: opening.innerHash,
-      receivedAssetId: assetIdOfMint(receivedMint),
+      receivedAssetId: assetIdOf(receivedMint),
       receivedValue: bid ? match.baseQuantity : match.quoteAmount,
-      changeAssetId: assetIdOfMint(changeMint),
+      changeAssetId: assetIdOf(changeMint),
       changeValue: match.note.value - paid,
     },
     receivedMint,
     changeMint,
   };
+}
+
+/** Asset ids by mint: a sha256 each, asked twice per leg, over the few mints the markets list. */
+const assetIds = new Map<string, bigint>();
+const ASSET_IDS_CACHED_MAX = 1024;
+
+function assetIdOf(mint: string): bigint {
+  let id = assetIds.get(mint);
+  if (id === undefined) {
+    id = assetIdOfMint(mint);
+    if (assetIds.size >= ASSET_IDS_CACHED_MAX) assetIds.clear();
+    assetIds.set(mint, id);
+  }
+  return id;
 }
 
 /**

@@ -11,17 +11,23 @@ import { assert, type FillMemo, VenueError } from '@venue/protocol';
 import { SETTLEMENT_WORKER_BATCH_JOBS_MAX, SETTLEMENT_WORKER_JOBS_MAX } from '../config/limits.ts';
 import type { LegHashes, LegHashInput } from '../settlement/settling-match.ts';
 import type {
-  ProveJob,
+  ChainWork,
+  DecodeJob,
+  EncodeJob,
   SealJob,
   SettlementWork,
   SettlementWorkReply,
   SettlementWorkRequest,
+  SignJob,
+  WorkKind,
+  WorkKinds,
 } from './settlement-work.ts';
 
 /**
- * The settlement pipeline's per-leg CPU work on a worker thread (docs/settlement.md section 12):
- * the Poseidon hashes of a leg's plan, the sealing of its fill memo, and, for a chain in stand-in
- * mode, its stand-in proof. The sequencer's thread hands over compact inputs and applies the
+ * The settlement pipeline's CPU work on a worker thread (docs/settlement.md section 12): per leg,
+ * the Poseidon hashes of its plan, the sealing of its fill memo and, for a chain in stand-in mode,
+ * its stand-in proof; per batch, its signature and the JSON-RPC text that carries it, and the
+ * reading of the chain's replies. The sequencer's thread hands over compact inputs and applies the
  * results in the order it asked; what decides state (which groups lock, which batch is sealed, what
  * the core records) stays on the sequencer.
  *
@@ -29,19 +35,16 @@ import type {
  * SETTLEMENT_WORKER_BATCH_JOBS_MAX, so a backlog costs one message per few hundred legs. One worker:
  * on a machine of two cores the other is the sequencer's, and one worker answers in order.
  */
-type Job =
-  | { readonly kind: 'hash'; readonly input: LegHashInput; readonly done: Settle<LegHashes> }
-  | { readonly kind: 'seal'; readonly input: SealJob; readonly done: Settle<FillMemo> }
-  | { readonly kind: 'prove'; readonly input: ProveJob; readonly done: Settle<MatchProof> };
-
-interface Settle<T> {
-  readonly resolve: (value: T) => void;
+interface Job {
+  readonly kind: WorkKind;
+  readonly input: unknown;
+  readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
 }
 
 const WORKER_URL = new URL('./settlement-worker.ts', import.meta.url);
 
-export class SettlementPool implements SettlementWork {
+export class SettlementPool implements SettlementWork, ChainWork {
   #worker: Worker;
   #ready: Promise<void>;
   #queue: Job[] = [];
@@ -60,7 +63,6 @@ export class SettlementPool implements SettlementWork {
     return this.#ready;
   }
 
-  /** Jobs asked for and not yet answered. */
   get depth(): number {
     return this.#jobs;
   }
@@ -70,13 +72,23 @@ export class SettlementPool implements SettlementWork {
   }
 
   hashLegs(inputs: readonly LegHashInput[]): Promise<LegHashes[]> {
-    return Promise.all(
-      inputs.map((input) => this.#ask<LegHashes>((done) => ({ kind: 'hash', input, done }))),
-    );
+    return Promise.all(inputs.map((input) => this.#ask('hash', input)));
   }
 
-  sealMemo(input: SealJob): Promise<FillMemo> {
-    return this.#ask<FillMemo>((done) => ({ kind: 'seal', input, done }));
+  sealMemo(job: SealJob): Promise<FillMemo> {
+    return this.#ask('seal', job);
+  }
+
+  signBatch(job: SignJob): Promise<WorkKinds['sign']['result']> {
+    return this.#ask('sign', job);
+  }
+
+  encode(job: EncodeJob): Promise<string> {
+    return this.#ask('encode', job);
+  }
+
+  decode(job: DecodeJob): Promise<WorkKinds['decode']['result']> {
+    return this.#ask('decode', job);
   }
 
   /**
@@ -84,8 +96,8 @@ export class SettlementPool implements SettlementWork {
    * what a real prover's workers cost the sequencer (a message per leg), with stand-in proofs.
    */
   standInProver(): MatchProver {
-    const prove = (header: MatchBatchHeader, leg: MatchLeg) =>
-      this.#ask<MatchProof>((done) => ({ kind: 'prove', input: { header, leg }, done }));
+    const prove = (header: MatchBatchHeader, leg: MatchLeg): Promise<MatchProof> =>
+      this.#ask('prove', { header, leg });
     return {
       kind: 'stand-in',
       ready: () => this.#ready,
@@ -99,17 +111,21 @@ export class SettlementPool implements SettlementWork {
   async close(): Promise<void> {
     this.#closed = true;
     const stopping = new VenueError('SHUTTING_DOWN', 'the venue is stopping');
-    for (const job of this.#queue.splice(0)) job.done.reject(stopping);
+    for (const job of this.#queue.splice(0)) job.reject(stopping);
     this.#fail(stopping);
     await this.#worker.terminate();
   }
 
-  #ask<T>(make: (done: Settle<T>) => Job): Promise<T> {
+  #ask<K extends WorkKind>(kind: K, input: WorkKinds[K]['input']): Promise<WorkKinds[K]['result']> {
     if (this.#closed) return Promise.reject(new VenueError('SHUTTING_DOWN', 'the venue is stopping'));
-    assert(this.#jobs < SETTLEMENT_WORKER_JOBS_MAX, 'the pipeline asks accepts() before handing work over');
+    // Leg jobs wait for accepts(); a batch's few chain jobs are not counted against the bound.
+    assert(
+      kind === 'sign' || kind === 'encode' || kind === 'decode' || this.#jobs < SETTLEMENT_WORKER_JOBS_MAX,
+      'leg work is handed over only when accepts() says so',
+    );
     this.#jobs += 1;
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push(make({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind, input, resolve: resolve as (result: unknown) => void, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -126,12 +142,14 @@ export class SettlementPool implements SettlementWork {
     while (from < queue.length) {
       const kind = (queue[from] as Job).kind;
       let to = from + 1;
-      while (to < queue.length && to - from < SETTLEMENT_WORKER_BATCH_JOBS_MAX && queue[to]?.kind === kind)
+      while (to < queue.length && to - from < SETTLEMENT_WORKER_BATCH_JOBS_MAX && queue[to]?.kind === kind) {
         to += 1;
+      }
       const jobs = queue.slice(from, to);
       const id = this.#nextId++;
       this.#inFlight.set(id, jobs);
-      this.#worker.postMessage({ id, kind, jobs: jobs.map((job) => job.input) } as SettlementWorkRequest);
+      const request: SettlementWorkRequest = { id, kind, jobs: jobs.map((job) => job.input) };
+      this.#worker.postMessage(request);
       from = to;
     }
   }
@@ -145,8 +163,11 @@ export class SettlementPool implements SettlementWork {
       readied = resolve;
       refused = reject;
     });
-    ready.catch(() => {}); // observed by whoever awaits ready(); a crash below is loud anyway
-    worker.on('message', (reply: SettlementWorkReply) => this.#answer(reply, readied));
+    ready.catch(() => {}); // observed by whoever awaits ready(); the jobs below reject loudly anyway
+    worker.on('message', (reply: SettlementWorkReply) => {
+      if (reply.kind === 'ready') readied();
+      else this.#answer(reply.id, reply.outcomes);
+    });
     worker.on('error', (error) => {
       refused(error);
       this.#fail(error);
@@ -161,29 +182,21 @@ export class SettlementPool implements SettlementWork {
     return { worker, ready };
   }
 
-  #answer(reply: SettlementWorkReply, readied: () => void): void {
-    if (reply.kind === 'ready') {
-      readied();
-      return;
-    }
-    const jobs = this.#inFlight.get(reply.id);
-    assert(jobs !== undefined, 'the settlement worker answered an unknown message');
-    this.#inFlight.delete(reply.id);
+  #answer(id: number, outcomes: Extract<SettlementWorkReply, { kind: 'done' }>['outcomes']): void {
+    const jobs = this.#inFlight.get(id);
+    assert(
+      jobs !== undefined && jobs.length === outcomes.length,
+      'the settlement worker answers each job of a message',
+    );
+    this.#inFlight.delete(id);
     this.#jobs -= jobs.length;
-    if (reply.kind === 'failed') {
-      // A hash or a seal that throws is a bug of the venue's (its inputs are its own): loud.
-      for (const job of jobs) job.done.reject(new Error(`settlement worker: ${reply.message}`));
-      return;
-    }
-    assert(reply.results.length === jobs.length, 'the settlement worker answers every job');
     for (const [i, job] of jobs.entries()) {
-      const result = reply.results[i];
-      if (job.kind === 'prove') {
-        const proof = result as MatchProof | { error: string };
-        if ('error' in proof) job.done.reject(new MatchProvingError(proof.error));
-        else job.done.resolve(proof);
-      } else if (job.kind === 'hash') job.done.resolve(result as LegHashes);
-      else job.done.resolve(result as FillMemo);
+      const outcome = outcomes[i] as (typeof outcomes)[number];
+      if ('ok' in outcome) job.resolve(outcome.ok);
+      // A leg the stand-in cannot prove breaks a rule, as with the real prover (MatchProvingError).
+      // Any other job's inputs are the venue's own: a failure there is a bug, and rejects loudly.
+      else if (job.kind === 'prove') job.reject(new MatchProvingError(outcome.error));
+      else job.reject(new Error(`settlement worker, ${job.kind}: ${outcome.error}`));
     }
   }
 
@@ -191,7 +204,7 @@ export class SettlementPool implements SettlementWork {
   #fail(error: Error): void {
     for (const jobs of this.#inFlight.values()) {
       this.#jobs -= jobs.length;
-      for (const job of jobs) job.done.reject(error);
+      for (const job of jobs) job.reject(error);
     }
     this.#inFlight.clear();
   }
