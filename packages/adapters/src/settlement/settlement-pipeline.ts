@@ -216,6 +216,17 @@ export class SettlementPipeline {
   /** A KeyObject made once: preparing the raw key again for every fill's HMAC cost more than the HMAC. */
   readonly #saltKey: KeyObject;
   readonly #turn: TurnBudget;
+  /** Each shard's last root window seen, as a set (#rootInWindow). */
+  readonly #windows = new Map<
+    number,
+    {
+      window: readonly { readonly root: string }[];
+      length: number;
+      first: string | undefined;
+      last: string | undefined;
+      roots: ReadonlySet<string>;
+    }
+  >();
   /** A step is queued for the next turn (a worker's results arrived). */
   #stepQueued = false;
 
@@ -448,8 +459,26 @@ export class SettlementPipeline {
 
   /** True when the window holds the leg's root, or when no window is known yet (the chain checks). */
   #rootInWindow(planned: PlannedLeg): boolean {
-    const window = this.#o.roots?.rootWindow(planned.match.note.treeId) ?? [];
-    return window.length === 0 || window.some((entry) => entry.root === planned.merkleRoot);
+    const treeId = planned.match.note.treeId;
+    const window = this.#o.roots?.rootWindow(treeId) ?? [];
+    if (window.length === 0) return true;
+    // Every waiting group asks again on every beat: a walk of the window per leg was a tenth of the
+    // sequencer's settlement time. The set is rebuilt whenever the window is another (its array,
+    // length or ends differ), so it never answers for a window that moved.
+    const first = window[0]?.root;
+    const last = window.at(-1)?.root;
+    let cached = this.#windows.get(treeId);
+    if (
+      cached === undefined ||
+      cached.window !== window ||
+      cached.length !== window.length ||
+      cached.first !== first ||
+      cached.last !== last
+    ) {
+      cached = { window, length: window.length, first, last, roots: new Set(window.map((e) => e.root)) };
+      this.#windows.set(treeId, cached);
+    }
+    return cached.roots.has(planned.merkleRoot);
   }
 
   #sees(keys: ChainKeys): boolean {
