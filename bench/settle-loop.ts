@@ -142,7 +142,7 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
 }
 
 /** One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off). */
-async function measure(mode: Mode, slots: number): Promise<Run> {
+export async function measure(mode: Mode, slots: number): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,

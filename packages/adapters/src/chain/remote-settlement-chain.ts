@@ -84,11 +84,11 @@ export class RemoteSettlementChain implements SettlementChain {
     this.#options = options;
     const work = options.work;
     if (work !== undefined) {
-      this.signLater = (batch) =>
-        work.signBatch({
-          batch: { ...batch, signer: signer.publicKey },
-          privateKey: signer.privateKey,
-        });
+      this.signLater = async (batch) => {
+        const unsigned = { ...batch, signer: signer.publicKey };
+        const { signature, tx_id } = await work.signBatch({ batch: unsigned, privateKey: signer.privateKey });
+        return { ...unsigned, signature, tx_id };
+      };
     }
   }
 

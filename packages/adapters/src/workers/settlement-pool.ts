@@ -11,6 +11,7 @@ import { assert, type FillMemo, VenueError } from '@venue/protocol';
 import { SETTLEMENT_WORKER_BATCH_JOBS_MAX, SETTLEMENT_WORKER_JOBS_MAX } from '../config/limits.ts';
 import type { LegHashes, LegHashInput } from '../settlement/settling-match.ts';
 import type {
+  BatchSignature,
   ChainWork,
   DecodeJob,
   EncodeJob,
@@ -79,7 +80,7 @@ export class SettlementPool implements SettlementWork, ChainWork {
     return this.#ask('seal', job);
   }
 
-  signBatch(job: SignJob): Promise<WorkKinds['sign']['result']> {
+  signBatch(job: SignJob): Promise<BatchSignature> {
     return this.#ask('sign', job);
   }
 

@@ -7,7 +7,6 @@ import type {
   ChainRpcId,
   FillMemo,
   FillMemoPlaintext,
-  SettlementBatch,
   UnsignedSettlementBatch,
 } from '@venue/protocol';
 import type { LegHashes, LegHashInput } from '../settlement/settling-match.ts';
@@ -31,6 +30,12 @@ export interface SignJob {
   readonly privateKey: KeyObject;
 }
 
+/** A batch's signature and transaction id: the legs stay where they are, not cloned back. */
+export interface BatchSignature {
+  readonly signature: string;
+  readonly tx_id: string;
+}
+
 /** A JSON-RPC request to the chain, written by the chain contract's schema (protocol chainRequestText). */
 export interface EncodeJob {
   readonly id: ChainRpcId;
@@ -51,7 +56,7 @@ export interface WorkKinds {
   readonly hash: { readonly input: LegHashInput; readonly result: LegHashes };
   readonly seal: { readonly input: SealJob; readonly result: FillMemo };
   readonly prove: { readonly input: ProveJob; readonly result: MatchProof };
-  readonly sign: { readonly input: SignJob; readonly result: SettlementBatch & { readonly tx_id: string } };
+  readonly sign: { readonly input: SignJob; readonly result: BatchSignature };
   readonly encode: { readonly input: EncodeJob; readonly result: string };
   readonly decode: { readonly input: DecodeJob; readonly result: ChainReply<ChainMethod> };
 }
@@ -89,7 +94,7 @@ export interface SettlementWork {
 
 /** Batch signing and the chain's JSON-RPC encoding off the thread (RemoteSettlementChain, ChainRpcClient). */
 export interface ChainWork {
-  signBatch(job: SignJob): Promise<WorkKinds['sign']['result']>;
+  signBatch(job: SignJob): Promise<BatchSignature>;
   encode(job: EncodeJob): Promise<string>;
   decode(job: DecodeJob): Promise<ChainReply<ChainMethod>>;
 }

@@ -31,7 +31,7 @@ const RUNNERS: Runners = {
   sign: ({ batch, privateKey }) => {
     // The public half is the batch's own `signer`: only the private KeyObject crossed over.
     const signed = signSettlementBatch(batch, { publicKey: batch.signer, privateKey });
-    return { ...signed, tx_id: settlementTxId(signed) };
+    return { signature: signed.signature, tx_id: settlementTxId(signed) };
   },
   encode: (job) => chainRequestText(job.id, job.method, job.params),
   decode: (job) => readChainReply(job.method, job.id, job.text, job.bytesMax),
