@@ -368,9 +368,14 @@ export class SettlementPipeline {
       hashing: false,
     };
     lane.admitting.push(admission);
-    // Held: it waits in `admitting`, and the first allowed step takes it from there. With a turn
-    // budget spent (an auction's fan-out of thousands of matches), the next turn's step goes on.
-    if (!this.#allowed() || this.#turn.exhausted()) return;
+    // Held: it waits in `admitting`, and the first allowed step takes it from there.
+    if (!this.#allowed()) return;
+    // Working in slices, a new group waits for the next turn's step: this turn is the core's (an
+    // auction's commit and its fan-out of thousands of matches), and the budget cannot see that.
+    if (this.#turn.limited) {
+      this.#stepSoon();
+      return;
+    }
     const admitted = this.#tryAdmit(admission);
     this.#turn.worked();
     if (!admitted) return;
