@@ -141,7 +141,10 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
   }
 }
 
-/** One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off). */
+/**
+ * One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off).
+ * Exported so a profiler (`node --cpu-prof`) can run one mode alone.
+ */
 export async function measure(mode: Mode, slots: number): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
