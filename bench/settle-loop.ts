@@ -5,22 +5,30 @@
  * talks JSON-RPC to a chain simulator in its own process, as `venue serve` does (the chain's own
  * work, Merkle appends above all, is another machine's in production and must not count here).
  * Then a slot comes every SLOT_MS until every leg is final, with the event loop watched from the
- * clearing slot on. Legs are proved with the stand-in prover on the venue's thread (the real one
- * proves on workers; the stand-in's main-thread cost makes this the harder case).
+ * clearing slot on. Legs are proved with the stand-in prover: on the settlement worker in the
+ * served path (as the real prover proves on its workers), on the venue's thread in the others.
  *
  * Figures (all `_stand_in_proofs`, no journal):
- * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the pipeline as served venues run it, with
- *   its turn budget (SETTLEMENT_TURN_BUDGET_MS); baseline: the same run with settlement off (the
- *   auction and the slots alone). Target: max under 10 ms.
- * - event_loop_delay_{max,p99}_ms_settling_2048_legs_unsliced: the pipeline doing a beat's work at
- *   once (the simulator's setting, and every venue's before the budget); same baseline.
- * - legs_final_per_s_settling_2048_legs: legs final per second from the clearing slot; baseline
- *   the unsliced pipeline's rate (what slicing costs in settlement speed).
+ * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the served path: the turn budget
+ *   (SETTLEMENT_TURN_BUDGET_MS) with the settlement worker (workers/settlement-pool.ts) doing leg
+ *   hashing, memo sealing, stand-in proofs, batch signing and the chain's JSON-RPC text; baseline:
+ *   the same run with settlement off (the auction and the slots alone). Target: max under 10 ms.
+ * - ..._sliced_main_thread: the turn budget with all that work on the venue's thread (the served
+ *   path before the worker); same baseline.
+ * - ..._unsliced: the pipeline doing a beat's work at once, on its thread (the simulator's
+ *   setting); same baseline.
+ * - legs_final_per_s_settling_2048_legs[_sliced_main_thread]: legs final per second from the
+ *   clearing slot; baseline the unsliced pipeline's rate.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { ChainRpcClient, RemoteSettlementChain, SETTLEMENT_TURN_BUDGET_MS } from '@venue/adapters';
+import {
+  ChainRpcClient,
+  RemoteSettlementChain,
+  SETTLEMENT_TURN_BUDGET_MS,
+  SettlementPool,
+} from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
 import { fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
@@ -37,7 +45,7 @@ const SLOT_MS = 100;
 const POLL_MS = 25;
 const SLOTS_MAX = 3_000;
 
-type Mode = 'budget' | 'unsliced' | 'off';
+type Mode = 'worker' | 'budget' | 'unsliced' | 'off';
 
 interface Run extends LoopDelay {
   readonly slots: number;
@@ -133,8 +141,11 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
   }
 }
 
-/** One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off). */
-async function measure(mode: Mode, slots: number): Promise<Run> {
+/**
+ * One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off).
+ * Exported so a profiler (`node --cpu-prof`) can run one mode alone.
+ */
+export async function measure(mode: Mode, slots: number): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,
@@ -144,13 +155,21 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
   try {
     const rpc = new ChainRpcClient(url, 60_000);
     await bookedWorld(rpc, world);
-    const remote = mode === 'off' ? null : new RemoteSettlementChain(rpc, world.signer);
+    // The served path: hashing, memos, (stand-in) proofs, batch signing and the chain's JSON-RPC
+    // encoding on the settlement worker.
+    const pool = mode === 'worker' ? new SettlementPool() : null;
+    await pool?.ready();
+    const remote =
+      mode === 'off'
+        ? null
+        : pool === null
+          ? new RemoteSettlementChain(rpc, world.signer)
+          : new RemoteSettlementChain(new ChainRpcClient(url, 60_000, pool), world.signer, { work: pool });
     // The world's own pipeline (on its in-process chain) never runs here: replaced, or stopped.
     if (remote === null) world.settlement.stop();
-    const pipeline =
-      remote === null
-        ? null
-        : world.settleOn(remote, mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined).pipeline;
+    const budgetMs = mode === 'worker' || mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined;
+    const offThread = pool === null ? undefined : { work: pool, prover: pool.standInProver() };
+    const pipeline = remote === null ? null : world.settleOn(remote, budgetMs, offThread).pipeline;
     // The venue's beat: the served venue's poll of the chain's view (each read is a step of the
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
@@ -174,6 +193,7 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
     const loop = watch.stop();
     pipeline?.stop();
     await remote?.idle();
+    await pool?.close();
     return { ...loop, slots: produced, legsPerSecond: pipeline === null ? 0 : LEGS / seconds };
   } finally {
     await stopChain(child);
@@ -184,34 +204,47 @@ async function measure(mode: Mode, slots: number): Promise<Run> {
 export async function run(quick: boolean): Promise<Figure[]> {
   // Each run books 2,048 legs on two chains (a few minutes on a loaded 2-core machine).
   const runs = quick ? 1 : 2;
+  const worker: Run[] = [];
   const budget: Run[] = [];
   const unsliced: Run[] = [];
   const off: Run[] = [];
   for (let i = 0; i < runs; i += 1) {
+    worker.push(await measure('worker', 1));
+    process.stderr.write(`${BENCH}: served path (worker), ${worker.at(-1)?.slots} slots\n`);
+    off.push(await measure('off', worker.at(-1)?.slots ?? 1));
     budget.push(await measure('budget', 1));
-    process.stderr.write(`${BENCH}: with the turn budget, ${budget.at(-1)?.slots} slots\n`);
-    off.push(await measure('off', budget.at(-1)?.slots ?? 1));
     unsliced.push(await measure('unsliced', 1));
-    process.stderr.write(`${BENCH}: run ${i + 1}/${runs} done\n`);
+    for (const [name, runsOf] of [
+      ['worker', worker],
+      ['sliced, main thread', budget],
+      ['unsliced', unsliced],
+      ['off', off],
+    ] as const) {
+      const r = runsOf.at(-1);
+      process.stderr.write(
+        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(0)} legs/s\n`,
+      );
+    }
   }
   const path = `settling_${LEGS}_legs_stand_in_proofs`;
-  const offBaseline = { name: `settlement off, same booking and slots`, runs: off };
-  const figures = [...loopDelayFigures(BENCH, path, budget, offBaseline)];
-  if (unsliced.length > 0) {
-    figures.push(
-      ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),
-      figure(
-        BENCH,
-        `legs_final_per_s_${path}`,
-        'legs/s',
-        'higher',
-        summarise(budget.map((r) => r.legsPerSecond)),
-        {
-          name: 'the unsliced pipeline, same run',
-          value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
-        },
-      ),
-    );
-  }
-  return figures;
+  const offBaseline = { name: 'settlement off, same booking and slots', runs: off };
+  const unslicedRate = {
+    name: 'the unsliced pipeline, same run',
+    value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
+  };
+  const rate = (runsOf: readonly Run[]) => summarise(runsOf.map((r) => r.legsPerSecond));
+  return [
+    ...loopDelayFigures(BENCH, path, worker, offBaseline),
+    ...loopDelayFigures(BENCH, `${path}_sliced_main_thread`, budget, offBaseline),
+    ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),
+    figure(BENCH, `legs_final_per_s_${path}`, 'legs/s', 'higher', rate(worker), unslicedRate),
+    figure(
+      BENCH,
+      `legs_final_per_s_${path}_sliced_main_thread`,
+      'legs/s',
+      'higher',
+      rate(budget),
+      unslicedRate,
+    ),
+  ];
 }

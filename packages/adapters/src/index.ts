@@ -51,4 +51,6 @@ export * from './venue/proof-checks.ts';
 export * from './venue/state-companion.ts';
 export * from './venue/trading-gates.ts';
 export * from './venue/venue-engine.ts';
+export * from './workers/settlement-pool.ts';
+export type * from './workers/settlement-work.ts';
 export * from './workers/signature-pool.ts';

@@ -1,12 +1,14 @@
 // A settlement pipeline with a turn budget (turn-budget.ts) spreads a backlog over many event-loop
 // turns and still settles exactly what a pipeline doing each beat at once settles: the same events
 // per order, every memo readable by its owner, value conserved on chain. The budget of 0 ms is the
-// harshest: one leg of planning, proving or reporting per turn.
+// harshest: one leg of planning, proving or reporting per turn. With the settlement worker, the
+// legs' hashes and memos are made on another thread and applied in order: the outcomes are the same.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SETTLEMENT_TURN_BUDGET_MS, SettlementPool } from '@venue/adapters';
 import { openFillMemo } from '@venue/notes';
 import type { PlaceOrder } from '@venue/protocol';
-import { SettlementWorld, type Wallet } from './settlement-world.ts';
+import { SettlementWorld, type Wallet, type WorldOptions } from './settlement-world.ts';
 
 const FINALITY = 3;
 const PAIRS = 24;
@@ -51,9 +53,25 @@ function lockedOrConsumed(world: SettlementWorld, booked: readonly Booked[]): nu
 }
 
 test('a pipeline with a turn budget settles a backlog over many turns, with the outcomes of one doing it at once', async () => {
+  await settlesLikeWhole({ turnBudgetMs: 0 });
+});
+
+test('a pipeline hashing legs and sealing memos on a worker settles what one doing it all on its thread settles', async () => {
+  const work = new SettlementPool();
+  try {
+    await work.ready();
+    await settlesLikeWhole({ turnBudgetMs: 0, work });
+    await settlesLikeWhole({ turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS, work });
+  } finally {
+    await work.close();
+  }
+});
+
+/** Settles the same booking with `slicedOptions` and all at once, and compares what each order saw. */
+async function settlesLikeWhole(slicedOptions: Pick<WorldOptions, 'turnBudgetMs' | 'work'>): Promise<void> {
   // Slots come every SLOT_MS of wall time below; the lock window leaves the sliced pipeline room.
   const options = { finalityDepth: FINALITY, lockDurationSlots: 500n };
-  const sliced = await SettlementWorld.create({ ...options, turnBudgetMs: 0 });
+  const sliced = await SettlementWorld.create({ ...options, ...slicedOptions });
   const whole = await SettlementWorld.create(options);
   try {
     const slicedOrders = await book(sliced);
@@ -66,6 +84,8 @@ test('a pipeline with a turn budget settles a backlog over many turns, with the 
     assert.ok(lockedOrConsumed(sliced, slicedOrders) < matched, 'sliced: the beat left legs for later turns');
 
     await sliced.settleAll(SLOT_MS);
+    // Memos sealed on the worker reach the stream once sealed: wait for the last ones.
+    while ((slicedOptions.work?.depth ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, SLOT_MS));
     await whole.settleAll(SLOT_MS);
     const memoOf = (world: SettlementWorld, { owner, order }: Booked) => {
       const fill = world.fills().find((f) => f.message.order_id === order.order_id);
@@ -95,4 +115,4 @@ test('a pipeline with a turn budget settles a backlog over many turns, with the 
     await sliced.close();
     await whole.close();
   }
-});
+}

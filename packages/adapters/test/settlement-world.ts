@@ -20,6 +20,7 @@ import {
   type Settlement,
   type SettlementChain,
   SettlementMetrics,
+  type SettlementWork,
   type StateCompanion,
   type StateDirectory,
   type TreeFrame,
@@ -48,6 +49,7 @@ import {
   fieldToHex,
   generateViewingKey,
   loadNoteHasher,
+  type MatchProver,
   type NoteHasher,
   type ViewingKeyPair,
 } from '@venue/notes';
@@ -128,6 +130,8 @@ export interface WorldOptions {
   readonly proverWorkers?: number;
   /** The pipeline's work per event-loop turn (turn-budget.ts); default: all of a beat at once. */
   readonly turnBudgetMs?: number;
+  /** Leg hashing and memo sealing on a worker (workers/settlement-pool.ts); default: on this thread. */
+  readonly work?: SettlementWork;
   /**
    * Derive, on every match, the notes its owners will hold (for `conserved()`): Poseidon on the
    * world's thread. Default true; a benchmark of the sequencer's thread turns it off.
@@ -272,6 +276,7 @@ export class SettlementWorld {
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
       ...(this.options.turnBudgetMs === undefined ? {} : { turnBudgetMs: this.options.turnBudgetMs }),
+      ...(this.options.work === undefined ? {} : { work: this.options.work }),
     });
   }
 
@@ -279,13 +284,18 @@ export class SettlementWorld {
    * Replaces the world's pipeline with one settling on `chain` (a chain in another process, behind
    * its JSON-RPC port), with the world's engine, companions and prover: the settle-loop benchmark.
    */
-  settleOn(chain: SettlementChain, turnBudgetMs?: number): Settlement {
+  settleOn(
+    chain: SettlementChain,
+    turnBudgetMs?: number,
+    offThread?: { readonly work: SettlementWork; readonly prover: MatchProver },
+  ): Settlement {
     this.settlement.stop();
     this.settlement = createSettlementPipeline({
       engine: this.engine,
       chain,
       hasher: this.hasher,
-      prover: this.#prover.lent,
+      prover: offThread?.prover ?? this.#prover.lent,
+      ...(offThread === undefined ? {} : { work: offThread.work }),
       roots: this.chain,
       log: (line) => this.logs.push(line),
       openings: this.openings,

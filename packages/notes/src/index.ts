@@ -24,3 +24,4 @@ export * from './spend-stand-in.ts';
 export * from './spend-verifier.ts';
 export * from './verifier.ts';
 export * from './withdraw-message.ts';
+export * from './worker-threads.ts';

@@ -183,6 +183,7 @@ function openSettlement(
     prover: port.prover,
     ...(port.fillSaltKey === undefined ? {} : { fillSaltKey: port.fillSaltKey }),
     ...(port.turnBudgetMs === undefined ? {} : { turnBudgetMs: port.turnBudgetMs }),
+    ...(port.work === undefined ? {} : { work: port.work }),
     roots: ports.roots,
     ...(ports.log === undefined ? {} : { log: ports.log }),
     hasher: ports.hasher,

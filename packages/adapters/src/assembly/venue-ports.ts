@@ -17,6 +17,7 @@ import type { StateDirectory } from '../venue/engine-boot.ts';
 import type { ProofChecks, SignatureChecks } from '../venue/intake-checks.ts';
 import type { MarketListing } from '../venue/market-listing.ts';
 import type { ChainReads } from '../venue/ports.ts';
+import type { SettlementWork } from '../workers/settlement-work.ts';
 
 /**
  * What a venue is built from. Each entry point builds these for its world (an in-process chain
@@ -69,6 +70,11 @@ export interface ChainPorts {
      * deterministic simulator and the settlement tests want.
      */
     readonly turnBudgetMs?: number;
+    /**
+     * The settlement worker (workers/settlement-pool.ts) for leg hashing and memo sealing; the
+     * caller owns it (and passes it to its chain port for batch signing and JSON-RPC text).
+     */
+    readonly work?: SettlementWork;
   };
   /** The stream's tree channel. */
   readonly trees?: TreeChannel;

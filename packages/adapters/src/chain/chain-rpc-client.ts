@@ -2,6 +2,7 @@ import {
   ChainError,
   type ChainMethod,
   type ChainParams,
+  type ChainReply,
   type ChainResult,
   chainRequestText,
   RPC_BODY_BYTES_MAX,
@@ -12,6 +13,7 @@ import {
   VenueError,
 } from '@venue/protocol';
 import type { ChainReads } from '../venue/ports.ts';
+import type { ChainWork } from '../workers/settlement-work.ts';
 
 /** Params may be left out for a method that takes none. */
 type ParamsOf<M extends ChainMethod> =
@@ -32,20 +34,34 @@ const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;
 export class ChainRpcClient implements ChainReads {
   #nextId = 1n;
 
+  /**
+   * `codec`: where requests are written and replies read. A settlement batch of a thousand legs is
+   * a megabyte of JSON and its record thousands of leaves; a venue that serves users writes and
+   * reads them on the settlement worker (workers/settlement-pool.ts), off the sequencer's thread.
+   */
   constructor(
     readonly url: string,
     private readonly timeoutMs = 10_000,
+    private readonly codec?: Pick<ChainWork, 'encode' | 'decode'>,
   ) {}
 
   async request<M extends ChainMethod>(method: M, ...[params]: ParamsOf<M>): Promise<ChainResult<M>> {
     const id = this.#nextId++;
+    const input = params ?? ({} as ChainParams<M>);
     const response = await fetch(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: chainRequestText(id, method, params ?? ({} as ChainParams<M>)),
+      body:
+        this.codec === undefined
+          ? chainRequestText(id, method, input)
+          : await this.codec.encode({ id, method, params: input }),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    const reply = readChainReply(method, id, await response.text(), REPLY_BYTES_MAX);
+    const text = await response.text();
+    const reply =
+      this.codec === undefined
+        ? readChainReply(method, id, text, REPLY_BYTES_MAX)
+        : ((await this.codec.decode({ id, method, text, bytesMax: REPLY_BYTES_MAX })) as ChainReply<M>);
     if (reply.kind === 'result') return reply.result;
     if (reply.kind === 'malformed') throw new Error(`chain RPC ${method}: ${reply.problem}`);
     if (reply.reason !== undefined) throw new ChainError(reply.reason, reply.message);

@@ -19,6 +19,7 @@ import type {
   SignedChainBatch,
   UnsignedChainBatch,
 } from '../settlement/settlement-chain.ts';
+import type { ChainWork } from '../workers/settlement-work.ts';
 import type { ChainRpcClient } from './chain-rpc-client.ts';
 import { pollEvery } from './poll-loop.ts';
 
@@ -56,6 +57,8 @@ type LockRequestState = { readonly sent: true } | { readonly refused: string };
 export interface RemoteSettlementChainOptions {
   /** Told once when the chain stops answering, and once when it answers again. */
   readonly onProblem?: (message: string) => void;
+  /** Signs batches on the settlement worker (`signLater`); without it only `sign`, on this thread. */
+  readonly work?: Pick<ChainWork, 'signBatch'>;
 }
 
 export class RemoteSettlementChain implements SettlementChain {
@@ -79,7 +82,17 @@ export class RemoteSettlementChain implements SettlementChain {
     this.#rpc = rpc;
     this.#signer = signer;
     this.#options = options;
+    const work = options.work;
+    if (work !== undefined) {
+      this.signLater = async (batch) => {
+        const unsigned = { ...batch, signer: signer.publicKey };
+        const { signature, tx_id } = await work.signBatch({ batch: unsigned, privateKey: signer.privateKey });
+        return { ...unsigned, signature, tx_id };
+      };
+    }
   }
+
+  readonly signLater?: (batch: UnsignedChainBatch) => Promise<SignedChainBatch>;
 
   // ---- the beat ----
 

@@ -366,6 +366,16 @@ export const BATCH_LEGS_MAX = 1024;
 export const SETTLEMENT_TURN_BUDGET_MS = 4;
 
 /**
+ * Most jobs (leg hashes, fill memos, stand-in proofs) waiting for or on the settlement worker
+ * (workers/settlement-pool.ts). The pipeline asks before handing work over and, at the bound,
+ * keeps it for a later turn: a backlog waits in the pipeline's lanes, not in the worker's queue.
+ */
+export const SETTLEMENT_WORKER_JOBS_MAX = 16_384;
+
+/** Most jobs sent to the settlement worker in one message (a turn's hand-over is cut in these). */
+export const SETTLEMENT_WORKER_BATCH_JOBS_MAX = 256;
+
+/**
  * Keys per getSettlementView call of the remote chain port (the chain answers up to
  * SETTLEMENT_VIEW_KEYS_MAX). Decoding a reply runs on the sequencer's thread, about 10 us a key:
  * a backlog of 2,048 legs read in one reply stopped the thread for 20 to 100 ms, in 256-key
@@ -504,6 +514,8 @@ const SHIPPED_LIMITS = {
   REPLICA_BOOT_CHUNK_BYTES,
   BATCH_LEGS_MAX,
   SETTLEMENT_TURN_BUDGET_MS,
+  SETTLEMENT_WORKER_JOBS_MAX,
+  SETTLEMENT_WORKER_BATCH_JOBS_MAX,
   SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
@@ -612,6 +624,10 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.TRADING_COST.cancel < l.TRADING_COST.place,
       'TRADING_COST cancel < place: a client at its limit can always still cancel',
+    ],
+    [
+      l.SETTLEMENT_WORKER_BATCH_JOBS_MAX <= l.SETTLEMENT_WORKER_JOBS_MAX,
+      'SETTLEMENT_WORKER_BATCH_JOBS_MAX <= SETTLEMENT_WORKER_JOBS_MAX: a message is taken from the queue',
     ],
     [
       l.SIGNATURE_BATCH_JOBS_MAX <= l.SIGNATURE_QUEUE_JOBS_MAX,

@@ -75,6 +75,11 @@ export interface SettlementChain {
   /** Signs with the settlement signer; Ed25519 is deterministic, so re-signing gives the same tx_id. */
   sign(batch: UnsignedChainBatch): SignedChainBatch;
   /**
+   * Present on a port that signs on a worker thread (a batch of a thousand legs is tens of
+   * milliseconds of encoding and hashing): the same signed batch as `sign`, later.
+   */
+  readonly signLater?: (batch: UnsignedChainBatch) => Promise<SignedChainBatch>;
+  /**
    * Submits a signed batch (a remote chain: queues it). Throws only when the request did not reach
    * the chain (retry it); the outcome is read back through `settlement`.
    */

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import type { CoreEvent, MarketConfig } from '@venue/core';
 import {
   fieldFromDigest,
@@ -12,6 +12,7 @@ import {
 } from '@venue/notes';
 import {
   assert,
+  type FillMemo,
   isVenueError,
   SETTLEMENT_FAILURE_REASONS,
   type SettlementFailureReason,
@@ -22,6 +23,7 @@ import { BATCH_LEGS_MAX, FILLS_AWAITING_EVENT_MAX, QUEUED_MATCHES_PER_MARKET_MAX
 import type { Annotations } from '../journal/journal-record.ts';
 import { type FillFrame, fillFrame, type StreamPublisher } from '../stream/stream-frames.ts';
 import type { VenueEngine } from '../venue/venue-engine.ts';
+import type { SettlementWork } from '../workers/settlement-work.ts';
 import { isChainRefusal } from './chain-refusal.ts';
 import type { MatchFacts } from './match-facts.ts';
 import type { NoteOpenings } from './note-openings.ts';
@@ -31,15 +33,19 @@ import type {
   ChainSettlementRecord,
   SettlementChain,
   SignedChainBatch,
+  UnsignedChainBatch,
 } from './settlement-chain.ts';
 import type { SettlementMetrics } from './settlement-metrics.ts';
 import {
   chainLegOf,
   fromMatchEvent,
   fromPendingMatch,
+  type LegPlanInput,
+  legPlanInput,
   memoOf,
   type PlannedLeg,
   planLeg,
+  plannedLegOf,
   proofHeaderOf,
   proofLegOf,
   type SettlingMatch,
@@ -91,6 +97,14 @@ export interface SettlementPipelineOptions {
    * which the deterministic simulator and the settlement tests rely on (a beat is one step there).
    */
   readonly turnBudgetMs?: number;
+  /**
+   * Where the per-leg CPU work runs (workers/settlement-pool.ts): the Poseidon hashes of each leg's
+   * plan and the sealing of each fill memo go to a worker thread, and their results are applied on
+   * this thread in the order asked. Undefined: on this thread, synchronously (the simulator and the
+   * settlement tests, where a beat is one step). A venue that serves users passes both this and
+   * `turnBudgetMs` (docs/settlement.md section 12).
+   */
+  readonly work?: SettlementWork;
 }
 
 /**
@@ -128,6 +142,8 @@ interface Admission {
   readonly planned: PlannedLeg[];
   /** Checked against the queue's bound once: a group waiting for its lock's reply is not counted again. */
   bounded: boolean;
+  /** The legs' hashes are being computed on the settlement worker (#planOnWorker). */
+  hashing: boolean;
 }
 
 /**
@@ -158,6 +174,9 @@ interface Proving {
   readonly deadline: bigint;
   legs: ChainSettlementLeg[] | null;
   failure: Error | null;
+  /** Being signed on the chain port's worker (`signLater`), and the signed batch once back. */
+  signing: boolean;
+  signed: SignedChainBatch | null;
 }
 
 interface Lane {
@@ -191,17 +210,31 @@ export class SettlementPipeline {
   /** Matches the pipeline owns (queued, locked, in flight): market:match. */
   readonly #owned = new Set<string>();
   /** Fill messages held until the core's fill event for the same match is out. */
-  readonly #fills = new Map<string, { accountId: string; frame: FillFrame }>();
+  readonly #fills = new Map<string, HeldFill>();
   #stopped = false;
   readonly #detach: () => void;
-  readonly #saltKey: Uint8Array;
+  /** A KeyObject made once: preparing the raw key again for every fill's HMAC cost more than the HMAC. */
+  readonly #saltKey: KeyObject;
   readonly #turn: TurnBudget;
+  /** Each shard's last root window seen, as a set (#rootInWindow). */
+  readonly #windows = new Map<
+    number,
+    {
+      window: readonly { readonly root: string }[];
+      length: number;
+      first: string | undefined;
+      last: string | undefined;
+      roots: ReadonlySet<string>;
+    }
+  >();
+  /** A step is queued for the next turn (a worker's results arrived). */
+  #stepQueued = false;
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
     this.#turn = new TurnBudget(options.turnBudgetMs, () => this.step());
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
-    this.#saltKey = options.fillSaltKey ?? randomBytes(32);
+    this.#saltKey = createSecretKey(options.fillSaltKey ?? randomBytes(32));
     assert(this.#legsMax >= 2 && this.#legsMax <= BATCH_LEGS_MAX, `batchLegsMax: 2 to ${BATCH_LEGS_MAX}`);
     assert(
       options.engine.follows(options.openings),
@@ -325,11 +358,28 @@ export class SettlementPipeline {
     const marketId = first.marketId;
     for (const match of matches) this.#owned.add(key(marketId, match.matchId));
     const lane = this.#lane(marketId);
-    const admission: Admission = { marketId, matches, recovered, group: null, planned: [], bounded: false };
+    const admission: Admission = {
+      marketId,
+      matches,
+      recovered,
+      group: null,
+      planned: [],
+      bounded: false,
+      hashing: false,
+    };
     lane.admitting.push(admission);
     // Held: it waits in `admitting`, and the first allowed step takes it from there.
     if (!this.#allowed()) return;
-    if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+    // Working in slices, a new group waits for the next turn's step: this turn is the core's (an
+    // auction's commit and its fan-out of thousands of matches), and the budget cannot see that.
+    if (this.#turn.limited) {
+      this.#stepSoon();
+      return;
+    }
+    const admitted = this.#tryAdmit(admission);
+    this.#turn.worked();
+    if (!admitted) return;
+    lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     if (queuedLegs(lane) >= this.#legsMax) this.#seal(marketId, lane);
   }
 
@@ -337,9 +387,12 @@ export class SettlementPipeline {
   #admitWaiting(lane: Lane): void {
     for (const admission of [...lane.admitting]) {
       // Once this turn's work is done, the rest wait for the next turn: walking thousands of
-      // waiting groups on every turn would cost the square of the backlog.
+      // waiting groups on every turn would cost the square of the backlog. Each group is a unit
+      // (locking one signs a request), so a turn of locks alone stops at its budget too.
       if (this.#turn.exhausted()) return;
-      if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+      const admitted = this.#tryAdmit(admission);
+      this.#turn.worked();
+      if (admitted) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
     }
   }
 
@@ -411,8 +464,26 @@ export class SettlementPipeline {
 
   /** True when the window holds the leg's root, or when no window is known yet (the chain checks). */
   #rootInWindow(planned: PlannedLeg): boolean {
-    const window = this.#o.roots?.rootWindow(planned.match.note.treeId) ?? [];
-    return window.length === 0 || window.some((entry) => entry.root === planned.merkleRoot);
+    const treeId = planned.match.note.treeId;
+    const window = this.#o.roots?.rootWindow(treeId) ?? [];
+    if (window.length === 0) return true;
+    // Every waiting group asks again on every beat: a walk of the window per leg was a tenth of the
+    // sequencer's settlement time. The set is rebuilt whenever the window is another (its array,
+    // length or ends differ), so it never answers for a window that moved.
+    const first = window[0]?.root;
+    const last = window.at(-1)?.root;
+    let cached = this.#windows.get(treeId);
+    if (
+      cached === undefined ||
+      cached.window !== window ||
+      cached.length !== window.length ||
+      cached.first !== first ||
+      cached.last !== last
+    ) {
+      cached = { window, length: window.length, first, last, roots: new Set(window.map((e) => e.root)) };
+      this.#windows.set(treeId, cached);
+    }
+    return cached.roots.has(planned.merkleRoot);
   }
 
   #sees(keys: ChainKeys): boolean {
@@ -431,6 +502,7 @@ export class SettlementPipeline {
     const { matches } = admission;
     const legs = admission.planned;
     if (matches.length > this.#legsMax) return 'group larger than a batch';
+    if (this.#o.work !== undefined) return this.#planOnWorker(market, admission, this.#o.work);
     while (legs.length < matches.length) {
       if (this.#turn.spent()) return 'more';
       const match = matches[legs.length] as SettlingMatch;
@@ -444,6 +516,64 @@ export class SettlementPipeline {
       legs.push(leg);
     }
     return legs;
+  }
+
+  /**
+   * Hands the admission's legs to the settlement worker at once: their plan inputs are made here,
+   * their hashes there, and the planned legs are appended in match order when the reply comes (a
+   * later step then locks the group). 'more' until then; a reason when a leg cannot be planned.
+   */
+  #planOnWorker(
+    market: MarketConfig,
+    admission: Admission,
+    work: SettlementWork,
+  ): PlannedLeg[] | string | 'more' {
+    const { matches, planned } = admission;
+    if (planned.length === matches.length) return planned;
+    if (admission.hashing) return 'more';
+    const inputs: { match: SettlingMatch; input: LegPlanInput; root: string }[] = [];
+    for (const match of matches.slice(planned.length)) {
+      const opening = this.#o.openings.get(match.note.commitment);
+      if (opening === undefined) return 'note opening unknown';
+      const input = legPlanInput(market, match, opening);
+      if (typeof input === 'string') return input;
+      // As in #plan: a change note is under its shard's current root, not its order's.
+      const root = opening.derived ? this.#o.chain.currentRoot(match.note.treeId) : match.note.merkleRoot;
+      inputs.push({ match, input, root });
+    }
+    // A worker at its bound takes nothing more: the group waits in `admitting` for a later beat.
+    if (!work.accepts(inputs.length)) return 'more';
+    admission.hashing = true;
+    work.hashLegs(inputs.map((leg) => leg.input.hash)).then(
+      (hashes) => {
+        admission.hashing = false;
+        for (const [i, leg] of inputs.entries()) {
+          planned.push(plannedLegOf(leg.match, leg.input, hashes[i] as (typeof hashes)[number], leg.root));
+        }
+        this.#stepSoon();
+      },
+      (error: unknown) => this.#workFailed(error),
+    );
+    return 'more';
+  }
+
+  /** One step on a later turn (once, however many worker replies ask for it in this one). */
+  #stepSoon(): void {
+    if (this.#stepQueued || this.#stopped) return;
+    this.#stepQueued = true;
+    setImmediate(() => {
+      this.#stepQueued = false;
+      this.step();
+    });
+  }
+
+  /**
+   * The worker's inputs are the venue's own, so a job that fails is a bug: rethrown, it crashes
+   * the process (programmer errors crash). A pool closing as the venue stops is no failure.
+   */
+  #workFailed(error: unknown): void {
+    if (this.#stopped || isVenueError(error)) return;
+    throw error;
   }
 
   /**
@@ -568,6 +698,8 @@ export class SettlementPipeline {
       deadline,
       legs: null,
       failure: null,
+      signing: false,
+      signed: null,
     };
     lane.proving = proving;
     if (proveNow !== undefined) {
@@ -671,26 +803,52 @@ export class SettlementPipeline {
     }
     if (proving.legs === null || this.#mustWait(lane)) return;
     if (!this.#sees({ markets: [marketId] })) return;
-    lane.proving = null;
     if (chain.nextBatchSeq(marketId) !== proving.batchSeq) {
       // Proved ahead under the number after a batch that then failed (or any other move of the
       // sequence): proofs bound to a stale number would only fail, so the groups are proved again.
+      lane.proving = null;
       lane.queued.unshift(...proving.groups);
       this.#seal(marketId, lane);
       return;
     }
-    const batch = chain.sign({
+    const unsigned = {
       market_id: marketId,
       batch_seq: proving.batchSeq,
       deadline_slot: proving.deadline,
       match_count: proving.legs.length,
       legs: proving.legs,
-    });
+    };
+    const batch = this.#signed(proving, unsigned);
+    // Signed on a worker: this step ends here, and the step after the signature goes on.
+    if (batch === null) return;
+    lane.proving = null;
     const inFlight: InFlight = { batch, groups: proving.groups };
     lane.inFlight = inFlight;
     metrics?.batchSubmitted(marketId, proving.legs.length);
     this.#submit(inFlight);
     this.#follow(lane, inFlight);
+  }
+
+  /**
+   * The proved batch, signed: at once by the chain port, or by its worker (`signLater`), in which
+   * case null until the signature is back. Ed25519 is deterministic, so either way gives the same
+   * bytes, and the checks before it are made again on the step that sends it.
+   */
+  #signed(proving: Proving, unsigned: UnsignedChainBatch): SignedChainBatch | null {
+    const { signLater } = this.#o.chain;
+    if (signLater === undefined) return this.#o.chain.sign(unsigned);
+    if (proving.signed !== null) return proving.signed;
+    if (!proving.signing) {
+      proving.signing = true;
+      signLater(unsigned).then(
+        (batch) => {
+          proving.signed = batch;
+          this.#stepSoon();
+        },
+        (error: unknown) => this.#workFailed(error),
+      );
+    }
+    return null;
   }
 
   /** Submits (or resubmits) a signed batch: the same bytes are the same transaction on chain. */
@@ -758,6 +916,7 @@ export class SettlementPipeline {
           group,
           planned: [...group.legs],
           bounded: false,
+          hashing: false,
         };
         lane.admitting.push(admission);
         if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
@@ -976,22 +1135,33 @@ export class SettlementPipeline {
     // notes from the order events instead (docs/settlement.md section 4).
     if (match.clearingPrice === null || batchSeq === null) return;
     if (this.#fills.size >= FILLS_AWAITING_EVENT_MAX) return;
-    const memo = sealFillMemo(
-      match.viewingPubkey,
-      { orderId: match.orderId, matchId: match.matchId },
-      memoOf(planned, match.clearingPrice, leafIndex),
-    );
-    this.#fills.set(key(match.marketId, match.matchId), {
-      accountId: match.accountId,
-      frame: fillFrame({
+    const context = { orderId: match.orderId, matchId: match.matchId };
+    const plaintext = memoOf(planned, match.clearingPrice, leafIndex);
+    const held: HeldFill = { accountId: match.accountId, frame: null, released: false };
+    const serverTimeMs = this.#o.clock.nowMs();
+    const frameOf = (memo: FillMemo) =>
+      fillFrame({
         orderId: match.orderId,
         marketId: match.marketId,
         matchId: match.matchId,
         batchSeq,
-        serverTimeMs: this.#o.clock.nowMs(),
+        serverTimeMs,
         memo,
-      }),
-    });
+      });
+    this.#fills.set(key(match.marketId, match.matchId), held);
+    const { work } = this.#o;
+    if (work === undefined || !work.accepts(1)) {
+      held.frame = frameOf(sealFillMemo(match.viewingPubkey, context, plaintext));
+      return;
+    }
+    // Sealed on the worker: the frame goes out when both the memo and the core's fill event are.
+    work.sealMemo({ viewingPubkey: match.viewingPubkey, context, plaintext }).then(
+      (memo) => {
+        held.frame = frameOf(memo);
+        if (held.released) this.#o.publisher?.publishFill(held.frame, held.accountId);
+      },
+      (error: unknown) => this.#workFailed(error),
+    );
   }
 
   /** Sent only after the core's fill event is out, so the fills channel never runs ahead of it. */
@@ -1000,7 +1170,8 @@ export class SettlementPipeline {
     const fill = this.#fills.get(id);
     if (fill === undefined) return;
     this.#fills.delete(id);
-    this.#o.publisher?.publishFill(fill.frame, fill.accountId);
+    fill.released = true;
+    if (fill.frame !== null) this.#o.publisher?.publishFill(fill.frame, fill.accountId);
   }
 
   #lane(marketId: string): Lane {
@@ -1020,6 +1191,13 @@ export class SettlementPipeline {
     }
     return lane;
   }
+}
+
+/** A fill message waiting for the core's fill event (released) and, sealed on a worker, for its memo. */
+interface HeldFill {
+  readonly accountId: string;
+  frame: FillFrame | null;
+  released: boolean;
 }
 
 function key(marketId: string, matchId: bigint): string {

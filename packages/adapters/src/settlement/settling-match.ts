@@ -113,20 +113,42 @@ export interface PlannedLeg {
 }
 
 /**
- * Plans the leg of one match (decisions section 2): a bid pays `quoteAmount` of quote and receives
- * `baseQuantity` of base; an ask pays `baseQuantity` of base and receives `quoteAmount` of quote. The
- * fill note and the change note belong to the input's owner, with blindings derived from the input's
- * inner hash (notes deriveFillNote / deriveChangeNote), so the owner can re-derive both; the
- * VALID_MATCH proof shows the chain the same derivation. Returns why, when the leg cannot be planned.
+ * What planning one leg hashes: the spent note's opening and the two notes it turns into (asset and
+ * value each). Plain data, so it can be handed to a worker thread (workers/settlement-pool.ts).
  */
-export function planLeg(
-  hasher: NoteHasher,
+export interface LegHashInput {
+  readonly ownerCommitment: string;
+  readonly innerHash: string;
+  readonly receivedAssetId: bigint;
+  readonly receivedValue: bigint;
+  readonly changeAssetId: bigint;
+  readonly changeValue: bigint;
+}
+
+/** What planning one leg hashed: the spent note's use tag and the two notes it creates. */
+export interface LegHashes {
+  readonly noteUseTag: string;
+  readonly received: DerivedNote;
+  readonly change: DerivedNote;
+}
+
+/** A leg's plan before hashing: its hash input, and what the plan keeps beside the hashes. */
+export interface LegPlanInput {
+  readonly hash: LegHashInput;
+  readonly receivedMint: string;
+  readonly changeMint: string;
+}
+
+/**
+ * The unhashed half of a leg's plan (decisions section 2): a bid pays `quoteAmount` of quote and
+ * receives `baseQuantity` of base; an ask pays `baseQuantity` of base and receives `quoteAmount` of
+ * quote. Returns why, when the leg cannot be planned.
+ */
+export function legPlanInput(
   market: MarketConfig,
   match: SettlingMatch,
   opening: NoteOpening,
-  merkleRoot: string,
-): PlannedLeg | string {
-  const parent = { ownerCommitment: opening.ownerCommitment, innerHash: opening.innerHash };
+): LegPlanInput | string {
   const bid = match.side === 'bid';
   const paid = bid ? match.quoteAmount : match.baseQuantity;
   const receivedMint = bid ? market.baseMint : market.quoteMint;
@@ -134,26 +156,82 @@ export function planLeg(
   // The core's intake makes a note cover its order, so this names a bug upstream; the match is
   // refused (it fails as chain_rejected) as before, rather than sent in a batch the chain refuses.
   if (paid > match.note.value) return `match ${match.matchId} pays more than its note holds`;
-  const received = deriveFillNote(
-    hasher,
-    parent,
-    assetIdOfMint(receivedMint),
-    bid ? match.baseQuantity : match.quoteAmount,
-  );
-  const change = deriveChangeNote(hasher, parent, assetIdOfMint(changeMint), match.note.value - paid);
   return {
-    match,
-    noteUseTag: hasher.noteUseTagHex(opening.ownerCommitment, opening.innerHash),
-    merkleRoot,
-    opening: {
-      ownerCommitment: fieldFromHex(opening.ownerCommitment, 'owner_commitment'),
-      innerHash: fieldFromHex(opening.innerHash, 'note_inner_hash'),
+    hash: {
+      ownerCommitment: opening.ownerCommitment,
+      innerHash: opening.innerHash,
+      receivedAssetId: assetIdOf(receivedMint),
+      receivedValue: bid ? match.baseQuantity : match.quoteAmount,
+      changeAssetId: assetIdOf(changeMint),
+      changeValue: match.note.value - paid,
     },
-    received,
     receivedMint,
-    change,
     changeMint,
   };
+}
+
+/** Asset ids by mint: a sha256 each, asked twice per leg, over the few mints the markets list. */
+const assetIds = new Map<string, bigint>();
+const ASSET_IDS_CACHED_MAX = 1024;
+
+function assetIdOf(mint: string): bigint {
+  let id = assetIds.get(mint);
+  if (id === undefined) {
+    id = assetIdOfMint(mint);
+    if (assetIds.size >= ASSET_IDS_CACHED_MAX) assetIds.clear();
+    assetIds.set(mint, id);
+  }
+  return id;
+}
+
+/**
+ * The hashing half (several Poseidon hashes): the fill note and the change note belong to the
+ * input's owner, with blindings derived from the input's inner hash (notes deriveFillNote /
+ * deriveChangeNote), so the owner can re-derive both; the VALID_MATCH proof shows the chain the same
+ * derivation. Pure: the pipeline's thread or a worker gives the same result.
+ */
+export function hashLeg(hasher: NoteHasher, input: LegHashInput): LegHashes {
+  const parent = { ownerCommitment: input.ownerCommitment, innerHash: input.innerHash };
+  return {
+    noteUseTag: hasher.noteUseTagHex(input.ownerCommitment, input.innerHash),
+    received: deriveFillNote(hasher, parent, input.receivedAssetId, input.receivedValue),
+    change: deriveChangeNote(hasher, parent, input.changeAssetId, input.changeValue),
+  };
+}
+
+/** The planned leg of a match from its plan input and its hashes. */
+export function plannedLegOf(
+  match: SettlingMatch,
+  input: LegPlanInput,
+  hashes: LegHashes,
+  merkleRoot: string,
+): PlannedLeg {
+  return {
+    match,
+    noteUseTag: hashes.noteUseTag,
+    merkleRoot,
+    opening: {
+      ownerCommitment: fieldFromHex(input.hash.ownerCommitment, 'owner_commitment'),
+      innerHash: fieldFromHex(input.hash.innerHash, 'note_inner_hash'),
+    },
+    received: hashes.received,
+    receivedMint: input.receivedMint,
+    change: hashes.change,
+    changeMint: input.changeMint,
+  };
+}
+
+/** Plans the leg of one match on this thread (legPlanInput, hashLeg, plannedLegOf). */
+export function planLeg(
+  hasher: NoteHasher,
+  market: MarketConfig,
+  match: SettlingMatch,
+  opening: NoteOpening,
+  merkleRoot: string,
+): PlannedLeg | string {
+  const input = legPlanInput(market, match, opening);
+  if (typeof input === 'string') return input;
+  return plannedLegOf(match, input, hashLeg(hasher, input.hash), merkleRoot);
 }
 
 /** What every leg of one auction batch shares in its proof (the settlement batch's binding included). */

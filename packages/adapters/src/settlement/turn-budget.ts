@@ -74,6 +74,16 @@ export class TurnBudget {
     return true;
   }
 
+  /**
+   * Counts work done outside `spent()` (a group locked, a step that asked no unit) as this turn's
+   * unit, so `exhausted()` can stop a loop of such steps once the budget is used.
+   */
+  worked(): void {
+    if (this.#budgetMs === undefined) return;
+    this.begin();
+    this.#granted = true;
+  }
+
   /** For async work (a batch's proof requests), before each unit: waits for a later turn when this one is spent. */
   async next(): Promise<void> {
     if (!this.spent()) return;

@@ -1,0 +1,52 @@
+// Worker side of the settlement pool (settlement-pool.ts): the settlement pipeline's per-leg and
+// per-batch CPU work, off the sequencer's thread. Every job is a pure function of its input
+// (sealing draws a fresh ephemeral key, as on the main thread; Ed25519 signing is deterministic), so
+// where it runs changes when, never what.
+import { parentPort } from 'node:worker_threads';
+import { createStandInMatchProver, loadNoteHasher, sealFillMemo } from '@venue/notes';
+import { chainRequestText, readChainReply, settlementTxId, signSettlementBatch } from '@venue/protocol';
+import { hashLeg } from '../settlement/settling-match.ts';
+import type {
+  JobOutcome,
+  SettlementWorkReply,
+  SettlementWorkRequest,
+  WorkKind,
+  WorkKinds,
+} from './settlement-work.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('settlement-worker.ts runs only as a worker thread');
+
+const hasher = await loadNoteHasher();
+const { proveNow } = createStandInMatchProver(hasher);
+if (proveNow === undefined) throw new Error('the stand-in prover answers at once');
+const proveLeg = proveNow;
+
+type Runners = { readonly [K in WorkKind]: (input: WorkKinds[K]['input']) => WorkKinds[K]['result'] };
+
+const RUNNERS: Runners = {
+  hash: (input) => hashLeg(hasher, input),
+  seal: (job) => sealFillMemo(job.viewingPubkey, job.context, job.plaintext),
+  prove: (job) => proveLeg(job.header, job.leg),
+  sign: ({ batch, privateKey }) => {
+    // The public half is the batch's own `signer`: only the private KeyObject crossed over.
+    const signed = signSettlementBatch(batch, { publicKey: batch.signer, privateKey });
+    return { signature: signed.signature, tx_id: settlementTxId(signed) };
+  },
+  encode: (job) => chainRequestText(job.id, job.method, job.params),
+  decode: (job) => readChainReply(job.method, job.id, job.text, job.bytesMax),
+};
+
+function outcome(kind: WorkKind, input: unknown): JobOutcome {
+  try {
+    return { ok: (RUNNERS[kind] as (input: unknown) => unknown)(input) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+port.on('message', (request: SettlementWorkRequest) => {
+  const outcomes = request.jobs.map((input) => outcome(request.kind, input));
+  port.postMessage({ id: request.id, kind: 'done', outcomes } satisfies SettlementWorkReply);
+});
+port.postMessage({ id: 0, kind: 'ready' } satisfies SettlementWorkReply);
