@@ -209,6 +209,18 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
       plans.push({ trader: pair % TRADERS, side: 'bid', value: PAIR_AMOUNT, treeId: 1 });
       plans.push({ trader: (pair + 1) % TRADERS, side: 'ask', value: PAIR_AMOUNT, treeId: 1 });
     }
+    // The notes are deposited and proved before any venue instance starts: provers beside a booting
+    // primary or a standby renewing its lease starve them on a 2-core machine (seen: a lease lost at
+    // load 18), and provers at the lowest priority beside the rest of the suite took three minutes.
+    const provedAt = Date.now();
+    const notes = await depositAndProve(
+      chain.rpc,
+      MARKET,
+      plans,
+      keys.map((k) => k.publicKey),
+      PROVERS,
+    );
+    process.stdout.write(`# proved ${notes.length} notes in ${Date.now() - provedAt} ms\n`);
     const pool = new Set<Instance>([startInstance('primary', ports[0] as number, 'v0')]);
     let named = 1;
     /** Starts standbys on the free endpoints until three instances run. */
@@ -225,22 +237,8 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600
         .filter((i) => i.alive && i.readyAtMs !== null)
         .sort((a, b) => (b.readyAtMs as number) - (a.readyAtMs as number))[0];
     await ([...pool][0] as Instance).ready;
-    // The standbys boot while the notes are deposited and proved (at the lowest CPU priority). Not
-    // the primary: it holds the lease from the start of its boot, and provers starving a 2-core
-    // machine could make it miss a renewal.
-    const provedAt = Date.now();
-    const proving = depositAndProve(
-      chain.rpc,
-      MARKET,
-      plans,
-      keys.map((k) => k.publicKey),
-      PROVERS,
-    );
-    proving.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
     refill();
     await Promise.all(standbys().map((standby) => standby.following));
-    const notes = await proving;
-    process.stdout.write(`# proved ${notes.length} notes in ${Date.now() - provedAt} ms\n`);
     const resting = notes.filter((note) => note.input.tree_id === 0);
     const crossing = notes.filter((note) => note.input.tree_id === 1);
     const world = await loadFailoverWorld(dir);

@@ -12,7 +12,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { ChainRpcClient } from '@venue/adapters';
 import type { MarketConfig } from '@venue/core';
@@ -212,9 +211,6 @@ async function proveInChild(jobs: readonly ProveJob[]): Promise<ProvedNoteInput[
   const child = spawn(process.execPath, ['--import', 'tsx', PROVE_CHILD], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  // The lowest priority: venue instances run beside the provers, and one whose lease renewal waits
-  // behind them for a whole TTL loses the lease (seen at a load average of 16 on 2 cores).
-  if (child.pid !== undefined) setPriority(child.pid, 19);
   child.stdin?.end(JSON.stringify(jobs));
   const proved: ProvedNoteInput[] = [];
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {

@@ -14,6 +14,8 @@ import {
   type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
   SETTLEMENT_TURN_BUDGET_MS,
+  SettlementPool,
+  type SettlementWork,
   snapshotCode,
   type VenueServer,
 } from '@venue/adapters';
@@ -97,7 +99,14 @@ void _levelsAgree;
 
 export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue> {
   const identity = await createBootIdentity(identityNamesFor(options.host));
-  const { ports, hasher, chain, enclave, platform, verifier } = await devPorts(identity, options.logLevel);
+  const { ports, hasher, chain, enclave, platform, verifier, work } = await devPorts(
+    identity,
+    options.logLevel,
+  );
+  const closeWorkers = async () => {
+    await work.close();
+    await verifier.close();
+  };
   const venue = await assembleVenue(ports, {
     core: devCore(hasher),
     markets: DEV_MARKETS.map((m) => m.listing),
@@ -105,7 +114,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
     settles: true,
     proofMode: 'groth16',
   }).catch(async (error: unknown) => {
-    await verifier.close();
+    await closeWorkers();
     throw error;
   });
   const server = venue.server;
@@ -113,7 +122,7 @@ export async function startDevVenue(options: DevVenueOptions): Promise<DevVenue>
   const stop = async () => {
     await venue.stop();
     await rpc?.close();
-    await verifier.close();
+    await closeWorkers();
   };
   let certFile: string;
   let platformFile: string;
@@ -169,6 +178,9 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     assetOf: assetOfOrder(() => markets),
   });
   await verifier.ready();
+  // Settlement's hashing and memo sealing run on a worker, as in a served venue.
+  const work = new SettlementPool();
+  await work.ready();
   // The code is read and measured once: the enclave attests that measurement and /evidences serves
   // exactly the bytes that were hashed. The simulated TEE platform's root goes to platform-root.json.
   const code = snapshotCode();
@@ -190,7 +202,7 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     roots: chain,
     chain: {
       // Settlement proves every leg with the real VALID_MATCH circuit, one worker per core.
-      ...settlingWithinTurns(venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver())),
+      ...settlingWithinTurns(venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver()), work),
       start: () => chain.start(),
       stop: async () => chain.stop(),
     },
@@ -205,7 +217,7 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     },
     front: { identity, evidences: code, log: { level: logLevel } },
   };
-  return { ports, hasher, chain, enclave, platform, verifier };
+  return { ports, hasher, chain, enclave, platform, verifier, work };
 }
 
 /** The core of the dev venue: the dev trees, the protocol's limits, Poseidon note commitments. */
@@ -277,7 +289,10 @@ async function writeDemoAccounts(stateDir: string, accounts: Record<string, Crea
   return file;
 }
 
-/** The dev venue serves users too: its settlement yields to intake like a served one (turn-budget.ts). */
-function settlingWithinTurns<T extends { settlement: object }>(ports: T): T {
-  return { ...ports, settlement: { ...ports.settlement, turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS } };
+/**
+ * The dev venue serves users too: its settlement yields to intake like a served one (turn-budget.ts)
+ * and hands its hashing and sealing to the settlement worker.
+ */
+function settlingWithinTurns<T extends { settlement: object }>(ports: T, work: SettlementWork): T {
+  return { ...ports, settlement: { ...ports.settlement, turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS, work } };
 }

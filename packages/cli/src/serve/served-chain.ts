@@ -3,6 +3,7 @@ import {
   type ChainReads,
   type RemoteSettlementChain,
   SETTLEMENT_TURN_BUDGET_MS,
+  type SettlementWork,
 } from '@venue/adapters';
 import type { MatchProver } from '@venue/notes';
 import type { ChainLink } from './chain-link.ts';
@@ -16,7 +17,11 @@ import type { ServeConfig } from './serve-config.ts';
 export function servedChainPorts(
   config: ServeConfig,
   link: ChainLink,
-  remote: { readonly chain: RemoteSettlementChain; readonly prover: MatchProver } | null,
+  remote: {
+    readonly chain: RemoteSettlementChain;
+    readonly prover: MatchProver;
+    readonly work: SettlementWork;
+  } | null,
   log: (line: string) => void,
 ): ChainPorts {
   const listeners = new Set<() => void>();
@@ -35,8 +40,10 @@ export function servedChainPorts(
             chain: remote.chain,
             governance: remote.chain,
             prover: remote.prover,
-            // A served venue keeps intake moving while a backlog settles (docs/scaling.md).
+            // A served venue keeps intake moving while a backlog settles (docs/scaling.md): its
+            // work per turn is bounded, and the hashing and sealing run on the worker.
             turnBudgetMs: SETTLEMENT_TURN_BUDGET_MS,
+            work: remote.work,
           },
         }),
     trees: {

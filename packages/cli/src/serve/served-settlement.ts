@@ -1,5 +1,6 @@
 import {
   ChainRpcClient,
+  type ChainWork,
   type Enclave,
   marketConfigKey,
   marketParamsOf,
@@ -24,14 +25,18 @@ export async function openRemoteSettlement(
   config: ServeConfig,
   enclave: Enclave,
   log: (line: string) => void,
+  work: ChainWork,
 ): Promise<RemoteSettlementChain> {
+  // Requests are written and replies read on the settlement worker: a batch's JSON-RPC text is
+  // megabytes, which would otherwise be built on the sequencer's thread.
   const rpc = new ChainRpcClient(
     config.chain.rpcUrl,
     Math.max(SETTLEMENT_RPC_TIMEOUT_MS_MIN, config.chain.pollMs * 5),
+    work,
   );
   await checkProofMode(config, rpc);
   await checkMarketAccounts(config, rpc);
-  const remote = new RemoteSettlementChain(rpc, enclave.settlementSigner, { onProblem: log });
+  const remote = new RemoteSettlementChain(rpc, enclave.settlementSigner, { onProblem: log, work });
   // The first view holds the markets' batch numbers, so the state check decides at boot, before
   // the venue listens (chain-state-check.ts).
   remote.sees({ markets: config.markets.map((listing) => listing.config.marketId) });

@@ -14,6 +14,7 @@ import {
   type MetricsListener,
   type OraclePort,
   openJetStreamLink,
+  SettlementPool,
   snapshotCode,
   standBy,
   startMetricsListener,
@@ -134,14 +135,26 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
     nowMs: Date.now(),
     sealedSettlementSigner: true,
   });
-  const remoteChain = settles
-    ? await openRemoteSettlement(config, enclave, settlementLog).catch(closing(verifier))
-    : null;
+  // Settlement's hashing, memo sealing, batch signing and JSON-RPC text run on a worker, so a
+  // backlog of legs does not hold the sequencer's thread (docs/settlement.md section 12).
+  const work = settles ? new SettlementPool() : null;
+  const closeVerifiers = async () => {
+    await work?.close();
+    await verifier.close();
+  };
+  await work?.ready().catch(closing({ close: closeVerifiers }));
+  const remoteChain =
+    work === null
+      ? null
+      : await openRemoteSettlement(config, enclave, settlementLog, work).catch(
+          closing({ close: closeVerifiers }),
+        );
   // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
-  const remote = remoteChain === null ? null : { chain: remoteChain, prover: createMatchProver() };
+  const remote =
+    remoteChain === null || work === null ? null : { chain: remoteChain, prover: createMatchProver(), work };
   const closeStarted = async () => {
     await remote?.prover.close();
-    await verifier.close();
+    await closeVerifiers();
   };
   const venue = await assembleVenue(
     {
@@ -176,7 +189,7 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
   const closeAll = async () => {
     await metricsListener?.close();
     await venue.stop();
-    await verifier.close();
+    await closeVerifiers();
   };
   try {
     const adminCredentialsFile = await bootstrapAdmin(server, config.adminCredentialsFile);
