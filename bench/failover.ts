@@ -10,11 +10,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createFailoverWorld, startNatsCluster } from '@venue/testing';
+import { createFailoverWorld, freePort, startNatsCluster } from '@venue/testing';
 import { type Figure, figure } from './harness.ts';
 
 const FAILOVER_CHILD = new URL('../packages/testing/src/failover-venue-child.ts', import.meta.url).pathname;
@@ -60,14 +59,6 @@ function spawnVenue(script: string, config: object, port: number): Proc {
         void exited.then(() => reject(new Error(`the venue process exited before its "${key}" line`)));
       }),
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function percentile(sorted: readonly number[], p: number): number {

@@ -7,14 +7,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ChainRpcClient, createOracleSimulator } from '@venue/adapters';
 import { STUB_PROOF_HEX } from '@venue/notes';
 import { generateTradingKey } from '@venue/protocol';
 import {
@@ -26,7 +23,8 @@ import {
   Trader,
   type TrustAnchors,
 } from '@venue/sdk';
-import { type NatsCluster, startNatsCluster } from '@venue/testing';
+import { freePort, type NatsCluster, startNatsCluster } from '@venue/testing';
+import { startOraclePublisher } from './oracle-publisher.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
@@ -35,8 +33,7 @@ const SLOT_MS = 100;
 let dir: string;
 let cluster: NatsCluster;
 let chainUrl: string;
-let oracle: Server;
-let publisherKey: string;
+let oracle: Awaited<ReturnType<typeof startOraclePublisher>>;
 const children = new Set<ChildProcess>();
 
 interface Started {
@@ -88,14 +85,6 @@ function readyOf(line: string): Record<string, unknown> {
 const isReady = (line: string) =>
   line.startsWith('{') && (JSON.parse(line) as Record<string, unknown>)['ready'] !== undefined;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'venue-serve-standby-'));
   cluster = await startNatsCluster();
@@ -111,39 +100,18 @@ before(async () => {
     generateTradingKey().publicKey,
   ]);
   chainUrl = (await chain.line((line) => line.startsWith('READY '))).slice('READY '.length).trim();
-  // The oracle publisher: each GET answers the next signed update, a few slots behind the chain.
-  const simulator = createOracleSimulator({
-    feeds: [{ feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n }],
-  });
-  publisherKey = simulator.publisherKeys.get(FEED) ?? '';
-  const rpc = new ChainRpcClient(chainUrl);
-  oracle = createHttpServer((_request, response) => {
-    void (async () => {
-      const { slot } = await rpc.request('getSlot');
-      const [update] = simulator.step(slot > 5n ? slot - 5n : 0n);
-      response.setHeader('content-type', 'application/json');
-      response.end(
-        JSON.stringify(update, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)),
-      );
-    })().catch(() => {
-      response.statusCode = 503; // the chain did not answer in time: the feed poller retries
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => oracle.listen(0, '127.0.0.1', resolve));
+  oracle = await startOraclePublisher(chainUrl, { feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n });
 });
 
 after(async () => {
   for (const child of children) child.kill('SIGKILL');
-  oracle?.close();
+  oracle?.server.close();
   await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** One instance's config file: its own state, port and files; the shared platform secret and stream. */
 function writeConfig(name: string, port: number, role: 'primary' | 'standby'): string {
-  const address = oracle.address();
-  assert.ok(address !== null && typeof address === 'object');
   const example = JSON.parse(readFileSync(join(ROOT, 'config/venue.example.json'), 'utf8')) as Record<
     string,
     unknown
@@ -164,7 +132,7 @@ function writeConfig(name: string, port: number, role: 'primary' | 'standby'): s
     chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4, settle: false },
     oracle: {
       poll_ms: 100,
-      feeds: [{ feed: FEED, publisher_key: publisherKey, url: `http://127.0.0.1:${address.port}/` }],
+      feeds: [{ feed: FEED, publisher_key: oracle.publisherKey, url: oracle.url }],
     },
     journal: {
       kind: 'jetstream',

@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,7 +18,6 @@ import {
   ChainRpcClient,
   CONNECTIONS_MAX,
   CONNECTIONS_PER_ADDRESS_MAX,
-  createOracleSimulator,
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
   TSM_REPORT_ROOT_DEFAULT,
 } from '@venue/adapters';
@@ -38,6 +36,7 @@ import {
 import { buildTdxQuote, createDcapTestPki, startFakeTsm, TEST_TD_REGISTERS } from '@venue/testing';
 import { runCli } from '../src/index.ts';
 import { parseServeConfig, ServeConfigError } from '../src/serve/serve-config.ts';
+import { startOraclePublisher } from './oracle-publisher.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FEED = 'DevSoLUsdcFeed11111111111111111111111111111';
@@ -49,8 +48,7 @@ const AUTHORITY = generateTradingKey();
 
 let dir: string;
 let chainUrl: string;
-let oracle: Server;
-let publisherKey: string;
+let oracle: Awaited<ReturnType<typeof startOraclePublisher>>;
 const children = new Set<ChildProcess>();
 
 /** Starts a child and resolves with the first stdout line matching `ready`. */
@@ -102,40 +100,16 @@ before(async () => {
   );
   chainUrl = started.line.slice('READY '.length).trim();
   await createChainAccounts(new ChainRpcClient(chainUrl));
-  // A publisher: each GET answers the next signed update, stamped a few slots behind the chain's
-  // slot so that it is never ahead of the venue's polled view of it.
-  const simulator = createOracleSimulator({
-    feeds: [{ feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n }],
-  });
-  publisherKey = simulator.publisherKeys.get(FEED) ?? '';
-  const rpc = new ChainRpcClient(chainUrl);
-  oracle = createServer((_request, response) => {
-    void (async () => {
-      const { slot } = await rpc.request('getSlot');
-      const [update] = simulator.step(slot > 5n ? slot - 5n : 0n);
-      response.setHeader('content-type', 'application/json');
-      response.end(
-        JSON.stringify(update, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)),
-      );
-    })().catch(() => {
-      // The chain did not answer in time (a loaded machine): the publisher is down for this poll,
-      // which the venue's feed poller reports and retries.
-      response.statusCode = 503;
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => oracle.listen(0, '127.0.0.1', resolve));
+  oracle = await startOraclePublisher(chainUrl, { feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n });
 });
 
 after(async () => {
   for (const child of children) child.kill('SIGKILL');
-  oracle?.close();
+  oracle?.server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 function config(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const address = oracle.address();
-  assert.ok(address !== null && typeof address === 'object');
   const example = JSON.parse(readFileSync(join(ROOT, 'config/venue.example.json'), 'utf8')) as Record<
     string,
     unknown
@@ -151,7 +125,7 @@ function config(overrides: Record<string, unknown> = {}): Record<string, unknown
     chain: { rpc_url: chainUrl, poll_ms: 50, slot_ms: SLOT_MS, tree_count: 4, settle: false },
     oracle: {
       poll_ms: 100,
-      feeds: [{ feed: FEED, publisher_key: publisherKey, url: `http://127.0.0.1:${address.port}/` }],
+      feeds: [{ feed: FEED, publisher_key: oracle.publisherKey, url: oracle.url }],
     },
     log_level: 'warn',
     ...overrides,

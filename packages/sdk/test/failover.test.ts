@@ -19,7 +19,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +32,7 @@ import {
   type FailoverWorld,
   failoverSettlementSigner,
   failoverTrust,
+  freePort,
   loadFailoverWorld,
   type NatsCluster,
   type NotePlan,
@@ -165,14 +165,6 @@ function startInstance(role: 'primary' | 'standby', port: number, name: string):
     for (const [key, value] of Object.entries(message)) heard.get(key)?.(value as never);
   });
   return instance;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('failover to a hot standby (SIGKILL at random moments)', { timeout: 600_000 }, () => {

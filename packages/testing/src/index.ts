@@ -5,6 +5,7 @@ export * from './core-fixtures.ts';
 export * from './errors.ts';
 export * from './failover-chain.ts';
 export * from './failover-world.ts';
+export * from './free-ports.ts';
 export * from './https-client.ts';
 export * from './journal-fixtures.ts';
 export * from './manual-clock.ts';

@@ -34,6 +34,7 @@ import {
 import type { Recovery } from './recovery.ts';
 import { fileKey, newSalt, sealInto, TAG_BYTES } from './sealing.ts';
 import { encodeSnapshotFile } from './snapshot-file.ts';
+import { snapshotIsDue } from './snapshot-schedule.ts';
 
 export interface JournalOptions {
   readonly directory: string;
@@ -225,9 +226,10 @@ export class FileJournal implements Journal {
 
   snapshotDue(nowMs: number): boolean {
     if (this.#snapshotting !== null || this.#failure !== null || this.#closed) return false;
-    const records = this.#lastSeq - this.#snapshotSeq;
-    if (records >= BigInt(this.#snapshotIntervalRecords)) return true;
-    return records > 0n && nowMs - this.#snapshotAtMs >= this.#snapshotIntervalMs;
+    return snapshotIsDue(this.#lastSeq - this.#snapshotSeq, nowMs - this.#snapshotAtMs, {
+      records: this.#snapshotIntervalRecords,
+      ms: this.#snapshotIntervalMs,
+    });
   }
 
   writeSnapshot(snapshot: string, nowMs: number): Promise<{ seq: bigint }> {

@@ -42,6 +42,7 @@ import { RecordEncoder } from '../record-codec.ts';
 import { finishRecord, RECORD_HEADER_BYTES, recordHash, writeRecordHeader } from '../record-format.ts';
 import { fileKey, newSalt, sealInto, TAG_BYTES } from '../sealing.ts';
 import { encodeSnapshotFile } from '../snapshot-file.ts';
+import { snapshotIsDue } from '../snapshot-schedule.ts';
 import type { JetStreamLease } from './jetstream-lease.ts';
 import type { JetStreamLink } from './jetstream-link.ts';
 import { backoffMs } from './passing-errors.ts';
@@ -285,9 +286,10 @@ export class JetStreamJournal implements Journal {
 
   snapshotDue(nowMs: number): boolean {
     if (this.#snapshotting !== null || this.#failure !== null || this.#closed) return false;
-    const records = this.#lastSeq - this.#snapshotSeq;
-    if (records >= BigInt(this.#snapshotIntervalRecords)) return true;
-    return records > 0n && nowMs - this.#snapshotAtMs >= this.#snapshotIntervalMs;
+    return snapshotIsDue(this.#lastSeq - this.#snapshotSeq, nowMs - this.#snapshotAtMs, {
+      records: this.#snapshotIntervalRecords,
+      ms: this.#snapshotIntervalMs,
+    });
   }
 
   writeSnapshot(snapshot: string, nowMs: number): Promise<{ seq: bigint }> {
