@@ -19,9 +19,16 @@ export interface LoopDelay {
 export function watchLoop(): { stop(): LoopDelay } {
   const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
+  const started = performance.now();
   return {
     stop() {
       histogram.disable();
+      // No sample at all: the watched work never let the loop turn (a synchronous benchmark such as
+      // clearing), so the thread was held for the whole of it, which is the delay to report.
+      if (histogram.count === 0) {
+        const heldMs = performance.now() - started;
+        return { maxMs: heldMs, p99Ms: heldMs };
+      }
       // The histogram counts the sampling interval itself in each delay: subtract it.
       const less = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
       return { maxMs: less(histogram.max), p99Ms: less(histogram.percentile(99)) };
