@@ -13,13 +13,13 @@ import { after, before, describe, test } from 'node:test';
 import { type Command, VenueCore } from '@venue/core';
 import { isVenueError, type VenueError } from '@venue/protocol';
 import {
+  applicableCommands,
   JOURNAL_TEST_MARKET,
   ManualClock,
   type NatsCluster,
   openingCommands,
   orderBody,
   placeCommand,
-  randomCommands,
   startNatsCluster,
   TEST_CORE_CONFIG,
   TEST_SESSION,
@@ -148,27 +148,12 @@ async function onOwnCluster(run: (own: NatsCluster) => Promise<void>): Promise<v
   }
 }
 
-function randomHistory(core: VenueCore, seed: number, count: number): Command[] {
-  // A shadow core decides which random commands apply, so the list can be appended in one go.
-  const shadow = VenueCore.restore(TEST_CORE_CONFIG, core.snapshot());
-  const commands: Command[] = [];
-  for (const command of randomCommands(shadow, seed, count)) {
-    try {
-      shadow.apply(command);
-      commands.push(command);
-    } catch {
-      // refused by the core: not journaled
-    }
-  }
-  return commands;
-}
-
 describe('jetstream journal: the contract', () => {
   test('appends resolve with gapless numbers in call order, and recovery rebuilds the same state', async () => {
     const stream = newStream();
     const { journal, core } = await openJournal(stream);
     const appended = appendAll(journal, core, openingCommands());
-    appended.push(...appendAll(journal, core, randomHistory(core, 7, 400)));
+    appended.push(...appendAll(journal, core, applicableCommands(core, 7, 400)));
     const order: bigint[] = [];
     await Promise.all(appended.map((p) => p.then(({ seq }) => order.push(seq))));
     assert.deepEqual(
@@ -188,17 +173,17 @@ describe('jetstream journal: the contract', () => {
     const stream = newStream();
     const first = await openJournal(stream);
     await Promise.all(appendAll(first.journal, first.core, openingCommands()));
-    await Promise.all(appendAll(first.journal, first.core, randomHistory(first.core, 11, 150)));
+    await Promise.all(appendAll(first.journal, first.core, applicableCommands(first.core, 11, 150)));
     await first.journal.close();
 
     const second = await openJournal(stream, { snapshotIntervalRecords: 50 });
     assert.equal(second.core.stateHash(), first.core.stateHash());
     const before = second.journal.lastSeq;
-    await Promise.all(appendAll(second.journal, second.core, randomHistory(second.core, 12, 100)));
+    await Promise.all(appendAll(second.journal, second.core, applicableCommands(second.core, 12, 100)));
     assert.equal(second.journal.snapshotDue(0), true);
     const snap = await second.journal.writeSnapshot(second.core.snapshot(), 0);
     assert.equal(snap.seq, second.journal.lastSeq);
-    const tail = appendAll(second.journal, second.core, randomHistory(second.core, 13, 40));
+    const tail = appendAll(second.journal, second.core, applicableCommands(second.core, 13, 40));
     await Promise.all(tail);
     await second.journal.close();
     assert.ok(second.journal.lastSeq > before);
@@ -218,7 +203,7 @@ describe('jetstream journal: the contract', () => {
     const stream = newStream();
     const { journal, core } = await openJournal(stream);
     await Promise.all(appendAll(journal, core, openingCommands()));
-    const history = randomHistory(core, 21, 60);
+    const history = applicableCommands(core, 21, 60);
     // All appended in one turn: one message. The snapshot names a record in its middle.
     const head = appendAll(journal, core, history.slice(0, 20));
     const snapshotText = core.snapshot();
@@ -259,7 +244,7 @@ describe('jetstream journal: the contract', () => {
         reached(seq);
       },
     });
-    const live = appendAll(journal, core, randomHistory(core, 51, 120));
+    const live = appendAll(journal, core, applicableCommands(core, 51, 120));
     await Promise.all(live);
     target = journal.lastSeq;
     await new Promise<void>((resolve) => {
@@ -385,7 +370,7 @@ describe('jetstream journal: broker faults and fencing', () => {
         own,
       );
       await Promise.all(appendAll(journal, core, openingCommands()));
-      const history = randomHistory(core, 21, 300);
+      const history = applicableCommands(core, 21, 300);
       // The stream's leader: its loss makes the others elect a new one while appends are in the air.
       const leader = (await journal.link.manager.streams.info(stream)).cluster?.leader;
       const victim = Math.max(
@@ -420,7 +405,7 @@ describe('jetstream journal: broker faults and fencing', () => {
       );
       const acknowledged = appendAll(journal, core, openingCommands());
       await Promise.all(acknowledged);
-      const history = randomHistory(core, 31, 60);
+      const history = applicableCommands(core, 31, 60);
       try {
         await own.kill(1);
         await own.kill(2);
@@ -475,9 +460,9 @@ describe('jetstream journal: broker faults and fencing', () => {
     // The new primary reads the stream to its end and appends first.
     const next = await openJournal(stream);
     assert.equal(next.core.stateHash(), old.core.stateHash());
-    await Promise.all(appendAll(next.journal, next.core, randomHistory(next.core, 41, 5)));
+    await Promise.all(appendAll(next.journal, next.core, applicableCommands(next.core, 41, 5)));
     const refused = await Promise.allSettled(
-      appendAll(old.journal, old.core, randomHistory(old.core, 42, 5)),
+      appendAll(old.journal, old.core, applicableCommands(old.core, 42, 5)),
     );
     for (const outcome of refused) {
       assert.equal(outcome.status, 'rejected');

@@ -11,10 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { type Command, VenueCore } from '@venue/core';
 import { isVenueError } from '@venue/protocol';
 import {
+  applicableCommands,
   ManualClock,
   type NatsCluster,
   openingCommands,
-  randomCommands,
   startNatsCluster,
   TEST_CORE_CONFIG,
 } from '@venue/testing';
@@ -78,21 +78,6 @@ async function writer(stream: string) {
   return { core, journal, write };
 }
 
-/** Random commands that apply after `core`'s state, decided on a copy so they append in one go. */
-function history(core: VenueCore, seed: number, count: number): Command[] {
-  const shadow = VenueCore.restore(TEST_CORE_CONFIG, core.snapshot());
-  const commands: Command[] = [];
-  for (const command of randomCommands(shadow, seed, count)) {
-    try {
-      shadow.apply(command);
-      commands.push(command);
-    } catch {
-      // refused by the core: not journaled
-    }
-  }
-  return commands;
-}
-
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
@@ -110,7 +95,7 @@ describe('hot standby', () => {
       },
       true,
     );
-    await primary.write(history(primary.core, 7, 200));
+    await primary.write(applicableCommands(primary.core, 7, 200));
     const seq = primary.journal.lastSeq;
     follower.announce({ seq, stateHash: primary.core.stateHash() });
     await until(() => follower.position.seq === seq);
@@ -155,7 +140,7 @@ describe('hot standby', () => {
     let tookOver = false;
     void taking.then(() => (tookOver = true));
     // The old primary keeps writing while it holds the lease: the standby must not move.
-    await old.write(history(old.core, 11, 100));
+    await old.write(applicableCommands(old.core, 11, 100));
     await new Promise((resolve) => setTimeout(resolve, TIMINGS.ttlMs * 1.5));
     assert.equal(tookOver, false, 'no takeover while the primary renews its lease');
     // The primary stops renewing (as if it died) but is still able to write.
@@ -217,7 +202,7 @@ describe('hot standby', () => {
       onLeaseLost: () => {},
     });
     await primary.write(openingCommands());
-    await primary.write(history(primary.core, 17, 150));
+    await primary.write(applicableCommands(primary.core, 17, 150));
     // Renewals go on; the journal does not move, so the book is hashed no more.
     await new Promise((resolve) => setTimeout(resolve, TIMINGS.renewEveryMs * 2));
     const afterWrites = hashed;

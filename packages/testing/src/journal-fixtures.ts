@@ -99,6 +99,25 @@ export function openingCommands(oraclePrice: bigint | null = 1000n): Command[] {
   ];
 }
 
+/**
+ * `count` seeded random commands that all apply after `core`'s state, decided on a copy of it, so a
+ * test can append the whole list at once (refused ones are dropped, as the venue would not journal
+ * them).
+ */
+export function applicableCommands(core: VenueCore, seed: number, count: number): Command[] {
+  const shadow = VenueCore.restore(TEST_CORE_CONFIG, core.snapshot());
+  const commands: Command[] = [];
+  for (const command of randomCommands(shadow, seed, count)) {
+    try {
+      shadow.apply(command);
+      commands.push(command);
+    } catch {
+      // refused by the core: not journaled
+    }
+  }
+  return commands;
+}
+
 /** A seeded stream of places (both sides, crossing prices), cancels and ticks against `core`. */
 export function* randomCommands(core: VenueCore, seed: number, count: number): Generator<Command> {
   let state = seed >>> 0;
