@@ -1000,7 +1000,14 @@ export class SettlementPipeline {
     const marketId = groups[0]?.marketId;
     if (marketId === undefined) return;
     const lane = this.#lane(marketId);
-    lane.reporting.push({ groups, legs: groups.flatMap((g) => g.legs), record, reached, next: 0, leaves: null });
+    lane.reporting.push({
+      groups,
+      legs: groups.flatMap((g) => g.legs),
+      record,
+      reached,
+      next: 0,
+      leaves: null,
+    });
     this.#reportSome(marketId, lane);
   }
 
