@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import {
   ChainError,
   type ChainMethod,
@@ -48,16 +50,11 @@ export class ChainRpcClient implements ChainReads {
   async request<M extends ChainMethod>(method: M, ...[params]: ParamsOf<M>): Promise<ChainResult<M>> {
     const id = this.#nextId++;
     const input = params ?? ({} as ChainParams<M>);
-    const response = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body:
-        this.codec === undefined
-          ? chainRequestText(id, method, input)
-          : await this.codec.encode({ id, method, params: input }),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = await response.text();
+    const body =
+      this.codec === undefined
+        ? chainRequestText(id, method, input)
+        : await this.codec.encode({ id, method, params: input });
+    const text = await postText(this.url, body, this.timeoutMs);
     const reply =
       this.codec === undefined
         ? readChainReply(method, id, text, REPLY_BYTES_MAX)
@@ -93,4 +90,42 @@ export class ChainRpcClient implements ChainReads {
         : { market_id: lookup.market_id, batch_seq: lookup.batch_seq };
     return this.request('getSettlementStatus', params);
   }
+}
+
+/**
+ * POSTs a JSON body and reads the reply's text, whatever its status (the reply says what went wrong).
+ * node:http rather than fetch: a settling backlog sends a request per locked group, and each fetch
+ * left a Request, its streams and a timeout signal whose clean-up (a FinalizationRegistry callback
+ * per request) ran all at once after a major GC, 20 ms of the sequencer's thread for a few thousand
+ * requests (docs/settlement.md section 12). Keep-alive is the global agent's, as with fetch.
+ */
+function postText(url: string, body: string, timeoutMs: number): Promise<string> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    const timer = setTimeout(
+      () => request.destroy(new Error(`no reply from ${target.origin} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const settle = (error: Error | null, text?: string) => {
+      clearTimeout(timer);
+      if (error === null) resolve(text as string);
+      else reject(error);
+    };
+    request.on('error', (error) => settle(error));
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', (error) => settle(error));
+      response.on('end', () => settle(null, Buffer.concat(chunks).toString('utf8')));
+      response.on('close', () => {
+        if (!response.complete) settle(new Error(`the reply from ${target.origin} was cut short`));
+      });
+    });
+    request.end(body);
+  });
 }

@@ -156,6 +156,8 @@ interface Reporting {
   readonly record: ChainSettlementRecord | undefined;
   readonly reached: bigint;
   next: number;
+  /** The record's leaf indexes by commitment, made once (a batch is reported over many turns). */
+  leaves: ReadonlyMap<string, bigint> | null;
 }
 
 interface InFlight {
@@ -998,7 +1000,14 @@ export class SettlementPipeline {
     const marketId = groups[0]?.marketId;
     if (marketId === undefined) return;
     const lane = this.#lane(marketId);
-    lane.reporting.push({ groups, legs: groups.flatMap((g) => g.legs), record, reached, next: 0 });
+    lane.reporting.push({
+      groups,
+      legs: groups.flatMap((g) => g.legs),
+      record,
+      reached,
+      next: 0,
+      leaves: null,
+    });
     this.#reportSome(marketId, lane);
   }
 
@@ -1010,7 +1019,8 @@ export class SettlementPipeline {
     const { chain, metrics } = this.#o;
     while (lane.reporting.length > 0) {
       const job = lane.reporting[0] as Reporting;
-      const leaves = new Map((job.record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
+      job.leaves ??= new Map((job.record?.appended ?? []).map((leaf) => [leaf.commitment, leaf.leaf_index]));
+      const leaves = job.leaves;
       const leafIndex = (commitment: string) => leaves.get(commitment) ?? chain.leafIndex(commitment);
       while (job.next < job.legs.length) {
         if (this.#turn.spent()) return;
