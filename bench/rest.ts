@@ -337,7 +337,6 @@ function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
     name: `${BASELINE_NAME}${suffix}`,
     value: Math.round(pick(theirs, key).median),
   });
-  const errors = ours.reduce((sum, m) => sum + m.errors, 0);
   const path = STUB_PATH;
   return [
     figure(
@@ -356,22 +355,11 @@ function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
       pick(ours, 'pairsPerSecond'),
       null,
     ),
-    figure('rest', `request_p50_us_${path}`, 'us', 'lower', pick(ours, 'p50Us'), baselineOf('p50Us', ' p50')),
-    figure('rest', `request_p99_us_${path}`, 'us', 'lower', pick(ours, 'p99Us'), baselineOf('p99Us', ' p99')),
-    figure(
-      'rest',
-      `non_200_answers_${path}`,
-      'count',
-      'lower',
-      { median: errors, spread: 0, runs: ours.length },
-      null,
-    ),
-    ...loopDelayFigures(
-      'rest',
-      path,
-      ours.map((m) => m.loop),
-      { name: `${BASELINE_NAME} (same process)`, runs: theirs.map((m) => m.loop) },
-    ),
+    ...latencyAndErrorFigures(path, ours, {
+      p50: baselineOf('p50Us', ' p50'),
+      p99: baselineOf('p99Us', ' p99'),
+      loop: { name: `${BASELINE_NAME} (same process)`, runs: theirs.map((m) => m.loop) },
+    }),
   ];
 }
 
@@ -381,7 +369,6 @@ function productionFigures(
   poolAlone: Baseline,
   trivial: Measured[],
 ): Figure[] {
-  const errors = ours.reduce((sum, m) => sum + m.errors, 0);
   const path = PRODUCTION_PATH;
   return [
     // Issue 21 item 4: places accepted per second against the cores' batched verification alone.
@@ -410,8 +397,20 @@ function productionFigures(
       pick(ours, 'requestsPerSecond'),
       { name: BASELINE_NAME, value: Math.round(pick(trivial, 'requestsPerSecond').median) },
     ),
-    figure('rest', `request_p50_us_${path}`, 'us', 'lower', pick(ours, 'p50Us'), null),
-    figure('rest', `request_p99_us_${path}`, 'us', 'lower', pick(ours, 'p99Us'), null),
+    ...latencyAndErrorFigures(path, ours, {}),
+  ];
+}
+
+/** Per-request latency, non-200 answers and the event loop's delay of one path, each with its baseline if any. */
+function latencyAndErrorFigures(
+  path: string,
+  ours: Measured[],
+  baselines: { p50?: Baseline; p99?: Baseline; loop?: { name: string; runs: Measured['loop'][] } },
+): Figure[] {
+  const errors = ours.reduce((sum, m) => sum + m.errors, 0);
+  return [
+    figure('rest', `request_p50_us_${path}`, 'us', 'lower', pick(ours, 'p50Us'), baselines.p50 ?? null),
+    figure('rest', `request_p99_us_${path}`, 'us', 'lower', pick(ours, 'p99Us'), baselines.p99 ?? null),
     figure(
       'rest',
       `non_200_answers_${path}`,
@@ -424,6 +423,7 @@ function productionFigures(
       'rest',
       path,
       ours.map((m) => m.loop),
+      baselines.loop,
     ),
   ];
 }
