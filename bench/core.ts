@@ -36,6 +36,7 @@
  * of one read at a random place in a working set far larger than the caches. docs/core.md ("Fifth
  * pass") explains why these two figures, and not the core's logic, bound the operations per second.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { type Command, type CoreConfig, type MarketConfig, VenueCore } from '@venue/core';
 import type { PlaceOrder } from '@venue/protocol';
@@ -628,6 +629,18 @@ export function clearingFigures(quick: boolean): Figure[] {
         : { name: `linear_from_${anchor}_orders`, value: round3((anchorMs * depth) / anchor) };
     figures.push(figure('core', `clear_batch_${depth}_orders_ms`, 'ms', 'lower', measured, baseline));
   }
+  const deepest = depths[depths.length - 1] as number;
+  const deepestMs = medians.get(deepest) as number;
+  figures.push(
+    figure(
+      'core',
+      `clear_batch_${deepest}_orders_young_generation_${LARGE_SEMI_SPACE_MB}mb_ms`,
+      'ms',
+      'lower',
+      summarise(clearSamplesInLargeYoungGeneration(deepest, runs, quick)),
+      { name: 'default_young_generation', value: round3(deepestMs) },
+    ),
+  );
   const markets = quick ? 16 : MANY_MARKETS;
   const quiet = manyMarketTickMs(markets, 'resting', true, runs);
   const full = manyMarketTickMs(markets, 'resting', false, runs);
@@ -646,6 +659,38 @@ export function clearingFigures(quick: boolean): Figure[] {
     ),
   );
   return figures;
+}
+
+/**
+ * The deepest clear again, in a child process whose young generation holds the whole batch
+ * (`--max-semi-space-size`), so no collection runs inside the tick. Beside the default figure of the
+ * same run it shows how much of a deep clear is the collector copying the batch's output
+ * (docs/core-auction.md, "A book that cannot cross"): the core's own share is this figure.
+ */
+const LARGE_SEMI_SPACE_MB = 64;
+const CLEAR_CHILD = new URL('./clear-child.ts', import.meta.url).pathname;
+
+function clearSamplesInLargeYoungGeneration(depth: number, runs: number, quick: boolean): number[] {
+  const args = [
+    '--expose-gc',
+    `--max-semi-space-size=${LARGE_SEMI_SPACE_MB}`,
+    '--import',
+    'tsx',
+    CLEAR_CHILD,
+    String(depth),
+    String(runs),
+    quick ? 'quick' : 'full',
+  ];
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.status !== 0) throw new Error(`clear child exited ${child.status}: ${child.stderr}`);
+  return JSON.parse(child.stdout) as number[];
+}
+
+/** Timed clears of a `depth`-order crossing book after the same warm-up as the clearing figures. */
+export function clearSamplesMs(depth: number, runs: number, quick: boolean): number[] {
+  warmUpClears(quick);
+  clearTimeMs(depth); // warm-up at this depth, untimed
+  return Array.from({ length: runs }, () => clearTimeMs(depth));
 }
 
 const MANY_MARKETS = 64;

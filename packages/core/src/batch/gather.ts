@@ -17,7 +17,8 @@ import type { BookSide, OrderRow } from '../state/venue-state.ts';
 export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): GatheredSide | null {
   let capacity = 0;
   for (const level of side.levels) capacity += level.size;
-  const orders: OrderRow[] = [];
+  // Sized once, and cut to the participants at the end, rather than grown by copies.
+  const orders: OrderRow[] = new Array(capacity);
   const refs = new Int32Array(capacity);
   const remaining = new Float64Array(capacity);
   const minFill = new Float64Array(capacity);
@@ -43,7 +44,7 @@ export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): Ga
       const units = columns.remaining[slot] as number;
       atLevel += units;
       if (!(units <= SAFE_UNITS && atLevel <= SAFE_UNITS)) return null;
-      orders.push(row);
+      orders[count] = row;
       refs[count] = ref;
       remaining[count] = units;
       minFill[count] = columns.minFill[slot] as number;
@@ -59,6 +60,7 @@ export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): Ga
     ends[prices.length] = count;
     prices.push(level.price);
   }
+  orders.length = count;
   return {
     orders,
     refs: refs.subarray(0, count),

@@ -231,6 +231,9 @@ function applyFills(applying: Applying, fillAt: Int32Array, matchIds: readonly b
   if (fills.length === 0) return best;
   const count = rows.length;
   const lockExpirySlot = state.slot + config.lockDurationSlots;
+  // keepLastUnfilled has nothing to keep while the market has no uncleared batch: checked once here
+  // rather than through each row's market, a field on a cache line of the row nothing else reads.
+  const keepUnfilled = market.lastUncleared !== null;
   for (let ref = 0; ref < count; ref += 1) {
     const from = start[ref] as number;
     const to = start[ref + 1] as number;
@@ -264,7 +267,7 @@ function applyFills(applying: Applying, fillAt: Int32Array, matchIds: readonly b
     }
     const matchId = matchIds[ref] as bigint;
     const pending: PendingMatch = { matchId, baseQuantity: base, quoteAmount: quote, lockExpirySlot };
-    keepLastUnfilled(row);
+    if (keepUnfilled) keepLastUnfilled(row);
     stopResting(sideOf(market, row.side), row);
     row.state = 'pending_settlement';
     row.pending = pending;
