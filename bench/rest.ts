@@ -69,6 +69,7 @@ import {
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
+import { cpuByGroup, threadCpuSeconds } from './thread-cpu.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
 const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
@@ -142,6 +143,42 @@ interface Measured {
   generatorCores: number;
   /** The servers' event loop over the run. */
   loop: LoopDelay;
+  /** Production path: CPU per place+cancel round trip by part of the machine, µs. */
+  cpuPerPlaceUs: CpuPerPlace | null;
+}
+
+/** The production venue's worker threads, by part (startProductionVenue). */
+type VenueThreads = { proofWorkers: ReadonlySet<number>; venueWorkers: ReadonlySet<number> };
+
+/**
+ * Where a place+cancel round trip's CPU went, µs: the venue's main thread, its proof workers, its
+ * other workers (signature checks, snapshot replica), the rest of its process (V8's collector
+ * helpers, libuv's pool: fdatasync), the load generator, and all of it.
+ */
+interface CpuPerPlace {
+  main: number;
+  proofWorkers: number;
+  venueWorkers: number;
+  otherThreads: number;
+  loadGenerator: number;
+  total: number;
+}
+
+const CPU_PARTS = ['main', 'proofWorkers', 'venueWorkers', 'otherThreads', 'loadGenerator'] as const;
+
+function cpuPerPlace(
+  seconds: Record<'main' | 'proofWorkers' | 'venueWorkers' | 'other', number>,
+  result: LoadResult,
+): CpuPerPlace {
+  const perPair = (s: number): number => (result.pairs === 0 ? 0 : (s * 1e6) / result.pairs);
+  const split = {
+    main: perPair(seconds.main),
+    proofWorkers: perPair(seconds.proofWorkers),
+    venueWorkers: perPair(seconds.venueWorkers),
+    otherThreads: perPair(seconds.other),
+    loadGenerator: perPair(result.generatorCores * result.seconds),
+  };
+  return { ...split, total: CPU_PARTS.reduce((sum, part) => sum + split[part], 0) };
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -177,6 +214,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
     return [
       ...stubFigures(stub.ours, stub.theirs),
       ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
+      ...cpuFigures(production.ours, production.proofCpuUs),
     ];
   } finally {
     generator.stop();
@@ -271,7 +309,7 @@ async function runProductionPath(
   runs: number,
   targetSeconds: number,
   proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline }> {
+): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline; proofCpuUs: Baseline }> {
   const venue = await startProductionVenue(identity, clock, proved.root);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
@@ -281,10 +319,12 @@ async function runProductionPath(
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
+    const aloneCpuUs: number[] = [];
     const poolAlone: number[] = [];
     const poolOrders = ordersOfNotes(proved.notes, proved.keys);
     const sampleAlone = async (): Promise<number> => {
       alone.push(await opened.sample(quick ? 128 : 256));
+      aloneCpuUs.push(opened.cpuUsPerProof());
       return alone.at(-1) ?? 0;
     };
     const venueJob = (pairsPerConnection: number): VenueJob => ({
@@ -307,10 +347,13 @@ async function runProductionPath(
       const aloneNow = (await sampleAlone()) * availableParallelism();
       poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
       collectGarbage();
-      const v = await generator.measure(venueJob(pairsPerConnection));
+      const v = await generator.measure(venueJob(pairsPerConnection), venue.threads);
       ours.push(v.measured);
       rate = Math.max(v.measured.requestsPerSecond, 20);
       reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
+      log(
+        `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${describeCpu(v.measured.cpuPerPlaceUs, aloneCpuUs.at(-1))}\n`,
+      );
       log(
         `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
           `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
@@ -322,6 +365,10 @@ async function runProductionPath(
       ours,
       coresAlone: coresAloneBaseline(summarise(alone)),
       poolAlone: poolAloneBaseline(poolAlone),
+      proofCpuUs: {
+        name: "one thread's batched Groth16 verification, CPU per proof, same run",
+        value: Math.round(summarise(aloneCpuUs).median),
+      },
     };
   } finally {
     await meter?.close();
@@ -329,11 +376,11 @@ async function runProductionPath(
   }
 }
 
-const pick = (list: Measured[], key: Exclude<keyof Measured, 'loop'>): Sampled =>
+const pick = (list: Measured[], key: Exclude<keyof Measured, 'loop' | 'cpuPerPlaceUs'>): Sampled =>
   summarise(list.map((m) => m[key]));
 
 function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
-  const baselineOf = (key: Exclude<keyof Measured, 'loop'>, suffix = ''): Baseline => ({
+  const baselineOf = (key: Exclude<keyof Measured, 'loop' | 'cpuPerPlaceUs'>, suffix = ''): Baseline => ({
     name: `${BASELINE_NAME}${suffix}`,
     value: Math.round(pick(theirs, key).median),
   });
@@ -401,6 +448,43 @@ function productionFigures(
   ];
 }
 
+/**
+ * Where a production-path round trip's CPU goes. The total (venue process and load generator) has
+ * the CPU one proof costs on one thread in a full batch as its baseline: their ratio is the most of
+ * "cores verifying alone" this path could reach with every core busy all the time, so it says
+ * whether issue 21's 0.8 is in reach before any wall-clock figure does.
+ */
+function cpuFigures(ours: Measured[], proofCpuUs: Baseline): Figure[] {
+  const split = ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs]));
+  if (split.length === 0) return [];
+  const of = (part: keyof CpuPerPlace): Sampled => summarise(split.map((s) => s[part]));
+  const path = PRODUCTION_PATH;
+  const names: Record<(typeof CPU_PARTS)[number], string> = {
+    main: 'main_thread',
+    proofWorkers: 'proof_workers',
+    venueWorkers: 'signature_and_replica_workers',
+    otherThreads: 'gc_and_io_threads',
+    loadGenerator: 'load_generator',
+  };
+  return [
+    figure('rest', `cpu_us_per_place_cancel_${path}`, 'us', 'lower', of('total'), proofCpuUs),
+    ...CPU_PARTS.map((part) =>
+      figure('rest', `cpu_us_per_place_cancel_${names[part]}_${path}`, 'us', 'lower', of(part), null),
+    ),
+  ];
+}
+
+function describeCpu(split: CpuPerPlace | null, proofCpuUs: number | undefined): string {
+  if (split === null) return 'no CPU split';
+  const us = (v: number): string => `${Math.round(v)}`;
+  return (
+    `CPU per place+cancel ${us(split.total)} us: main thread ${us(split.main)}, proof workers ${us(split.proofWorkers)}, ` +
+    `signature and replica workers ${us(split.venueWorkers)}, GC and I/O threads ${us(split.otherThreads)}, ` +
+    `load generator ${us(split.loadGenerator)}; one proof alone on one thread ${us(proofCpuUs ?? 0)} us ` +
+    `(ceiling with both cores busy: ${((proofCpuUs ?? 0) / split.total).toFixed(2)} of cores verifying alone)`
+  );
+}
+
 /** Per-request latency, non-200 answers and the event loop's delay of one path, each with its baseline if any. */
 function latencyAndErrorFigures(
   path: string,
@@ -438,6 +522,7 @@ function measured(result: LoadResult, serverCores: number, loop: LoopDelay): Mea
     serverCores,
     generatorCores: result.generatorCores,
     loop,
+    cpuPerPlaceUs: null,
   };
 }
 
@@ -472,8 +557,11 @@ async function startBaseline(identity: BootIdentity): Promise<{ app: FastifyInst
 
 interface LoadGenerator {
   run(job: Job): Promise<LoadResult>;
-  /** Runs a job and measures this (the servers') process's CPU while it runs. */
-  measure(job: Job): Promise<{ result: LoadResult; measured: Measured }>;
+  /**
+   * Runs a job and measures this (the servers') process's CPU while it runs; given the venue's
+   * worker threads, also where each round trip's CPU went.
+   */
+  measure(job: Job, threads?: VenueThreads): Promise<{ result: LoadResult; measured: Measured }>;
   stop(): void;
 }
 
@@ -501,15 +589,20 @@ function startLoadGenerator(): LoadGenerator {
     });
   return {
     run,
-    async measure(job) {
+    async measure(job, threads) {
       const cpuBefore = process.cpuUsage();
+      const threadsBefore = threadCpuSeconds();
       const watch = watchLoop();
       const result = await run(job);
       const loop = watch.stop();
       const cpu = process.cpuUsage(cpuBefore);
       // This process idles while the child signs before the run, so its CPU is spread over the run.
       const cores = (cpu.user + cpu.system) / 1e6 / result.seconds;
-      return { result, measured: measured(result, cores, loop) };
+      const split =
+        threads === undefined
+          ? null
+          : cpuPerPlace(cpuByGroup(threadsBefore, threadCpuSeconds(), threads), result);
+      return { result, measured: { ...measured(result, cores, loop), cpuPerPlaceUs: split } };
     },
     stop() {
       if (child.connected) child.send({ type: 'exit' } satisfies ToChild);
