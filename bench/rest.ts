@@ -68,8 +68,15 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import {
+  type CpuPerPlace,
+  countPlaceCpu,
+  describePlaceCpu,
+  placeCpuFigures,
+  proofCpuBaseline,
+  type VenueThreads,
+} from './place-cpu.ts';
 import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
-import { cpuByGroup, threadCpuSeconds } from './thread-cpu.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
 const CONNECTIONS = positiveFromEnv('REST_BENCH_CONNECTIONS', 16);
@@ -147,40 +154,6 @@ interface Measured {
   cpuPerPlaceUs: CpuPerPlace | null;
 }
 
-/** The production venue's worker threads, by part (startProductionVenue). */
-type VenueThreads = { proofWorkers: ReadonlySet<number>; venueWorkers: ReadonlySet<number> };
-
-/**
- * Where a place+cancel round trip's CPU went, µs: the venue's main thread, its proof workers, its
- * other workers (signature checks, snapshot replica), the rest of its process (V8's collector
- * helpers, libuv's pool: fdatasync), the load generator, and all of it.
- */
-interface CpuPerPlace {
-  main: number;
-  proofWorkers: number;
-  venueWorkers: number;
-  otherThreads: number;
-  loadGenerator: number;
-  total: number;
-}
-
-const CPU_PARTS = ['main', 'proofWorkers', 'venueWorkers', 'otherThreads', 'loadGenerator'] as const;
-
-function cpuPerPlace(
-  seconds: Record<'main' | 'proofWorkers' | 'venueWorkers' | 'other', number>,
-  result: LoadResult,
-): CpuPerPlace {
-  const perPair = (s: number): number => (result.pairs === 0 ? 0 : (s * 1e6) / result.pairs);
-  const split = {
-    main: perPair(seconds.main),
-    proofWorkers: perPair(seconds.proofWorkers),
-    venueWorkers: perPair(seconds.venueWorkers),
-    otherThreads: perPair(seconds.other),
-    loadGenerator: perPair(result.generatorCores * result.seconds),
-  };
-  return { ...split, total: CPU_PARTS.reduce((sum, part) => sum + split[part], 0) };
-}
-
 export async function run(quick: boolean): Promise<Figure[]> {
   const runs = quick ? 3 : 5;
   const targetSeconds = quick ? 1.5 : 8;
@@ -214,7 +187,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
     return [
       ...stubFigures(stub.ours, stub.theirs),
       ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
-      ...cpuFigures(production.ours, production.proofCpuUs),
+      ...placeCpuFigures(
+        'rest',
+        PRODUCTION_PATH,
+        production.ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs])),
+        production.proofCpuUs,
+      ),
     ];
   } finally {
     generator.stop();
@@ -351,9 +329,10 @@ async function runProductionPath(
       ours.push(v.measured);
       rate = Math.max(v.measured.requestsPerSecond, 20);
       reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
-      log(
-        `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${describeCpu(v.measured.cpuPerPlaceUs, aloneCpuUs.at(-1))}\n`,
-      );
+      if (v.measured.cpuPerPlaceUs !== null) {
+        const split = describePlaceCpu(v.measured.cpuPerPlaceUs, aloneCpuUs.at(-1) ?? 0);
+        log(`rest: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${split}\n`);
+      }
       log(
         `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
           `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
@@ -365,10 +344,7 @@ async function runProductionPath(
       ours,
       coresAlone: coresAloneBaseline(summarise(alone)),
       poolAlone: poolAloneBaseline(poolAlone),
-      proofCpuUs: {
-        name: "one thread's batched Groth16 verification, CPU per proof, same run",
-        value: Math.round(summarise(aloneCpuUs).median),
-      },
+      proofCpuUs: proofCpuBaseline(aloneCpuUs),
     };
   } finally {
     await meter?.close();
@@ -446,43 +422,6 @@ function productionFigures(
     ),
     ...latencyAndErrorFigures(path, ours, {}),
   ];
-}
-
-/**
- * Where a production-path round trip's CPU goes. The total (venue process and load generator) has
- * the CPU one proof costs on one thread in a full batch as its baseline: their ratio is the most of
- * "cores verifying alone" this path could reach with every core busy all the time, so it says
- * whether issue 21's 0.8 is in reach before any wall-clock figure does.
- */
-function cpuFigures(ours: Measured[], proofCpuUs: Baseline): Figure[] {
-  const split = ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs]));
-  if (split.length === 0) return [];
-  const of = (part: keyof CpuPerPlace): Sampled => summarise(split.map((s) => s[part]));
-  const path = PRODUCTION_PATH;
-  const names: Record<(typeof CPU_PARTS)[number], string> = {
-    main: 'main_thread',
-    proofWorkers: 'proof_workers',
-    venueWorkers: 'signature_and_replica_workers',
-    otherThreads: 'gc_and_io_threads',
-    loadGenerator: 'load_generator',
-  };
-  return [
-    figure('rest', `cpu_us_per_place_cancel_${path}`, 'us', 'lower', of('total'), proofCpuUs),
-    ...CPU_PARTS.map((part) =>
-      figure('rest', `cpu_us_per_place_cancel_${names[part]}_${path}`, 'us', 'lower', of(part), null),
-    ),
-  ];
-}
-
-function describeCpu(split: CpuPerPlace | null, proofCpuUs: number | undefined): string {
-  if (split === null) return 'no CPU split';
-  const us = (v: number): string => `${Math.round(v)}`;
-  return (
-    `CPU per place+cancel ${us(split.total)} us: main thread ${us(split.main)}, proof workers ${us(split.proofWorkers)}, ` +
-    `signature and replica workers ${us(split.venueWorkers)}, GC and I/O threads ${us(split.otherThreads)}, ` +
-    `load generator ${us(split.loadGenerator)}; one proof alone on one thread ${us(proofCpuUs ?? 0)} us ` +
-    `(ceiling with both cores busy: ${((proofCpuUs ?? 0) / split.total).toFixed(2)} of cores verifying alone)`
-  );
 }
 
 /** Per-request latency, non-200 answers and the event loop's delay of one path, each with its baseline if any. */
@@ -591,17 +530,14 @@ function startLoadGenerator(): LoadGenerator {
     run,
     async measure(job, threads) {
       const cpuBefore = process.cpuUsage();
-      const threadsBefore = threadCpuSeconds();
+      const placeCpu = threads === undefined ? null : countPlaceCpu(threads);
       const watch = watchLoop();
       const result = await run(job);
       const loop = watch.stop();
       const cpu = process.cpuUsage(cpuBefore);
       // This process idles while the child signs before the run, so its CPU is spread over the run.
       const cores = (cpu.user + cpu.system) / 1e6 / result.seconds;
-      const split =
-        threads === undefined
-          ? null
-          : cpuPerPlace(cpuByGroup(threadsBefore, threadCpuSeconds(), threads), result);
+      const split = placeCpu?.stop(result.pairs, result.generatorCores * result.seconds) ?? null;
       return { result, measured: { ...measured(result, cores, loop), cpuPerPlaceUs: split } };
     },
     stop() {
