@@ -26,6 +26,7 @@ import {
   testMarket,
 } from '@venue/testing';
 import { groth16Verifier, type NoteSpec, type ProvedNote, proveNotes } from './proved-notes.ts';
+import { newThreads } from './thread-cpu.ts';
 
 /** The one market of the wire benchmarks. */
 export const BENCH_MARKET = testMarket('SOL-USDC');
@@ -56,24 +57,36 @@ export async function startProductionVenue(
   identity: BootIdentity,
   clock: VenueClock,
   root: string,
-): Promise<{ server: VenueServer; port: number; verifier: ProofVerifier; close(): Promise<void> }> {
-  const { verifier, hasher } = await groth16Verifier(assetOfOrder(() => [BENCH_MARKET]));
+): Promise<{
+  server: VenueServer;
+  port: number;
+  verifier: ProofVerifier;
+  /** Thread ids of the proof verifier's workers, and of the other workers the venue started. */
+  threads: { proofWorkers: Set<number>; venueWorkers: Set<number> };
+  close(): Promise<void>;
+}> {
+  const proofs = await newThreads(() => groth16Verifier(assetOfOrder(() => [BENCH_MARKET])));
+  const { verifier, hasher } = proofs.value;
   const stateDir = await mkdtemp(join(tmpdir(), 'venue-bench-'));
-  const { server } = await assembleVenue(
-    { ...chainlessPorts(identity, clock), proofs: { verifier }, hasher, roots: fixedRoots([root]) },
-    {
-      core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
-      markets: [testListing(BENCH_MARKET)],
-      settles: false,
-      proofMode: 'groth16',
-      state: { directory: stateDir, sealingKey: randomBytes(32) },
-    },
+  const assembled = await newThreads(() =>
+    assembleVenue(
+      { ...chainlessPorts(identity, clock), proofs: { verifier }, hasher, roots: fixedRoots([root]) },
+      {
+        core: { ...TEST_CORE_CONFIG, noteCommitment: hasher.noteCommitment },
+        markets: [testListing(BENCH_MARKET)],
+        settles: false,
+        proofMode: 'groth16',
+        state: { directory: stateDir, sealingKey: randomBytes(32) },
+      },
+    ),
   );
+  const { server } = assembled.value;
   const { port } = await server.http.listen({ host: '127.0.0.1', port: 0 });
   return {
     server,
     port,
     verifier,
+    threads: { proofWorkers: proofs.threads, venueWorkers: assembled.threads },
     async close() {
       await server.close();
       await verifier.close();

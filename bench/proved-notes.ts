@@ -28,6 +28,7 @@ import {
 } from '@venue/notes';
 import type { PlaceOrder } from '@venue/protocol';
 import { type Sampled, summarise } from './harness.ts';
+import { threadCpuSeconds } from './thread-cpu.ts';
 
 const PROVER_ENV = 'VENUE_BENCH_NOTE_PROVER';
 
@@ -166,18 +167,25 @@ export const VERIFY_BATCH = 64;
  * first); the production-path benchmarks take one sample before each timed run, so the baseline
  * sees the same machine (a shared one's load drifts) as the run beside it.
  */
-export async function batchedRateMeter(
-  claims: readonly AssetClaim[],
-): Promise<{ sample(count: number): Promise<number>; close(): Promise<void> }> {
+export async function batchedRateMeter(claims: readonly AssetClaim[]): Promise<{
+  sample(count: number): Promise<number>;
+  /** CPU time per proof of the last sample (this thread's, µs): the cost a venue's proof cannot undercut. */
+  cpuUsPerProof(): number;
+  close(): Promise<void>;
+}> {
   const checker = await createClaimChecker();
+  let cpuUsPerProof = 0;
   const round = async (count: number): Promise<number> => {
     const all = Array.from({ length: count }, (_, i) => claims[i % claims.length] as AssetClaim);
+    const cpuBefore = threadCpuSeconds().get(process.pid) ?? 0;
     const start = process.hrtime.bigint();
     for (let i = 0; i < all.length; i += VERIFY_BATCH) {
       const results = await checker.check(all.slice(i, i + VERIFY_BATCH));
       if (results.some((valid) => !valid)) throw new Error('a proof the bench made did not verify');
     }
-    return count / (Number(process.hrtime.bigint() - start) / 1e9);
+    const rate = count / (Number(process.hrtime.bigint() - start) / 1e9);
+    cpuUsPerProof = (((threadCpuSeconds().get(process.pid) ?? 0) - cpuBefore) * 1e6) / count;
+    return rate;
   };
   let warm = false;
   return {
@@ -186,6 +194,7 @@ export async function batchedRateMeter(
       warm = true;
       return round(count);
     },
+    cpuUsPerProof: () => cpuUsPerProof,
     close: () => checker.close(),
   };
 }

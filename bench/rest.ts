@@ -68,6 +68,14 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import {
+  type CpuPerPlace,
+  countPlaceCpu,
+  describePlaceCpu,
+  placeCpuFigures,
+  proofCpuBaseline,
+  type VenueThreads,
+} from './place-cpu.ts';
 import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Concurrent connections of both load runs; REST_BENCH_CONNECTIONS overrides it for exploring. */
@@ -142,6 +150,8 @@ interface Measured {
   generatorCores: number;
   /** The servers' event loop over the run. */
   loop: LoopDelay;
+  /** Production path: CPU per place+cancel round trip by part of the machine, µs. */
+  cpuPerPlaceUs: CpuPerPlace | null;
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -177,6 +187,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
     return [
       ...stubFigures(stub.ours, stub.theirs),
       ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
+      ...placeCpuFigures(
+        'rest',
+        PRODUCTION_PATH,
+        production.ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs])),
+        production.proofCpuUs,
+      ),
     ];
   } finally {
     generator.stop();
@@ -271,7 +287,7 @@ async function runProductionPath(
   runs: number,
   targetSeconds: number,
   proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline }> {
+): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline; proofCpuUs: Baseline }> {
   const venue = await startProductionVenue(identity, clock, proved.root);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
@@ -281,10 +297,12 @@ async function runProductionPath(
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
+    const aloneCpuUs: number[] = [];
     const poolAlone: number[] = [];
     const poolOrders = ordersOfNotes(proved.notes, proved.keys);
     const sampleAlone = async (): Promise<number> => {
       alone.push(await opened.sample(quick ? 128 : 256));
+      aloneCpuUs.push(opened.cpuUsPerProof());
       return alone.at(-1) ?? 0;
     };
     const venueJob = (pairsPerConnection: number): VenueJob => ({
@@ -307,10 +325,14 @@ async function runProductionPath(
       const aloneNow = (await sampleAlone()) * availableParallelism();
       poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
       collectGarbage();
-      const v = await generator.measure(venueJob(pairsPerConnection));
+      const v = await generator.measure(venueJob(pairsPerConnection), venue.threads);
       ours.push(v.measured);
       rate = Math.max(v.measured.requestsPerSecond, 20);
       reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
+      if (v.measured.cpuPerPlaceUs !== null) {
+        const split = describePlaceCpu(v.measured.cpuPerPlaceUs, aloneCpuUs.at(-1) ?? 0);
+        log(`rest: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${split}\n`);
+      }
       log(
         `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
           `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
@@ -322,6 +344,7 @@ async function runProductionPath(
       ours,
       coresAlone: coresAloneBaseline(summarise(alone)),
       poolAlone: poolAloneBaseline(poolAlone),
+      proofCpuUs: proofCpuBaseline(aloneCpuUs),
     };
   } finally {
     await meter?.close();
@@ -329,11 +352,11 @@ async function runProductionPath(
   }
 }
 
-const pick = (list: Measured[], key: Exclude<keyof Measured, 'loop'>): Sampled =>
+const pick = (list: Measured[], key: Exclude<keyof Measured, 'loop' | 'cpuPerPlaceUs'>): Sampled =>
   summarise(list.map((m) => m[key]));
 
 function stubFigures(ours: Measured[], theirs: Measured[]): Figure[] {
-  const baselineOf = (key: Exclude<keyof Measured, 'loop'>, suffix = ''): Baseline => ({
+  const baselineOf = (key: Exclude<keyof Measured, 'loop' | 'cpuPerPlaceUs'>, suffix = ''): Baseline => ({
     name: `${BASELINE_NAME}${suffix}`,
     value: Math.round(pick(theirs, key).median),
   });
@@ -438,6 +461,7 @@ function measured(result: LoadResult, serverCores: number, loop: LoopDelay): Mea
     serverCores,
     generatorCores: result.generatorCores,
     loop,
+    cpuPerPlaceUs: null,
   };
 }
 
@@ -472,8 +496,11 @@ async function startBaseline(identity: BootIdentity): Promise<{ app: FastifyInst
 
 interface LoadGenerator {
   run(job: Job): Promise<LoadResult>;
-  /** Runs a job and measures this (the servers') process's CPU while it runs. */
-  measure(job: Job): Promise<{ result: LoadResult; measured: Measured }>;
+  /**
+   * Runs a job and measures this (the servers') process's CPU while it runs; given the venue's
+   * worker threads, also where each round trip's CPU went.
+   */
+  measure(job: Job, threads?: VenueThreads): Promise<{ result: LoadResult; measured: Measured }>;
   stop(): void;
 }
 
@@ -501,15 +528,17 @@ function startLoadGenerator(): LoadGenerator {
     });
   return {
     run,
-    async measure(job) {
+    async measure(job, threads) {
       const cpuBefore = process.cpuUsage();
+      const placeCpu = threads === undefined ? null : countPlaceCpu(threads);
       const watch = watchLoop();
       const result = await run(job);
       const loop = watch.stop();
       const cpu = process.cpuUsage(cpuBefore);
       // This process idles while the child signs before the run, so its CPU is spread over the run.
       const cores = (cpu.user + cpu.system) / 1e6 / result.seconds;
-      return { result, measured: measured(result, cores, loop) };
+      const split = placeCpu?.stop(result.pairs, result.generatorCores * result.seconds) ?? null;
+      return { result, measured: { ...measured(result, cores, loop), cpuPerPlaceUs: split } };
     },
     stop() {
       if (child.connected) child.send({ type: 'exit' } satisfies ToChild);

@@ -84,6 +84,13 @@ import {
 } from './bench-venue.ts';
 import { type Baseline, type Figure, figure, type Sampled, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
+import {
+  type CpuPerPlace,
+  countPlaceCpu,
+  describePlaceCpu,
+  placeCpuFigures,
+  proofCpuBaseline,
+} from './place-cpu.ts';
 import { batchedRateMeter, coresAloneBaseline, poolAloneBaseline } from './proved-notes.ts';
 
 /** Sockets of the many-socket and paced phases, one trader account each. */
@@ -349,6 +356,7 @@ interface ProductionRun {
   p99: number;
   errors: number;
   loop: LoopDelay;
+  cpu: CpuPerPlace;
 }
 
 /**
@@ -363,7 +371,7 @@ async function runProductionPath(
   quick: boolean,
   runs: number,
   proved: { labels: string[][]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ runs: ProductionRun[]; coresAlone: Baseline; poolAlone: Baseline }> {
+): Promise<{ runs: ProductionRun[]; coresAlone: Baseline; poolAlone: Baseline; proofCpuUs: Baseline }> {
   const targetSeconds = quick ? 1.5 : 8;
   const venue = await startProductionVenue(identity, clock, proved.root);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
@@ -374,10 +382,12 @@ async function runProductionPath(
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
+    const aloneCpuUs: number[] = [];
     const poolAlone: number[] = [];
     const poolOrders = ordersOfNotes(proved.notes, proved.keys);
     const sampleAlone = async (): Promise<number> => {
       alone.push(await opened.sample(quick ? 128 : 256));
+      aloneCpuUs.push(opened.cpuUsPerProof());
       return alone.at(-1) ?? 0;
     };
     await generator.setupProved({
@@ -399,11 +409,16 @@ async function runProductionPath(
       const aloneNow = (await sampleAlone()) * availableParallelism();
       poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
       collectGarbage();
+      const placeCpu = countPlaceCpu(venue.threads);
       const { result, loop } = await generator.runProved(cyclesPerLane, expiry());
+      const cpu = placeCpu.stop(result.placed, result.generatorCores * result.seconds);
       const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
       addErrors({}, `${PRODUCTION_PATH} run ${i + 1}`, result);
       placesPerSecond = Math.max(rate(result), 20);
-      measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop });
+      measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop, cpu });
+      log(
+        `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${describePlaceCpu(cpu, aloneCpuUs.at(-1) ?? 0)}\n`,
+      );
       log(
         `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
           `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}; the venue's pool alone ${fmt(poolAlone.at(-1))}), ` +
@@ -415,6 +430,7 @@ async function runProductionPath(
       runs: measured,
       coresAlone: coresAloneBaseline(summarise(alone)),
       poolAlone: poolAloneBaseline(poolAlone),
+      proofCpuUs: proofCpuBaseline(aloneCpuUs),
     };
   } finally {
     await meter?.close();
@@ -426,8 +442,9 @@ function productionFigures(production: {
   runs: ProductionRun[];
   coresAlone: Baseline;
   poolAlone: Baseline;
+  proofCpuUs: Baseline;
 }): Figure[] {
-  const { runs, coresAlone, poolAlone } = production;
+  const { runs, coresAlone, poolAlone, proofCpuUs } = production;
   const pick = (key: 'placesPerSecond' | 'p50' | 'p99'): Sampled => summarise(runs.map((r) => r[key]));
   const errors = runs.reduce((sum, r) => sum + r.errors, 0);
   const path = PRODUCTION_PATH;
@@ -464,6 +481,12 @@ function productionFigures(production: {
       'stream',
       path,
       runs.map((r) => r.loop),
+    ),
+    ...placeCpuFigures(
+      'stream',
+      path,
+      runs.map((r) => r.cpu),
+      proofCpuUs,
     ),
   ];
 }
