@@ -345,10 +345,11 @@ export class SettlementPipeline {
   step(): void {
     if (this.#stopped) return;
     this.#turn.begin();
+    const incoming = this.#incoming.length;
     this.#o.engine.catchUp();
-    // An auction's commit and fan-out may have used this turn (#onEvents counts it): the rest of
-    // the step runs on the next one, which starts with a fresh budget and so makes progress.
-    if (this.#turn.exhausted()) return;
+    // An auction committed by this catch-up may have used the turn (#onEvents counts it): the rest
+    // of the step runs on the next one, which starts with a fresh budget and so makes progress.
+    if (this.#incoming.length > incoming && this.#turn.exhausted()) return;
     this.#takeIn(false);
     if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
