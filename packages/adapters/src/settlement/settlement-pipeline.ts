@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
-import type { CoreEvent, MarketConfig } from '@venue/core';
+import type { CoreEvent, MarketConfig, MatchEvent } from '@venue/core';
 import {
   fieldFromDigest,
   MATCH_FILLS_MAX,
@@ -26,6 +26,7 @@ import type { VenueEngine } from '../venue/venue-engine.ts';
 import type { SettlementWork } from '../workers/settlement-work.ts';
 import { isChainRefusal } from './chain-refusal.ts';
 import type { MatchFacts } from './match-facts.ts';
+import { connected, groupsOf, type Joining, join, newJoining } from './match-groups.ts';
 import type { NoteOpenings } from './note-openings.ts';
 import type {
   ChainKeys,
@@ -181,6 +182,28 @@ interface Proving {
   signed: SignedChainBatch | null;
 }
 
+/**
+ * An event list of the core holding match events not taken in yet (working in slices): the auction's
+ * fan-out is taken in over the turns after the core's, a slice of events per unit of the budget.
+ */
+interface Incoming {
+  readonly events: readonly CoreEvent[];
+  /** The next event to look at. */
+  next: number;
+  /** The slot at which the core handed the events over (each match's seenSlot). */
+  readonly seenSlot: bigint;
+  /** Match events not yet admitted, per market (queueDepth and heldMatches count them). */
+  readonly pending: Map<string, number>;
+  /** The matches taken in so far, per auction batch (market:batch), joined as they come. */
+  readonly batches: Map<string, Joining<SettlingMatch>>;
+  /** Once every event is read: the groups to admit, and the next one. */
+  groups: SettlingMatch[][] | null;
+  nextGroup: number;
+}
+
+/** Events read, or groups admitted, per unit of the turn budget while taking in a fan-out (#takeIn). */
+const TAKE_IN_PER_UNIT = 128;
+
 interface Lane {
   readonly admitting: Admission[];
   readonly queued: Group[];
@@ -231,6 +254,8 @@ export class SettlementPipeline {
   >();
   /** A step is queued for the next turn (a worker's results arrived). */
   #stepQueued = false;
+  /** The core's fan-outs not taken in yet, oldest first (only when working in slices; #onEvents). */
+  readonly #incoming: Incoming[] = [];
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
@@ -263,7 +288,7 @@ export class SettlementPipeline {
    */
   heldMatches(marketId: string): number {
     const prefix = `${marketId}:`;
-    let held = 0;
+    let held = this.#incomingOf(marketId);
     for (const id of this.#owned) if (id.startsWith(prefix)) held += 1;
     return held;
   }
@@ -277,6 +302,7 @@ export class SettlementPipeline {
     const doubtful = lane.doubtful.reduce((sum, d) => sum + d.group.legs.length, 0);
     const reporting = lane.reporting.reduce((sum, r) => sum + r.legs.length - r.next, 0);
     return (
+      this.#incomingOf(marketId) +
       reporting +
       admitting +
       count(lane.queued) +
@@ -294,6 +320,8 @@ export class SettlementPipeline {
    * account, so a number the chain already used is never reused and none is skipped.
    */
   reconcile(): void {
+    // Matches the core handed over are the pipeline's already: taken in first, so none comes twice.
+    this.#takeIn(true);
     const byMarket = new Map<string, SettlingMatch[]>();
     for (const view of this.#o.engine.core.pendingMatches()) {
       if (this.#owned.has(key(view.marketId, view.matchId))) continue;
@@ -317,7 +345,12 @@ export class SettlementPipeline {
   step(): void {
     if (this.#stopped) return;
     this.#turn.begin();
+    const incoming = this.#incoming.length;
     this.#o.engine.catchUp();
+    // An auction committed by this catch-up may have used the turn (#onEvents counts it): the rest
+    // of the step runs on the next one, which starts with a fresh budget and so makes progress.
+    if (this.#incoming.length > incoming && this.#turn.exhausted()) return;
+    this.#takeIn(false);
     if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
       this.#reportSome(marketId, lane);
@@ -333,13 +366,18 @@ export class SettlementPipeline {
   // ---- Matches in ----
 
   #onEvents(events: readonly CoreEvent[]): void {
-    const groups = new Map<string, SettlingMatch[]>();
+    // Working in slices, the match events are taken in on later turns (#takeIn): this turn is the
+    // core's, and an auction's fan-out of thousands of matches already fills it. A fill message is
+    // released here still, right after the core's fill event.
+    const later = this.#turn.limited;
+    const batches = new Map<string, Joining<SettlingMatch>>();
+    let pending: Map<string, number> | null = null;
     for (const event of events) {
       if (event.type === 'match') {
-        const id = `${event.marketId}:${event.batch}`;
-        const list = groups.get(id) ?? [];
-        list.push(fromMatchEvent(event, this.#o.chain.slot));
-        groups.set(id, list);
+        if (later) {
+          pending ??= new Map();
+          pending.set(event.marketId, (pending.get(event.marketId) ?? 0) + 1);
+        } else joinMatch(batches, event, this.#o.chain.slot);
       } else if (
         event.type === 'order' &&
         event.matchId !== undefined &&
@@ -348,9 +386,63 @@ export class SettlementPipeline {
         this.#releaseFill(event.marketId, event.matchId);
       }
     }
-    for (const matches of groups.values()) {
-      for (const group of connected(matches)) this.#admit(group, false);
+    if (pending !== null) {
+      const seenSlot = this.#o.chain.slot;
+      this.#incoming.push({ events, next: 0, seenSlot, pending, batches, groups: null, nextGroup: 0 });
+      this.#turn.worked();
+      this.#stepSoon();
+      return;
     }
+    for (const joining of batches.values()) {
+      for (const group of groupsOf(joining)) this.#admit(group, false);
+    }
+  }
+
+  /**
+   * Takes in the fan-outs the core handed over, a slice of events per unit of the turn's budget
+   * (`all`: at once, at boot). Matches are joined into groups as they are read (a group joins
+   * matches from anywhere in the auction), and the groups are admitted, a slice per unit, once every
+   * event is read; from then on they are the pipeline's (#admit).
+   */
+  #takeIn(all: boolean): void {
+    while (this.#incoming.length > 0) {
+      const held = this.#incoming[0] as Incoming;
+      const { events } = held;
+      while (held.next < events.length) {
+        if (!all && this.#turn.spent()) return;
+        const end = Math.min(held.next + TAKE_IN_PER_UNIT, events.length);
+        for (let i = held.next; i < end; i += 1) {
+          const event = events[i] as CoreEvent;
+          if (event.type === 'match') joinMatch(held.batches, event, held.seenSlot);
+        }
+        held.next = end;
+      }
+      if (held.groups === null) {
+        if (!all && this.#turn.spent()) return;
+        held.groups = [...held.batches.values()].flatMap(groupsOf);
+      }
+      const { groups } = held;
+      while (held.nextGroup < groups.length) {
+        if (!all && this.#turn.spent()) return;
+        const end = Math.min(held.nextGroup + TAKE_IN_PER_UNIT, groups.length);
+        for (let i = held.nextGroup; i < end; i += 1) {
+          const group = groups[i] as SettlingMatch[];
+          // Counted in `admitting` from now on, no longer as incoming (queueDepth, heldMatches).
+          const marketId = (group[0] as SettlingMatch).marketId;
+          held.pending.set(marketId, (held.pending.get(marketId) ?? 0) - group.length);
+          this.#admit(group, false);
+        }
+        held.nextGroup = end;
+      }
+      this.#incoming.shift();
+    }
+  }
+
+  /** Match events of the market the core handed over and the pipeline has not taken in yet. */
+  #incomingOf(marketId: string): number {
+    let count = 0;
+    for (const held of this.#incoming) count += held.pending.get(marketId) ?? 0;
+    return count;
   }
 
   /** Takes one group in: planned, locked, then queued; a group that cannot be locked fails at once. */
@@ -667,7 +759,7 @@ export class SettlementPipeline {
     if (
       this.#turn.limited &&
       queuedLegs(lane) < this.#legsMax &&
-      lane.admitting.some((a) => a.group === null)
+      (lane.admitting.some((a) => a.group === null) || this.#incomingOf(marketId) > 0)
     )
       return;
     // The batch number comes from the market account: a view that does not hold it yet waits.
@@ -1239,26 +1331,15 @@ function queuedLegs(lane: Lane): number {
   return lane.queued.reduce((sum, group) => sum + group.legs.length, 0);
 }
 
-/** Splits one auction batch's matches into groups joined by fills (union-find over match ids). */
-function connected(matches: readonly SettlingMatch[]): SettlingMatch[][] {
-  const parent = new Map<bigint, bigint>(matches.map((m) => [m.matchId, m.matchId]));
-  const find = (id: bigint): bigint => {
-    let root = id;
-    while (parent.get(root) !== root) root = parent.get(root) as bigint;
-    parent.set(id, root);
-    return root;
-  };
-  for (const match of matches) {
-    for (const other of match.counterpartyMatchIds ?? []) {
-      if (parent.has(other)) parent.set(find(other), find(match.matchId));
-    }
+/** Adds a match event to its auction batch's joining (market:batch). */
+function joinMatch(batches: Map<string, Joining<SettlingMatch>>, event: MatchEvent, seenSlot: bigint): void {
+  const id = `${event.marketId}:${event.batch}`;
+  let into = batches.get(id);
+  if (into === undefined) {
+    into = newJoining<SettlingMatch>();
+    batches.set(id, into);
   }
-  const groups = new Map<bigint, SettlingMatch[]>();
-  for (const match of matches) {
-    const root = find(match.matchId);
-    groups.set(root, [...(groups.get(root) ?? []), match]);
-  }
-  return [...groups.values()];
+  join(into, fromMatchEvent(event, seenSlot));
 }
 
 /** The failure reason of a chain refusal at lock time (docs/settlement.md section 3). */

@@ -8,8 +8,11 @@ import { assert } from '@venue/protocol';
  * between two legs is already a state the pipeline can be in (a group waiting in `admitting`, a
  * batch whose proofs are still coming), so stopping there changes when work happens, never what.
  *
- * A turn is everything that runs from the first call of `begin()` until the loop's check phase:
- * the beat, the journal's callbacks and the promise continuations of that iteration share one budget.
+ * A turn is everything that runs from the first call of `begin()` until the loop's next timers
+ * phase: one iteration of the event loop (its I/O callbacks, promise continuations and immediates)
+ * shares one budget. Ending it at the check phase instead let a step stopped in an I/O callback
+ * resume with setImmediate in the same iteration, so two budgets ran back to back with no timer
+ * and no I/O between them, which is what the loop's delay measures.
  */
 export class TurnBudget {
   readonly #budgetMs: number | undefined;
@@ -33,9 +36,10 @@ export class TurnBudget {
     this.#open = true;
     this.#granted = false;
     this.#deadline = performance.now() + this.#budgetMs;
-    setImmediate(() => {
+    // Runs in the timers phase of a later iteration, so the budget covers the whole of this one.
+    setTimeout(() => {
       this.#open = false;
-    });
+    }, 0).unref();
   }
 
   /**
@@ -84,12 +88,12 @@ export class TurnBudget {
     this.#granted = true;
   }
 
-  /** For async work (a batch's proof requests), before each unit: waits for a later turn when this one is spent. */
+  /**
+   * For async work (a batch's proof requests), before each unit: waits for a later turn when this
+   * one is spent (an immediate may still be in the same turn: it waits until a unit is granted).
+   */
   async next(): Promise<void> {
-    if (!this.spent()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    this.begin();
-    this.spent(); // this unit is the new turn's first
+    while (this.spent()) await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** Whether the pipeline works in slices at all. */

@@ -46,6 +46,12 @@ interface Job {
 /** Messages handed to the worker per event-loop turn (each up to SETTLEMENT_WORKER_BATCH_JOBS_MAX jobs). */
 const MESSAGES_PER_TURN = 2;
 
+/**
+ * A second message goes out in the same turn only if the first was cloned within this time: a
+ * message of 256 proof requests, or a batch to sign, can take milliseconds to clone on its own.
+ */
+const FLUSH_SECOND_MESSAGE_MS = 1;
+
 const WORKER_URL = new URL('./settlement-worker.ts', import.meta.url);
 
 export class SettlementPool implements SettlementWork, ChainWork {
@@ -139,15 +145,21 @@ export class SettlementPool implements SettlementWork, ChainWork {
 
   /**
    * Sends what the turn asked: consecutive jobs of one kind share a message. At most
-   * MESSAGES_PER_TURN messages go out per turn, the rest on the next (in order): cloning a backlog's
-   * thousands of jobs at once (2,048 memos to seal when a batch is final) held the thread ~10 ms.
+   * MESSAGES_PER_TURN messages go out per turn, the second only when the first was quick to clone,
+   * the rest on the next turns (in order): cloning a backlog's thousands of jobs at once (2,048 memos
+   * to seal when a batch is final) held the thread ~10 ms.
    */
   #flush(): void {
     this.#flushScheduled = false;
     const queue = this.#queue;
     let from = 0;
     let messages = 0;
-    while (from < queue.length && messages < MESSAGES_PER_TURN) {
+    const started = performance.now();
+    while (
+      from < queue.length &&
+      messages < MESSAGES_PER_TURN &&
+      (messages === 0 || performance.now() - started < FLUSH_SECOND_MESSAGE_MS)
+    ) {
       const kind = (queue[from] as Job).kind;
       let to = from + 1;
       while (to < queue.length && to - from < SETTLEMENT_WORKER_BATCH_JOBS_MAX && queue[to]?.kind === kind) {
