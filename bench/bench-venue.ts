@@ -57,6 +57,7 @@ export async function startProductionVenue(
   identity: BootIdentity,
   clock: VenueClock,
   root: string,
+  proofs: ProductionProofs,
 ): Promise<{
   server: VenueServer;
   port: number;
@@ -65,8 +66,13 @@ export async function startProductionVenue(
   threads: { proofWorkers: Set<number>; venueWorkers: Set<number> };
   close(): Promise<void>;
 }> {
-  const proofs = await newThreads(() => groth16Verifier(assetOfOrder(() => [BENCH_MARKET])));
-  const { verifier, hasher } = proofs.value;
+  const verifierThreads = await newThreads(() =>
+    groth16Verifier(
+      assetOfOrder(() => [BENCH_MARKET]),
+      proofs === 'every_place_verified' ? 0 : undefined,
+    ),
+  );
+  const { verifier, hasher } = verifierThreads.value;
   const stateDir = await mkdtemp(join(tmpdir(), 'venue-bench-'));
   const assembled = await newThreads(() =>
     assembleVenue(
@@ -86,7 +92,7 @@ export async function startProductionVenue(
     server,
     port,
     verifier,
-    threads: { proofWorkers: proofs.threads, venueWorkers: assembled.threads },
+    threads: { proofWorkers: verifierThreads.threads, venueWorkers: assembled.threads },
     async close() {
       await server.close();
       await verifier.close();
@@ -94,6 +100,15 @@ export async function startProductionVenue(
     },
   };
 }
+
+/**
+ * How a production-path venue treats a proof it has verified before (notes' verified-claims.ts).
+ * The benchmarks' connections each place again and again against one proved note, as a market
+ * maker requoting does: `every_place_verified` turns reuse off, so each place costs a batch
+ * verification as the first use of a note does (issue 21 item 4's measure); `requotes` is the
+ * venue's default, where only the first place of each note reaches a worker.
+ */
+export type ProductionProofs = 'every_place_verified' | 'requotes';
 
 /** Price and amount of every production-path order: a bid far below anything, never crossing. */
 export const PROVED_ORDER = { price: 1000n, amount: 100n } as const;

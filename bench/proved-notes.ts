@@ -151,8 +151,14 @@ async function serveProveJob(job: ProveJob): Promise<ProvedNote[]> {
 /** The Groth16 verifier a production-path bench venue checks every place with (its worker pool). */
 export async function groth16Verifier(
   assetOf: (order: PlaceOrder) => bigint,
+  verifiedClaimsMax?: number,
 ): Promise<{ verifier: ProofVerifier; hasher: NoteHasher }> {
-  const verifier = createProofVerifier({ mode: 'groth16', settles: false, assetOf });
+  const verifier = createProofVerifier({
+    mode: 'groth16',
+    settles: false,
+    assetOf,
+    ...(verifiedClaimsMax === undefined ? {} : { verifiedClaimsMax }),
+  });
   await verifier.ready();
   return { verifier, hasher: await loadNoteHasher() };
 }

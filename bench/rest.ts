@@ -58,6 +58,7 @@ import {
   log,
   ordersOfNotes,
   PROVED_ORDER,
+  type ProductionProofs,
   type ProvedNote,
   poolAloneRate,
   positiveFromEnv,
@@ -89,6 +90,8 @@ const ACCOUNTS_PER_CONNECTION = positiveFromEnv('REST_BENCH_ACCOUNTS_PER_CONNECT
 const PROVED_CONNECTIONS = positiveFromEnv('REST_BENCH_PROVED_CONNECTIONS', 64);
 const STUB_PATH = 'stub_proofs_no_journal';
 const PRODUCTION_PATH = 'real_proofs_journal_fsync';
+/** The same venue with its default reuse of verified proofs: every place after a note's first is a requote. */
+const REQUOTE_PATH = 'requotes_real_proofs_journal_fsync';
 const LOAD_GENERATOR_ENV = 'VENUE_REST_BENCH_LOAD_GENERATOR';
 const BASELINE_NAME = 'fastify trivial JSON POST';
 
@@ -164,8 +167,10 @@ export async function run(quick: boolean): Promise<Figure[]> {
       `rotating per round trip; rate-limit ceiling ~${Math.round(accounts * perAccountPairs)} round trips/s), ` +
       `${runs} runs of ~${targetSeconds} s per side after a warm-up\n` +
       `rest: ${PRODUCTION_PATH}: ${PROVED_CONNECTIONS} connections, one account and one proved note each ` +
-      `(${PROVED_CONNECTIONS} distinct proofs cycled), Groth16 verifier workers, sealed file journal with fdatasync; ` +
+      `(${PROVED_CONNECTIONS} distinct proofs cycled), Groth16 verifier workers, sealed file journal with fdatasync, ` +
+      'reuse of verified proofs off (every place verified); ' +
       'baseline: batched Groth16 verification alone on one thread x the cores, measured in this run\n' +
+      `rest: ${REQUOTE_PATH}: the same, with the venue's default reuse of verified proofs (each note's first place verified)\n` +
       "rest: load generator: autocannon in a child process (not in the servers' process), closed loop: " +
       'one request at a time per connection; latency is per request under that load\n',
   );
@@ -179,20 +184,19 @@ export async function run(quick: boolean): Promise<Figure[]> {
   const generator = startLoadGenerator();
   try {
     const stub = await runStubPath(generator, identity, clock, quick, runs, targetSeconds);
-    const production = await runProductionPath(generator, identity, clock, quick, runs, targetSeconds, {
-      labels: provedLabels,
-      keys: provedKeys,
-      ...proved,
-    });
+    const notes = { labels: provedLabels, keys: provedKeys, ...proved };
+    const production = (proofs: ProductionProofs) =>
+      runProductionPath(generator, identity, clock, quick, runs, targetSeconds, notes, proofs);
+    const verified = await production('every_place_verified');
+    const requotes = await production('requotes');
+    const cpuOf = (ours: Measured[]) =>
+      ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs]));
     return [
       ...stubFigures(stub.ours, stub.theirs),
-      ...productionFigures(production.ours, production.coresAlone, production.poolAlone, stub.theirs),
-      ...placeCpuFigures(
-        'rest',
-        PRODUCTION_PATH,
-        production.ours.flatMap((m) => (m.cpuPerPlaceUs === null ? [] : [m.cpuPerPlaceUs])),
-        production.proofCpuUs,
-      ),
+      ...productionFigures(verified.ours, verified.coresAlone, verified.poolAlone, stub.theirs),
+      ...placeCpuFigures('rest', PRODUCTION_PATH, cpuOf(verified.ours), verified.proofCpuUs),
+      ...requoteFigures(requotes.ours, requotes.coresAlone, stub.ours),
+      ...placeCpuFigures('rest', REQUOTE_PATH, cpuOf(requotes.ours), requotes.proofCpuUs),
     ];
   } finally {
     generator.stop();
@@ -287,13 +291,15 @@ async function runProductionPath(
   runs: number,
   targetSeconds: number,
   proved: { labels: string[]; keys: string[]; notes: ProvedNote[][]; root: string },
+  proofs: ProductionProofs,
 ): Promise<{ ours: Measured[]; coresAlone: Baseline; poolAlone: Baseline; proofCpuUs: Baseline }> {
-  const venue = await startProductionVenue(identity, clock, proved.root);
+  const PATH = proofs === 'requotes' ? REQUOTE_PATH : PRODUCTION_PATH;
+  const venue = await startProductionVenue(identity, clock, proved.root, proofs);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
-    log(`rest: ${PRODUCTION_PATH}: logging in ${PROVED_CONNECTIONS} accounts...\n`);
+    log(`rest: ${PATH}: logging in ${PROVED_CONNECTIONS} accounts...\n`);
     const tokens = await traderTokens(venue.server, PROVED_CONNECTIONS, 'bench-proved');
-    log(`rest: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
+    log(`rest: ${PATH}: baseline, batched verification on one thread...\n`);
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
@@ -316,26 +322,30 @@ async function runProductionPath(
       notes: proved.notes,
     });
     const warm = await generator.run(venueJob(quick ? 2 : 4));
-    reportFailures(`${PRODUCTION_PATH} warm-up`, warm);
+    reportFailures(`${PATH} warm-up`, warm);
     let rate = Math.max(warm.ok / warm.seconds, 20);
-    log(`rest: ${PRODUCTION_PATH} warm-up ${Math.round(rate)} req/s\n`);
+    log(`rest: ${PATH} warm-up ${Math.round(rate)} req/s\n`);
     const ours: Measured[] = [];
     for (let i = 0; i < runs; i++) {
       const pairsPerConnection = Math.max(2, Math.ceil((rate * targetSeconds) / (2 * PROVED_CONNECTIONS)));
       const aloneNow = (await sampleAlone()) * availableParallelism();
-      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      // With reuse on, the pool alone would answer these very orders from its table: not measured.
+      if (proofs === 'every_place_verified') {
+        poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      }
       collectGarbage();
       const v = await generator.measure(venueJob(pairsPerConnection), venue.threads);
       ours.push(v.measured);
       rate = Math.max(v.measured.requestsPerSecond, 20);
-      reportFailures(`${PRODUCTION_PATH} run ${i + 1}`, v.result);
+      reportFailures(`${PATH} run ${i + 1}`, v.result);
       if (v.measured.cpuPerPlaceUs !== null) {
         const split = describePlaceCpu(v.measured.cpuPerPlaceUs, aloneCpuUs.at(-1) ?? 0);
-        log(`rest: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${split}\n`);
+        log(`rest: ${PATH} run ${i + 1}/${runs}: ${split}\n`);
       }
       log(
-        `rest: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
+        `rest: ${PATH} run ${i + 1}/${runs} (${pairsPerConnection} round trips per connection): ` +
           `${describe(v.measured, v.result.seconds, true)}; the venue's pool alone ${fmt(poolAlone.at(-1))}, ` +
+          `reused verdicts ${venue.verifier.reuse().reused}, ` +
           `cores verifying alone just before ${fmt(aloneNow)} ` +
           `proofs/s, places/s against it ${(v.measured.pairsPerSecond / aloneNow).toFixed(2)}\n`,
       );
@@ -420,6 +430,31 @@ function productionFigures(
       pick(ours, 'requestsPerSecond'),
       { name: BASELINE_NAME, value: Math.round(pick(trivial, 'requestsPerSecond').median) },
     ),
+    ...latencyAndErrorFigures(path, ours, {}),
+  ];
+}
+
+/**
+ * Requotes: places against notes the venue has verified before. Beside the cores verifying alone
+ * (the ceiling when every place costs a proof) and the stub path of the same run (the ceiling of
+ * the wire, signatures and journal with no proof work at all; it has no journal, so it is the
+ * higher of the two).
+ */
+function requoteFigures(ours: Measured[], coresAlone: Baseline, stub: Measured[]): Figure[] {
+  const path = REQUOTE_PATH;
+  return [
+    figure(
+      'rest',
+      `place_per_s_${path}_vs_cores_verifying_alone`,
+      'orders/s',
+      'higher',
+      pick(ours, 'pairsPerSecond'),
+      coresAlone,
+    ),
+    figure('rest', `place_per_s_${path}_vs_stub_path`, 'orders/s', 'higher', pick(ours, 'pairsPerSecond'), {
+      name: `the ${STUB_PATH} path of this run`,
+      value: Math.round(pick(stub, 'pairsPerSecond').median),
+    }),
     ...latencyAndErrorFigures(path, ours, {}),
   ];
 }

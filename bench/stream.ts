@@ -74,6 +74,7 @@ import {
   log,
   ordersOfNotes,
   PROVED_ORDER,
+  type ProductionProofs,
   type ProvedNote,
   poolAloneRate,
   positiveFromEnv,
@@ -112,6 +113,8 @@ const PHASE_TIMEOUT_MS = 120_000;
 const LANES = positiveFromEnv('STREAM_BENCH_PROVED_LANES', 4);
 const STUB_PATH = 'stub_proofs_no_journal';
 const PRODUCTION_PATH = 'real_proofs_journal_fsync';
+/** The same venue with its default reuse of verified proofs: every place after a note's first is a requote. */
+const REQUOTE_PATH = 'requotes_real_proofs_journal_fsync';
 const LOAD_GENERATOR_ENV = 'VENUE_STREAM_BENCH_LOAD_GENERATOR';
 const BASELINE_NAME = 'bare ws parse+ack';
 
@@ -214,7 +217,9 @@ export async function run(quick: boolean): Promise<Figure[]> {
       'its ack; latency = place frame sent -> its reply\n' +
       `stream: ${PRODUCTION_PATH}: ${SOCKETS} sockets x ${LANES} lanes, each lane its own trading key and proved note ` +
       `(${SOCKETS * LANES} distinct proofs cycled), place -> cancel -> next place on the same note; Groth16 verifier ` +
-      'workers, sealed file journal with fdatasync; baseline: batched Groth16 verification alone on one thread x the cores\n',
+      'workers, sealed file journal with fdatasync, reuse of verified proofs off (every place verified); baseline: batched ' +
+      'Groth16 verification alone on one thread x the cores\n' +
+      `stream: ${REQUOTE_PATH}: the same, with the venue's default reuse of verified proofs (each note's first place verified)\n`,
   );
 
   const identity = await createBootIdentity();
@@ -337,12 +342,26 @@ export async function run(quick: boolean): Promise<Figure[]> {
     const baselineErrorTotal = Object.values(baselineErrors).reduce((a, b) => a + b, 0);
     if (baselineErrorTotal > 0) log(`stream: baseline errors ${JSON.stringify(baselineErrors)}\n`);
     log(`stream: venue errors (warm-up included): ${errorTotal === 0 ? 'none' : JSON.stringify(errors)}\n`);
-    const production = await runProductionPath(generator, identity, clock, quick, runs, {
-      labels: laneLabels,
-      keys: laneKeys,
-      ...proved,
-    });
-    return [...figures(ours, theirs, errorTotal), ...productionFigures(production)];
+    const notes = { labels: laneLabels, keys: laneKeys, ...proved };
+    const verified = await runProductionPath(
+      generator,
+      identity,
+      clock,
+      quick,
+      runs,
+      notes,
+      'every_place_verified',
+    );
+    const requotes = await runProductionPath(generator, identity, clock, quick, runs, notes, 'requotes');
+    const stubMany = summarise(ours.map((r) => r.manySockets)).median;
+    return [
+      ...figures(ours, theirs, errorTotal),
+      ...productionFigures(verified, PRODUCTION_PATH),
+      ...productionFigures(requotes, REQUOTE_PATH, {
+        name: `${STUB_PATH}, ${SOCKETS} sockets, this run`,
+        value: Math.round(stubMany),
+      }),
+    ];
   } finally {
     await generator.stop();
     await venue.server.close();
@@ -371,14 +390,21 @@ async function runProductionPath(
   quick: boolean,
   runs: number,
   proved: { labels: string[][]; keys: string[]; notes: ProvedNote[][]; root: string },
-): Promise<{ runs: ProductionRun[]; coresAlone: Baseline; poolAlone: Baseline; proofCpuUs: Baseline }> {
+  proofs: ProductionProofs,
+): Promise<{
+  runs: ProductionRun[];
+  coresAlone: Baseline;
+  poolAlone: Baseline | null;
+  proofCpuUs: Baseline;
+}> {
+  const PATH = proofs === 'requotes' ? REQUOTE_PATH : PRODUCTION_PATH;
   const targetSeconds = quick ? 1.5 : 8;
-  const venue = await startProductionVenue(identity, clock, proved.root);
+  const venue = await startProductionVenue(identity, clock, proved.root, proofs);
   let meter: Awaited<ReturnType<typeof batchedRateMeter>> | null = null;
   try {
-    log(`stream: ${PRODUCTION_PATH}: logging in ${SOCKETS} accounts...\n`);
+    log(`stream: ${PATH}: logging in ${SOCKETS} accounts...\n`);
     const tokens = await traderTokens(venue.server, SOCKETS, 'stream-bench-proved');
-    log(`stream: ${PRODUCTION_PATH}: baseline, batched verification on one thread...\n`);
+    log(`stream: ${PATH}: baseline, batched verification on one thread...\n`);
     const opened = await batchedRateMeter(claimsOfNotes(proved.notes, proved.keys));
     meter = opened;
     const alone: number[] = [];
@@ -402,26 +428,27 @@ async function runProductionPath(
     const expiry = () => String(clock.slot() + 4000n);
     const warm = await generator.runProved(2, expiry());
     let placesPerSecond = Math.max(rate(warm.result), 20);
-    log(`stream: ${PRODUCTION_PATH} warm-up ${fmt(placesPerSecond)} places/s\n`);
+    log(`stream: ${PATH} warm-up ${fmt(placesPerSecond)} places/s\n`);
     const measured: ProductionRun[] = [];
     for (let i = 0; i < runs; i++) {
       const cyclesPerLane = Math.max(2, Math.ceil((placesPerSecond * targetSeconds) / (SOCKETS * LANES)));
       const aloneNow = (await sampleAlone()) * availableParallelism();
-      poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      // With reuse on, the pool alone would answer these very orders from its table: not measured.
+      if (proofs === 'every_place_verified') {
+        poolAlone.push(await poolAloneRate(venue.verifier, poolOrders, quick ? 128 : 256));
+      }
       collectGarbage();
       const placeCpu = countPlaceCpu(venue.threads);
       const { result, loop } = await generator.runProved(cyclesPerLane, expiry());
       const cpu = placeCpu.stop(result.placed, result.generatorCores * result.seconds);
       const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
-      addErrors({}, `${PRODUCTION_PATH} run ${i + 1}`, result);
+      addErrors({}, `${PATH} run ${i + 1}`, result);
       placesPerSecond = Math.max(rate(result), 20);
       measured.push({ placesPerSecond, p50: result.placeP50Us, p99: result.placeP99Us, errors, loop, cpu });
+      log(`stream: ${PATH} run ${i + 1}/${runs}: ${describePlaceCpu(cpu, aloneCpuUs.at(-1) ?? 0)}\n`);
       log(
-        `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs}: ${describePlaceCpu(cpu, aloneCpuUs.at(-1) ?? 0)}\n`,
-      );
-      log(
-        `stream: ${PRODUCTION_PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
-          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}; the venue's pool alone ${fmt(poolAlone.at(-1))}), ` +
+        `stream: ${PATH} run ${i + 1}/${runs} (${cyclesPerLane} cycles per lane): ${result.seconds.toFixed(1)} s, ` +
+          `${fmt(placesPerSecond)} places/s (${(placesPerSecond / aloneNow).toFixed(2)} of the cores verifying alone just before, ${fmt(aloneNow)}; the venue's pool alone ${fmt(poolAlone.at(-1))}; reused verdicts ${venue.verifier.reuse().reused}), ` +
           `place ack p50 ${fmt(result.placeP50Us)} / p99 ${fmt(result.placeP99Us)} us, cancel p50 ${fmt(result.cancelP50Us)} us, ` +
           `${errors} errors, loop delay max ${loop.maxMs.toFixed(1)} / p99 ${loop.p99Ms.toFixed(1)} ms\n`,
       );
@@ -429,7 +456,7 @@ async function runProductionPath(
     return {
       runs: measured,
       coresAlone: coresAloneBaseline(summarise(alone)),
-      poolAlone: poolAloneBaseline(poolAlone),
+      poolAlone: poolAlone.length === 0 ? null : poolAloneBaseline(poolAlone),
       proofCpuUs: proofCpuBaseline(aloneCpuUs),
     };
   } finally {
@@ -438,35 +465,42 @@ async function runProductionPath(
   }
 }
 
-function productionFigures(production: {
-  runs: ProductionRun[];
-  coresAlone: Baseline;
-  poolAlone: Baseline;
-  proofCpuUs: Baseline;
-}): Figure[] {
+/**
+ * One production-path variant's figures. `stubPath`, for requotes: the stub path's many-socket
+ * rate of the same run, the wire's ceiling with no proof work at all (and no journal).
+ */
+function productionFigures(
+  production: {
+    runs: ProductionRun[];
+    coresAlone: Baseline;
+    poolAlone: Baseline | null;
+    proofCpuUs: Baseline;
+  },
+  path: string,
+  stubPath?: Baseline,
+): Figure[] {
   const { runs, coresAlone, poolAlone, proofCpuUs } = production;
   const pick = (key: 'placesPerSecond' | 'p50' | 'p99'): Sampled => summarise(runs.map((r) => r[key]));
   const errors = runs.reduce((sum, r) => sum + r.errors, 0);
-  const path = PRODUCTION_PATH;
+  const against = (name: string, baseline: Baseline | null | undefined): Figure[] =>
+    baseline === null || baseline === undefined
+      ? []
+      : [
+          figure(
+            'stream',
+            `place_per_s_${SOCKETS}_sockets_${path}_vs_${name}`,
+            'orders/s',
+            'higher',
+            pick('placesPerSecond'),
+            baseline,
+          ),
+        ];
   return [
     // Issue 21 item 4: places accepted per second against the cores' batched verification alone.
-    figure(
-      'stream',
-      `place_per_s_${SOCKETS}_sockets_${path}_vs_cores_verifying_alone`,
-      'orders/s',
-      'higher',
-      pick('placesPerSecond'),
-      coresAlone,
-    ),
+    ...against('cores_verifying_alone', coresAlone),
     // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
-    figure(
-      'stream',
-      `place_per_s_${SOCKETS}_sockets_${path}_vs_venue_pool_alone`,
-      'orders/s',
-      'higher',
-      pick('placesPerSecond'),
-      poolAlone,
-    ),
+    ...against('venue_pool_alone', poolAlone),
+    ...against('stub_path', stubPath),
     figure('stream', `place_ack_p50_us_saturated_${path}`, 'us', 'lower', pick('p50'), null),
     figure('stream', `place_ack_p99_us_saturated_${path}`, 'us', 'lower', pick('p99'), null),
     figure(
@@ -711,10 +745,10 @@ function startLoadGenerator(): LoadGenerator {
       await ask({ type: 'setup-proved', setup });
     },
     runProved: (cyclesPerLane, expirySlot) =>
-      guarded(PRODUCTION_PATH, async () => {
+      guarded('production path', async () => {
         const answer = await ask({ type: 'run-proved', cyclesPerLane, expirySlot });
         if (answer.type !== 'proved-result') throw new Error('load generator: no result');
-        log(`stream: ${PRODUCTION_PATH}: signing ${answer.signSeconds.toFixed(1)} s\n`);
+        log(`stream: production path: signing ${answer.signSeconds.toFixed(1)} s\n`);
         return { result: answer.result, loop: loops.venue ?? none };
       }),
     async stop() {

@@ -3,6 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import { assert, type PlaceOrder } from '@venue/protocol';
 import type { AssetClaim } from './claims.ts';
 import { isStubProof } from './proof-bytes.ts';
+import { VerifiedClaims } from './verified-claims.ts';
 import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
 import { startTsWorker } from './worker-threads.ts';
 
@@ -44,6 +45,12 @@ export interface ProofVerifierOptions {
    * below which waiting proofs are not split between idle workers. 1 splits evenly at once.
    */
   readonly batchMinShare?: number;
+  /**
+   * Most valid claims remembered, so the same proof for the same note, root, key and asset (a
+   * requote against the same note) is answered without a pairing (verified-claims.ts). 0 turns it
+   * off: every proof goes to a worker.
+   */
+  readonly verifiedClaimsMax?: number;
 }
 
 export interface ProofVerifier {
@@ -63,6 +70,8 @@ export interface ProofVerifier {
   verifyMany(orders: readonly PlaceOrder[]): Promise<boolean[]>;
   /** Proofs waiting and being checked, and the limit. */
   load(): { queued: number; inFlight: number; queueMax: number };
+  /** Verdicts answered from verified-claims.ts since start, and how many valid claims it keeps. */
+  reuse(): { readonly reused: number; readonly kept: number };
   /** Stops the workers; pending verifications reject. */
   close(): Promise<void>;
 }
@@ -80,6 +89,11 @@ export const VERIFIER_BATCH_MAX_DEFAULT = 64;
  */
 export const VERIFIER_BATCH_MIN_SHARE_DEFAULT = 16;
 export const VERIFIER_WORKERS_MAX = 64;
+/**
+ * About 150 bytes a claim (a 44-character key and a 66-character commitment in a Map): 32,768 claims
+ * are about 5 MB, one remembered note for every open order of a few thousand busy accounts.
+ */
+export const VERIFIED_CLAIMS_MAX_DEFAULT = 32_768;
 
 /** The bounded queue is full: the venue should refuse the order as overloaded, not wait. */
 export class VerifierBusyError extends Error {
@@ -99,6 +113,8 @@ export class VerifierConfigError extends Error {
 
 interface Pending {
   readonly claim: AssetClaim;
+  /** The claim's key in `verified`, or null when claims are not remembered. */
+  readonly key: string | null;
   readonly resolve: (verdict: DerivedVerdict) => void;
   readonly reject: (error: Error) => void;
 }
@@ -133,6 +149,11 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
   if (!Number.isInteger(batchMinShare) || batchMinShare < 1) {
     throw new VerifierConfigError('batchMinShare must be >= 1');
   }
+  const verifiedMax = options.verifiedClaimsMax ?? VERIFIED_CLAIMS_MAX_DEFAULT;
+  if (!Number.isInteger(verifiedMax) || verifiedMax < 0) {
+    throw new VerifierConfigError('verifiedClaimsMax must be >= 0');
+  }
+  const verified = new VerifiedClaims(verifiedMax);
 
   const queue: Pending[] = [];
   let inFlight = 0;
@@ -188,7 +209,9 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
     if (reply.type === 'result') {
       assert(reply.results.length === batch.length, 'one result per claim');
       batch.forEach((item, i) => {
-        item.resolve({ valid: reply.results[i] === true, commitment: reply.commitments[i] ?? null });
+        const verdict = { valid: reply.results[i] === true, commitment: reply.commitments[i] ?? null };
+        if (verdict.valid) verified.remember(item.key, verdict.commitment);
+        item.resolve(verdict);
       });
     } else {
       const error = new Error(
@@ -226,22 +249,23 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
 
   const enqueue = (orders: readonly PlaceOrder[], noteValue?: bigint): Promise<DerivedVerdict>[] => {
     if (failure !== null) throw failure;
-    const real = orders.filter((o) => !isStubProof(o.valid_input_proof));
-    if (queue.length + inFlight + real.length > queueMax) throw new VerifierBusyError(queueMax);
-    const claims = real.map((order) => ({
-      order,
-      claim: claimOf(order, options.assetOf(order), noteValue),
-    }));
-    if (claims.length > 0) ensurePool();
-    let next = 0;
-    const answers = orders.map((order) => {
-      // A stub proof never reaches a worker: it is not a curve point encoding at all.
-      if (isStubProof(order.valid_input_proof)) {
-        return Promise.resolve({ valid: options.mode === 'stub', commitment: null });
-      }
-      const claim = claims[next++]?.claim;
-      assert(claim !== undefined, 'one claim per real proof');
-      return new Promise<DerivedVerdict>((resolve, reject) => queue.push({ claim, resolve, reject }));
+    // A stub proof never reaches a worker: it is not a curve point encoding at all. A claim verified
+    // before is answered from `verified` and takes no queue space either.
+    const asked = orders.map((order) => {
+      if (isStubProof(order.valid_input_proof)) return null;
+      const claim = claimOf(order, options.assetOf(order), noteValue);
+      const key = verified.keyOf(claim);
+      return { claim, key, known: verified.knows(key) };
+    });
+    const waiting = asked.filter((a) => a !== null && !a.known).length;
+    if (queue.length + inFlight + waiting > queueMax) throw new VerifierBusyError(queueMax);
+    if (waiting > 0) ensurePool();
+    const answers = asked.map((a): Promise<DerivedVerdict> => {
+      if (a === null) return Promise.resolve({ valid: options.mode === 'stub', commitment: null });
+      const earlier = a.known ? verified.reuse(a.key) : undefined;
+      if (earlier !== undefined) return Promise.resolve(earlier);
+      const { claim, key } = a;
+      return new Promise((resolve, reject) => queue.push({ claim, key, resolve, reject }));
     });
     dispatch();
     return answers;
@@ -269,6 +293,7 @@ export function createProofVerifier(options: ProofVerifierOptions): ProofVerifie
       return (await Promise.all(enqueue(orders))).map((verdict) => verdict.valid);
     },
     load: () => ({ queued: queue.length, inFlight, queueMax }),
+    reuse: () => verified.stats(),
     async close() {
       const members = pool ?? [];
       fail(new Error('the proof verifier is closed'));

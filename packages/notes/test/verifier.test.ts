@@ -130,3 +130,69 @@ test('after close, verification is refused', async () => {
   await assert.rejects(closing.verify(fixture.order), /closed/);
   await assert.rejects(closing.verify(stubOrder), /closed/);
 });
+
+test('a claim found valid is answered again without a worker: no queue space, the same verdict', async () => {
+  // queueMax 1: five copies of the order could not all wait for a worker at once.
+  const pool = createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 1, queueMax: 1 });
+  try {
+    await assert.rejects(pool.verifyMany([fixture.order, fixture.order]), VerifierBusyError);
+    assert.equal(await pool.verify(fixture.order), true);
+    assert.deepEqual(pool.reuse(), { reused: 0, kept: 1 });
+    assert.deepEqual(await pool.verifyMany(Array.from({ length: 5 }, () => fixture.order)), [
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    assert.deepEqual(pool.reuse(), { reused: 5, kept: 1 });
+    assert.deepEqual(pool.load(), { queued: 0, inFlight: 0, queueMax: 1 });
+    // Deriving is another claim (it names a value): verified once, then its commitment reused.
+    const derived = await pool.verifyDeriving(fixture.order, 1000n);
+    assert.deepEqual(derived, { valid: true, commitment: fixture.order.note_commitment });
+    assert.deepEqual(await pool.verifyDeriving(fixture.order, 1000n), derived);
+    assert.deepEqual(pool.reuse(), { reused: 6, kept: 2 });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('reuse never answers for a claim that differs in any field, and never keeps a refusal', async () => {
+  const pool = createProofVerifier({ mode: 'groth16', settles: true, assetOf, workers: 1 });
+  try {
+    assert.equal(await pool.verify(fixture.order), true);
+    for (const [name, order] of Object.entries(fixture.wrong)) {
+      assert.equal(await pool.verify(order), false, name);
+      assert.equal(await pool.verify(order), false, `${name}, asked again`);
+    }
+    assert.equal(
+      await pool.verify({ ...fixture.order, side: 'bid', price_limit: 10n }),
+      false,
+      'other asset',
+    );
+    assert.deepEqual(pool.reuse(), { reused: 0, kept: 1 });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('verifiedClaimsMax 0 sends every proof to a worker', async () => {
+  const pool = createProofVerifier({
+    mode: 'groth16',
+    settles: true,
+    assetOf,
+    workers: 1,
+    verifiedClaimsMax: 0,
+  });
+  try {
+    assert.deepEqual(await pool.verifyMany([fixture.order, fixture.order]), [true, true]);
+    assert.equal(await pool.verify(fixture.order), true);
+    assert.deepEqual(pool.reuse(), { reused: 0, kept: 0 });
+  } finally {
+    await pool.close();
+  }
+  assert.throws(
+    () => createProofVerifier({ mode: 'groth16', settles: true, assetOf, verifiedClaimsMax: -1 }),
+    VerifierConfigError,
+  );
+});
