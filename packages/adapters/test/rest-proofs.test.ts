@@ -140,3 +140,31 @@ test('the real proof books the order, its commitment derived off the sequencer',
   assert.equal(inline, 0, 'the sequencer never ran Poseidon');
   assert.equal(memo.stats.size, 0, 'each derivation serves one order');
 });
+
+test('a requote against the same note is booked on the earlier verdict, with no second pairing', async () => {
+  // The order above rests on the note; cancel it, then place again with the very same proof.
+  const cancelled = await venue.cancel(
+    trader,
+    order.order_id,
+    venue.cancelParams(order.order_id, 1n, trader.key),
+  );
+  assert.equal(cancelled.status, 200, cancelled.text);
+  const reusedBefore = verifier.reuse().reused;
+  const requote = signPlaceOrder(
+    { ...order, order_id: hex32('requote').slice(0, 32), arrival_nonce: 3n, price_limit: 10n },
+    trader.key,
+  );
+  const placed = await venue.place(trader, requote);
+  assert.equal(placed.status, 200, placed.text);
+  assert.equal(verifier.reuse().reused, reusedBefore + 1, 'answered from the earlier verdict');
+  assert.equal(inline, 0, 'the commitment came with the reused verdict: the sequencer ran no Poseidon');
+  // The claim of another value is not the same claim: the worker derives it and the core refuses it.
+  const inflated = signPlaceOrder(
+    { ...requote, order_id: hex32('requote-2').slice(0, 32), collateral_amount: 1002n, arrival_nonce: 4n },
+    trader.key,
+  );
+  const refused = await venue.place(trader, inflated);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(envelopeOf(refused).code, 1032, refused.text);
+  assert.equal(verifier.reuse().reused, reusedBefore + 1);
+});

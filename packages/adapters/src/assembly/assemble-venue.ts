@@ -72,6 +72,7 @@ export async function assembleVenue(
   const oracleFeed = monitor === null ? null : (ports.oracle?.start(monitor) ?? null);
   const settlement = settles ? openSettlement(server, ports, options, companions) : null;
   server.metrics.attach({
+    ...('verifier' in ports.proofs ? { proofs: ports.proofs.verifier } : {}),
     ...(monitor === null ? {} : { oracle: monitor }),
     ...(settlement === null ? {} : { settlement: companions.metrics, pipeline: settlement.pipeline }),
   });

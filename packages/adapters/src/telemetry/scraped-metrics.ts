@@ -25,6 +25,8 @@ export interface MetricSources {
   };
   limiter?: TradingRateLimiter;
   signatures?: { readonly queueDepth: number };
+  /** The proof verifier's reuse of verdicts (notes' ProofVerifier.reuse), read structurally. */
+  proofs?: { reuse(): { readonly reused: number; readonly kept: number } };
   http?: { readonly connectionsRefusedPerAddress: number };
 }
 
@@ -201,6 +203,18 @@ export function registerScrapedMetrics(registry: Registry, sources: MetricSource
     'Signature checks asked for and not yet answered by the worker pool.',
     [],
     () => [[{}, sources.signatures?.queueDepth ?? 0]],
+  );
+  total(
+    'venue_proof_verdicts_reused_total',
+    'Order proofs answered from the verdict of the same claim found valid earlier (requotes), since start.',
+    [],
+    () => (sources.proofs === undefined ? [] : [[{}, sources.proofs.reuse().reused]]),
+  );
+  gauge(
+    'venue_proof_verdicts_kept',
+    'Valid proof claims the verifier remembers for reuse (bounded, least recently used out).',
+    [],
+    () => (sources.proofs === undefined ? [] : [[{}, sources.proofs.reuse().kept]]),
   );
   total(
     'venue_rate_limit_refusals_total',
