@@ -70,13 +70,14 @@ test('every block of getting-started.md is run, or listed here with the reason i
 
 test('the run blocks of getting-started.md and sdk.md succeed against a dev venue, in order', {
   timeout: ALL_BLOCKS_TIMEOUT_MS,
-}, async () => {
+}, async (t) => {
   const env = { ...venue.env, NODE_OPTIONS: '' };
   let index = 0;
   for (const block of DOCS.flatMap(codeBlocks).filter((b) => b.run)) {
     index += 1;
     const where = `${block.doc} line ${block.line}`;
     step = where;
+    const started = Date.now();
     const run =
       block.lang === 'sh'
         ? await runToEnd('bash', ['-euo', 'pipefail', '-c', block.code], {
@@ -85,6 +86,7 @@ test('the run blocks of getting-started.md and sdk.md succeed against a dev venu
             timeoutMs: BLOCK_TIMEOUT_MS,
           })
         : await runTs(block.code, `block-${index}.ts`, env);
+    t.diagnostic(`${where}: ${Date.now() - started} ms`);
     assert.equal(
       run.code,
       0,
