@@ -46,10 +46,11 @@ const files = roots
   .flatMap((root) => testFiles(root))
   .sort()
   .sort((a, b) => rank(a) - rank(b));
-const filter = process.argv[2];
-const selected = filter ? files.filter((f) => f.includes(filter)) : files;
+// `run-tests.mjs SUBSTRING...`: the files whose path contains any of them (none: every file).
+const filters = process.argv.slice(2);
+const selected = filters.length > 0 ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 if (selected.length === 0) {
-  console.error(`no test file matches ${filter ?? '(all)'}`);
+  console.error(`no test file matches ${filters.join(' ') || '(all)'}`);
   process.exit(1);
 }
 // `*.dist.test.ts` files run the built JavaScript of the published packages (plain node, npm pack):
