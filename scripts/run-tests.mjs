@@ -20,19 +20,23 @@ function testFiles(dir) {
 }
 
 const roots = ['packages', 'scripts'];
-// The files that take longest (venues booted as processes, real proofs, brokers, packing; measured
-// with TEST_DURATIONS_FILE, slowest first) start first: a long file picked up last would run alone
-// at the end, while the short files fill the other lanes around the long ones.
+// The files that take longest (venues booted as processes, real proofs, brokers, packing), slowest
+// first, as measured with TEST_DURATIONS_FILE on the loaded 2-core host (seconds at load 5 to 16 in
+// brackets). They start first: a long file picked up last would run alone at the end, while the
+// short files fill the other lanes around the long ones (longest first, D117). failover alone
+// takes about a third of the suite's wall time, so it must never start late.
 const LONG_FIRST = [
-  'sdk/test/failover.test.ts',
-  'scripts/test/docs-run.test.ts',
-  'testing/src/sim/simulator.test.ts',
-  'scripts/test/operations-run.test.ts',
-  'cli/test/serve.test.ts',
-  'cli/test/demo.test.ts',
-  'sdk/test/pack-install.dist.test.ts',
+  'sdk/test/failover.test.ts', // [250]
+  'scripts/test/docs-run.test.ts', // [130-140]
+  'scripts/test/operations-run.test.ts', // [125-140]
+  'cli/test/serve.test.ts', // [126]
+  'sdk/test/examples.dist.test.ts', // [99]
+  'sdk/test/pack-install.dist.test.ts', // [97]
+  'testing/src/sim/simulator.test.ts', // [88]
+  'cli/test/demo.test.ts', // [77]
+  'cli/test/serve-standby.test.ts', // [54]
+  'adapters/test/stream.test.ts', // [40]
   'adapters/test/crash-recovery.test.ts',
-  'sdk/test/examples.dist.test.ts',
   'adapters/test/jetstream-journal.test.ts',
   'sdk/test/wallet-settlement.test.ts',
   'notes/test/match-prover-restart.test.ts',
