@@ -88,6 +88,16 @@ const startedAt = Date.now();
 /** @type {{ file: string, seconds: number, outcome: 'pass' | 'fail' | 'ceiling' }[]} */
 const results = [];
 const queue = [...selected];
+/** The files under way, by the pid of their process (the leader of their group). */
+const running = new Map();
+// The files run in groups of their own, out of reach of the terminal's Ctrl-C: the runner passes a
+// stop on to them, so that nothing it started outlives it.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    for (const [pid, file] of running) killTree(pid, file);
+    process.exit(130);
+  });
+}
 await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, lane));
 report();
 
@@ -108,6 +118,7 @@ function runFile(file) {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'test', [MARK]: `${process.pid}:${file}` },
   });
+  running.set(child.pid, file);
   let output = '';
   child.stdout.on('data', (chunk) => {
     output += chunk;
@@ -135,6 +146,7 @@ function runFile(file) {
     child.once('close', (code, signal) => {
       clearTimeout(ceiling);
       clearTimeout(holders);
+      running.delete(child.pid);
       // Whatever the file left behind in its group (a process it failed to stop) goes with it.
       const leftover = describeTree(child.pid, file);
       if (leftover !== '') {
