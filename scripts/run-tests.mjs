@@ -110,10 +110,14 @@ async function lane() {
   }
 }
 
-/** One file in a process group of its own; its output is printed whole when it ends. */
+/**
+ * One file in a process group of its own; its output is printed whole when it ends. The file is run
+ * directly, as `node --test` runs it in its child (and with the same exit code): a `node --test`
+ * parent per file would cost one more process start for nothing.
+ */
 function runFile(file) {
   const begun = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'test', [MARK]: `${process.pid}:${file}` },
