@@ -76,8 +76,8 @@ if (selected.some((file) => file.includes(join('packages', 'console')))) {
 // they started (venues, chains, brokers, a browser), and the spare slot fills that time (on 2 cores,
 // 12.8 min instead of 15.8 for the whole suite). TEST_CONCURRENCY overrides it.
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() + 1);
-// A file's ceiling: the slowest file takes about two minutes on a loaded 2-core machine, so ten is
-// a hang, not slowness. The files that start processes give their tests timeouts below it, so a
+// A file's ceiling: the slowest file (failover) takes two to four minutes on a loaded 2-core
+// machine, so ten is a hang, not slowness. The files that start processes give their tests timeouts below it, so a
 // hung step is normally reported by its test, by name, before the file reaches the ceiling.
 const FILE_CEILING_S = Number(process.env.TEST_FILE_CEILING_S ?? 600);
 // Every process a file starts inherits this mark in its environment (tests pass process.env on),
@@ -124,6 +124,9 @@ function runFile(file) {
   });
   running.set(child.pid, file);
   let output = '';
+  // As text, so that a character split between two chunks stays whole.
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   child.stdout.on('data', (chunk) => {
     output += chunk;
   });
