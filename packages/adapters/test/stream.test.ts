@@ -12,9 +12,10 @@ import { type Frame, StreamClient, TestVenue, type Trader } from '@venue/testing
 const SLOW_CHILD = fileURLToPath(new URL('../../testing/src/stream-child.mjs', import.meta.url));
 
 /**
- * How long the slow-reader test waits for a step before calling it lost: its waits poll and end as
- * soon as the step is done, so a generous bound costs nothing when the machine is idle and keeps a
- * step that a loaded machine slows from failing the test.
+ * How long the tests with a reader in another process wait for a step before calling it lost: the
+ * waits poll and end as soon as the step is done, so a generous bound costs nothing when the machine
+ * is idle and keeps a step that a loaded machine slows (a child's start took over 10 s at load 15)
+ * from failing the test.
  */
 const LOADED_WAIT_MS = 120_000;
 /** A heartbeat interval that never comes within a test (the largest a timer takes). */
@@ -509,10 +510,10 @@ describe('stream sessions and accounts', () => {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
       });
-      await waitFor(() => output.includes('READY'), 10_000);
+      await waitFor(() => output.includes('READY'), LOADED_WAIT_MS);
       assert.equal(venue.server.stream.sessionCount, 2);
       child.kill('SIGSTOP'); // half-open from the venue's side: nobody answers its pings
-      await waitFor(() => venue.server.stream.sessionCount === 1, 5_000);
+      await waitFor(() => venue.server.stream.sessionCount === 1, LOADED_WAIT_MS);
       assert.equal(venue.server.stream.deadPeersDropped, 1);
       // The live client answered every ping (ws does it for it) and is still served.
       assert.equal((await live.request({ op: 'ping' }))['op'], 'pong');
