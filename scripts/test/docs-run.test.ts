@@ -26,6 +26,13 @@ const NOT_RUN_IN_GETTING_STARTED: ReadonlyArray<[RegExp, string]> = [
 
 const DOCS = ['getting-started.md', 'sdk.md'];
 const BLOCK_TIMEOUT_MS = 240_000;
+/**
+ * All the blocks: about 90 s on a loaded 2-core machine. Below run-tests.mjs's 600 s file ceiling,
+ * so a hang is reported here, naming the block under way, and `after` stops the venue.
+ */
+const ALL_BLOCKS_TIMEOUT_MS = 480_000;
+/** The block under way, named in the report of a timeout. */
+let step = 'none yet';
 
 let folder: string;
 let venue: DevVenueProcess;
@@ -39,6 +46,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (step !== 'done') process.stderr.write(`# docs-run stopped at ${step}\n`);
   await venue?.stop();
   rmSync(folder, { recursive: true, force: true });
 });
@@ -60,12 +68,16 @@ test('every block of getting-started.md is run, or listed here with the reason i
   );
 });
 
-test('the run blocks of getting-started.md and sdk.md succeed against a dev venue, in order', async () => {
+test('the run blocks of getting-started.md and sdk.md succeed against a dev venue, in order', {
+  timeout: ALL_BLOCKS_TIMEOUT_MS,
+}, async (t) => {
   const env = { ...venue.env, NODE_OPTIONS: '' };
   let index = 0;
   for (const block of DOCS.flatMap(codeBlocks).filter((b) => b.run)) {
     index += 1;
     const where = `${block.doc} line ${block.line}`;
+    step = where;
+    const started = Date.now();
     const run =
       block.lang === 'sh'
         ? await runToEnd('bash', ['-euo', 'pipefail', '-c', block.code], {
@@ -74,12 +86,14 @@ test('the run blocks of getting-started.md and sdk.md succeed against a dev venu
             timeoutMs: BLOCK_TIMEOUT_MS,
           })
         : await runTs(block.code, `block-${index}.ts`, env);
+    t.diagnostic(`${where}: ${Date.now() - started} ms`);
     assert.equal(
       run.code,
       0,
       `${where} failed (exit ${run.code}):\n${block.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`,
     );
   }
+  step = 'done';
 });
 
 /** A ts block is a whole program: written to a file and run with tsx; it must end by itself. */

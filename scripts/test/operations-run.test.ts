@@ -9,12 +9,19 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
-import { REPO_ROOT, runToEnd } from '../../packages/sdk/test/dev-venue-process.ts';
+import { REPO_ROOT, runToEnd, signalGroup } from '../../packages/sdk/test/dev-venue-process.ts';
 import { type Block, codeBlocks } from './doc-blocks.ts';
 
 const DOC = 'operations.md';
 /** Generous: under a loaded CI machine a block of CLI commands with proofs can take minutes. */
 const BLOCK_TIMEOUT_MS = 300_000;
+/** A process that drains on SIGTERM exits within seconds; a minute is a stop that failed. */
+const STOP_TIMEOUT_MS = 60_000;
+/**
+ * The whole walkthrough: about 100 s on a loaded 2-core machine. Below run-tests.mjs's 600 s file
+ * ceiling, so a hang is reported by this test, with its step, and `after` kills what it started.
+ */
+const WALKTHROUGH_TIMEOUT_MS = 480_000;
 
 interface Background {
   readonly block: Block;
@@ -32,40 +39,44 @@ delete env['VENUE_URL'];
 delete env['VENUE_CHAIN_RPC'];
 
 after(async () => {
-  // Only reached with processes still running when a block failed: no orphan outlives the test.
+  // Only reached with processes still running when a step failed or the test timed out: no orphan
+  // outlives the test, and the step it stopped at is reported with what each process printed.
+  if (running.length > 0) {
+    process.stderr.write(`# stopped at ${step}; still running, now killed:\n${backgroundLogs()}\n`);
+  }
   for (const process_ of running) signalGroup(process_.child, 'SIGKILL');
   rmSync(folder, { recursive: true, force: true });
 });
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
+/** The step under way, for the report of a failure or a timeout. */
+let step = 'the start';
+
+const backgroundLogs = () => running.map((b) => `--- ${where(b.block)}\n${b.output()}`).join('\n');
 
 /**
  * What an operator's SIGTERM reaches: the command itself, not the `npx` and shell wrappers above it
- * (npm dies of the signal at once, while the venue drains for up to seconds). These are the
- * processes of the block's group that are no other member's parent; the wrappers then exit with
- * the command's own status.
+ * (npm dies of the signal at once, while the venue drains for up to seconds), nor the helpers below
+ * it (tsx's esbuild service, a child of the venue while it compiles: signalling the group's leaves
+ * once hit esbuild instead of the venue, which then never stopped). `npx` runs the command from
+ * `sh -c`, so it is the child of the group's `sh`; a block without npx is its group's leader.
  */
 function stopCommand(child: ChildProcess): void {
-  const members: { pid: number; parent: number }[] = [];
+  const members: { pid: number; parent: number; name: string }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
     try {
-      // Fields after the parenthesised command name: state, ppid, pgrp, ...
+      // `pid (name) state ppid pgrp ...`
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === child.pid) members.push({ pid: Number(entry), parent: Number(ppid) });
+      if (Number(pgrp) === child.pid) members.push({ pid: Number(entry), parent: Number(ppid), name });
     } catch {
       // exited while listed
     }
   }
-  const parents = new Set(members.map((m) => m.parent));
-  for (const member of members.filter((m) => !parents.has(m.pid))) process.kill(member.pid, 'SIGTERM');
+  const shells = new Set(members.filter((m) => m.name === 'sh').map((m) => m.pid));
+  const commands = members.filter((m) => shells.has(m.parent)).map((m) => m.pid);
+  for (const pid of commands.length > 0 ? commands : [child.pid as number]) process.kill(pid, 'SIGTERM');
 }
 
 /**
@@ -115,8 +126,11 @@ test('every block of the walkthrough is run (none is left for the reader alone)'
   assert.equal(blocks.filter((b) => b.background).length, 3, 'chain, oracle publisher and venue');
 });
 
-test('docs/operations.md: an operator goes from an empty folder to a served venue that settles a signed cross', async (t) => {
+test('docs/operations.md: an operator goes from an empty folder to a served venue that settles a signed cross', {
+  timeout: WALKTHROUGH_TIMEOUT_MS,
+}, async (t) => {
   for (const block of codeBlocks(DOC).filter((b) => b.run)) {
+    step = where(block);
     const started = Date.now();
     const done = () => t.diagnostic(`${where(block)}: ${Date.now() - started} ms`);
     if (block.background) {
@@ -130,24 +144,37 @@ test('docs/operations.md: an operator goes from an empty folder to a served venu
       timeoutMs: BLOCK_TIMEOUT_MS,
     });
     done();
-    const logs = running.map((b) => `--- ${where(b.block)}\n${b.output()}`).join('\n');
     assert.equal(
       run.code,
       0,
-      `${where(block)} failed (exit ${run.code}):\n${block.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n${logs}`,
+      `${where(block)} failed (exit ${run.code}):\n${block.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n${backgroundLogs()}`,
     );
   }
   // The page's stop: SIGTERM, the venue first, then the publisher and the chain; each exits 0.
   for (const background of [...running].reverse()) {
+    step = `the stop of ${where(background.block)}`;
     stopCommand(background.child);
     assert.equal(
-      await background.exit,
+      await exitWithin(background, STOP_TIMEOUT_MS),
       0,
       `${where(background.block)} did not stop cleanly:\n${background.output()}`,
     );
     running.splice(running.indexOf(background), 1);
   }
 });
+
+/** The exit code, or 'still running' after `ms` (then `after` kills it). */
+async function exitWithin(background: Background, ms: number): Promise<number | null | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`still running ${ms} ms after SIGTERM`), ms);
+  });
+  try {
+    return await Promise.race([background.exit, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function isReadyLine(line: string): boolean {
   if (!line.startsWith('{')) return false;

@@ -11,6 +11,16 @@ import { type Frame, StreamClient, TestVenue, type Trader } from '@venue/testing
 
 const SLOW_CHILD = fileURLToPath(new URL('../../testing/src/stream-child.mjs', import.meta.url));
 
+/**
+ * How long the tests with a reader in another process wait for a step before calling it lost: the
+ * waits poll and end as soon as the step is done, so a generous bound costs nothing when the machine
+ * is idle and keeps a step that a loaded machine slows (a child's start took over 10 s at load 15)
+ * from failing the test.
+ */
+const LOADED_WAIT_MS = 120_000;
+/** A heartbeat interval that never comes within a test (the largest a timer takes). */
+const HEARTBEAT_NEVER_MS = 2 ** 31 - 1;
+
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -417,7 +427,12 @@ describe('stream sessions and accounts', () => {
   });
 
   test('a slow reader is closed with 1011 while a fast one keeps receiving', async () => {
-    const venue = await TestVenue.start({ streamAccountBufferBytesMax: 256 * 1024 });
+    // No heartbeat: under heavy load the bursts can outlast two ping intervals, and the frozen reader
+    // would then be dropped as a dead peer before its buffer fills (the next test covers that drop).
+    const venue = await TestVenue.start({
+      streamAccountBufferBytesMax: 256 * 1024,
+      streamHeartbeatIntervalMs: HEARTBEAT_NEVER_MS,
+    });
     const slowTrader = await venue.trader('slow');
     const fastTrader = await venue.trader('fast');
     // The slow reader is a separate process that the test freezes, so nothing drains its socket.
@@ -430,11 +445,11 @@ describe('stream sessions and accounts', () => {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
       });
-      await waitFor(() => output.includes('READY'), 10_000);
+      await waitFor(() => output.includes('READY'), LOADED_WAIT_MS);
       child.kill('SIGSTOP');
       const fast = await venue.stream();
-      await fast.login(fastTrader.token);
-      await fast.request({ op: 'subscribe', channels: ['orders'] });
+      await fast.request({ op: 'login', token: fastTrader.token }, LOADED_WAIT_MS);
+      await fast.request({ op: 'subscribe', channels: ['orders'] }, LOADED_WAIT_MS);
       let nonce = 1n;
       let expected = 0;
       // Bursts of 900 expiries per account, until the frozen reader's account exceeds its buffer.
@@ -462,12 +477,12 @@ describe('stream sessions and accounts', () => {
         venue.clock.advanceSlots(13n);
         venue.server.engine.catchUp();
         expected += 900;
-        await fast.next((f) => f['seq'] === 2 + expected, 10_000);
+        await fast.next((f) => f['seq'] === 2 + expected, LOADED_WAIT_MS);
       }
       assert.equal(venue.server.stream.slowConsumersClosed, 1, 'the frozen reader was never closed');
       // Thawed, the reader drains its backlog and then finds the venue's close frame.
       child.kill('SIGCONT');
-      await waitFor(() => output.includes('CLOSED'), 10_000);
+      await waitFor(() => output.includes('CLOSED'), LOADED_WAIT_MS);
       assert.match(output, /CLOSED 1011/);
       assert.equal(fast.frames.filter((f) => f['kind'] === 'expired').length, expected);
       assertGapless(fast.frames);
@@ -495,10 +510,10 @@ describe('stream sessions and accounts', () => {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
       });
-      await waitFor(() => output.includes('READY'), 10_000);
+      await waitFor(() => output.includes('READY'), LOADED_WAIT_MS);
       assert.equal(venue.server.stream.sessionCount, 2);
       child.kill('SIGSTOP'); // half-open from the venue's side: nobody answers its pings
-      await waitFor(() => venue.server.stream.sessionCount === 1, 5_000);
+      await waitFor(() => venue.server.stream.sessionCount === 1, LOADED_WAIT_MS);
       assert.equal(venue.server.stream.deadPeersDropped, 1);
       // The live client answered every ping (ws does it for it) and is still served.
       assert.equal((await live.request({ op: 'ping' }))['op'], 'pong');

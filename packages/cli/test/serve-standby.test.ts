@@ -156,7 +156,8 @@ function trustOf(file: string): TrustAnchors {
   };
 }
 
-describe('venue serve with a hot standby on JetStream', () => {
+// Below run-tests.mjs's 600 s file ceiling: a hang is reported by test name, and `after` kills.
+describe('venue serve with a hot standby on JetStream', { timeout: 480_000 }, () => {
   test('the standby takes over after a SIGKILL of the primary; the SDK resumes and the order is there', async () => {
     const ports = [await freePort(), await freePort()];
     const primary = start([

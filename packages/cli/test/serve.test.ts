@@ -187,7 +187,9 @@ async function untilTrading(client: Awaited<ReturnType<typeof connectVenue>>, sy
   assert.fail(`${symbol} never opened for trading`);
 }
 
-describe('venue serve', () => {
+// Each served venue's waits (ready line, exit after SIGTERM) are open-ended: the suite's timeout,
+// below run-tests.mjs's 600 s file ceiling, reports a hang by test name and `after` kills them.
+describe('venue serve', { timeout: 480_000 }, () => {
   test('an order placed with the SDK survives a SIGTERM and a restart from the same state directory', async () => {
     const file = join(dir, 'venue.json');
     writeFileSync(

@@ -36,7 +36,8 @@ export async function startDevVenueProcess(
       '--state-dir',
       stateDir,
     ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    // A group of its own, so that a failed start or a stop takes everything it started along.
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let out = '';
   let err = '';
@@ -45,7 +46,7 @@ export async function startDevVenueProcess(
   });
   const ready = await new Promise<{ rest_url: string; chain_rpc_url: string }>((done, fail) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       fail(new Error(`venue dev not ready within ${READY_TIMEOUT_MS} ms; stderr:\n${err}`));
     }, READY_TIMEOUT_MS);
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -74,16 +75,30 @@ export async function startDevVenueProcess(
   };
 }
 
+/** SIGTERM (the venue drains), SIGKILL after 10 s; then nothing of its group outlives it. */
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) {
+    signalGroup(child, 'SIGKILL');
+    return Promise.resolve();
+  }
   return new Promise((done) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
     child.once('exit', () => {
       clearTimeout(kill);
+      signalGroup(child, 'SIGKILL');
       done();
     });
     child.kill('SIGTERM');
   });
+}
+
+/** Signals the process group of a child started with `detached: true`. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // the whole group is gone already
+  }
 }
 
 export interface Run {
@@ -92,7 +107,11 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs a program to its end (or kills it after `timeoutMs`) and returns its exit code and output. */
+/**
+ * Runs a program to its end and returns its exit code and output. After `timeoutMs` its whole
+ * process group is killed (a `bash -c 'npx ...'` leaves the command behind otherwise, holding the
+ * pipes open so that the run never ends) and stderr says so.
+ */
 export function runToEnd(
   command: string,
   args: readonly string[],
@@ -103,6 +122,7 @@ export function runToEnd(
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
@@ -112,10 +132,16 @@ export function runToEnd(
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    const timeoutMs = options.timeoutMs ?? 180_000;
+    const timer = setTimeout(() => {
+      stderr += `\n(still running after ${timeoutMs} ms: its process group was killed)\n`;
+      signalGroup(child, 'SIGKILL');
+    }, timeoutMs);
     child.once('error', fail);
     child.once('close', (code) => {
       clearTimeout(timer);
+      // Anything the program left in its group in the background goes with it.
+      signalGroup(child, 'SIGKILL');
       done({ code, stdout, stderr });
     });
   });
