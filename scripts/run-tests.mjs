@@ -85,7 +85,7 @@ const FILE_CEILING_S = Number(process.env.TEST_FILE_CEILING_S ?? 600);
 const MARK = 'VENUE_TEST_FILE_RUN';
 
 const startedAt = Date.now();
-/** @type {{ file: string, seconds: number, outcome: 'pass' | 'fail' | 'ceiling' }[]} */
+/** @type {{ file: string, seconds: number, outcome: 'pass' | 'fail' | 'ceiling' | 'skipped', output: string }[]} */
 const results = [];
 const queue = [...selected];
 /** The files under way, by the pid of their process (the leader of their group). */
@@ -234,7 +234,6 @@ function killTree(root, file) {
 }
 
 function report() {
-  const failed = results.filter((r) => r.outcome !== 'pass');
   const byTime = [...results].sort((a, b) => b.seconds - a.seconds);
   const wall = ((Date.now() - startedAt) / 1000).toFixed(1);
   // TEST_DURATIONS_FILE=path writes each file's wall time there, slowest first (to keep LONG_FIRST
@@ -243,12 +242,31 @@ function report() {
     const rows = byTime.map((r) => `${r.seconds.toFixed(1).padStart(7)} s  ${r.file}  ${r.outcome}`);
     writeFileSync(process.env.TEST_DURATIONS_FILE, `${rows.join('\n')}\nwall ${wall} s\n`);
   }
+  // The tests in all, from each file's summary (the spec reporter's last lines): a skipped or todo
+  // test is a check that did not run, so it fails the run as a failure does.
+  const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  for (const r of results) {
+    for (const key of Object.keys(totals)) {
+      const found = r.output.match(new RegExp(`^ℹ ${key} (\\d+)$`, 'm'));
+      totals[key] += Number(found?.[1] ?? 0);
+    }
+  }
+  const unrun = results.filter((r) => /^ℹ (skipped|todo) [1-9]/m.test(r.output));
+  for (const r of unrun) {
+    if (r.outcome === 'pass') r.outcome = 'skipped';
+  }
+  console.log(
+    `tests ${totals.tests}: ${totals.pass} passed, ${totals.fail} failed, ${totals.cancelled} cancelled, ` +
+      `${totals.skipped} skipped, ${totals.todo} todo`,
+  );
   console.log(`${results.length} files in ${wall} s, ${concurrency} at a time; slowest:`);
   for (const r of byTime.slice(0, 5)) console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.file}`);
+  const failed = results.filter((r) => r.outcome !== 'pass');
   if (failed.length > 0) {
     console.log(`\n${failed.length} file(s) failed:`);
     for (const r of failed) {
-      console.log(`  ${r.outcome === 'ceiling' ? 'OVER CEILING' : 'failed'}  ${r.file}`);
+      const why = { ceiling: 'OVER CEILING', skipped: 'skipped or todo tests', fail: 'failed' }[r.outcome];
+      console.log(`  ${why}  ${r.file}`);
     }
     process.exit(1);
   }
