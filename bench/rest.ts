@@ -405,23 +405,9 @@ function productionFigures(
   const path = PRODUCTION_PATH;
   return [
     // Issue 21 item 4: places accepted per second against the cores' batched verification alone.
-    figure(
-      'rest',
-      `place_per_s_${path}_vs_cores_verifying_alone`,
-      'orders/s',
-      'higher',
-      pick(ours, 'pairsPerSecond'),
-      coresAlone,
-    ),
+    placeRate(path, 'cores_verifying_alone', ours, coresAlone),
     // The same against the venue's own pool verifying alone: what intake loses, apart from the machine.
-    figure(
-      'rest',
-      `place_per_s_${path}_vs_venue_pool_alone`,
-      'orders/s',
-      'higher',
-      pick(ours, 'pairsPerSecond'),
-      poolAlone,
-    ),
+    placeRate(path, 'venue_pool_alone', ours, poolAlone),
     figure(
       'rest',
       `place_cancel_requests_per_s_${path}`,
@@ -443,20 +429,25 @@ function productionFigures(
 function requoteFigures(ours: Measured[], coresAlone: Baseline, stub: Measured[]): Figure[] {
   const path = REQUOTE_PATH;
   return [
-    figure(
-      'rest',
-      `place_per_s_${path}_vs_cores_verifying_alone`,
-      'orders/s',
-      'higher',
-      pick(ours, 'pairsPerSecond'),
-      coresAlone,
-    ),
-    figure('rest', `place_per_s_${path}_vs_stub_path`, 'orders/s', 'higher', pick(ours, 'pairsPerSecond'), {
+    placeRate(path, 'cores_verifying_alone', ours, coresAlone),
+    placeRate(path, 'stub_path', ours, {
       name: `the ${STUB_PATH} path of this run`,
       value: Math.round(pick(stub, 'pairsPerSecond').median),
     }),
     ...latencyAndErrorFigures(path, ours, {}),
   ];
+}
+
+/** Places accepted per second on `path`, against `baseline` (named `against` in the figure). */
+function placeRate(path: string, against: string, ours: Measured[], baseline: Baseline): Figure {
+  return figure(
+    'rest',
+    `place_per_s_${path}_vs_${against}`,
+    'orders/s',
+    'higher',
+    pick(ours, 'pairsPerSecond'),
+    baseline,
+  );
 }
 
 /** Per-request latency, non-200 answers and the event loop's delay of one path, each with its baseline if any. */
