@@ -6,7 +6,7 @@
 // sides, the clearing price (a post-trade print) and proofs, nothing else (docs/chain-sim.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CoreEvent } from '@venue/core';
+import { type CoreEvent, matchFills } from '@venue/core';
 import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex, openFillMemo } from '@venue/notes';
 import { SettlementWorld } from './settlement-world.ts';
 
@@ -79,7 +79,7 @@ test('a settled batch shows the chain no amount, output value, blinding or owner
     const markers = new Map<string, bigint | string>();
     for (const event of matches) {
       if (event.type !== 'match') continue;
-      for (const fill of event.fills) {
+      for (const fill of matchFills(event)) {
         markers.set(`fill base of match ${event.matchId}`, fill.baseQuantity);
         markers.set(`fill quote of match ${event.matchId}`, fill.quoteAmount);
       }

@@ -8,7 +8,7 @@ import type {
   PlaceResponse,
   SettlementFailureReason,
 } from '@venue/protocol';
-import type { AuctionResult } from './auction/types.ts';
+import type { AuctionResult, Fill } from './auction/types.ts';
 
 /**
  * What applying a command produced. A command that is refused produces no events and changes
@@ -72,14 +72,25 @@ export interface MatchEvent {
   readonly merkleRoot: string;
   readonly viewingPubkey: string;
   readonly lockExpirySlot: bigint;
-  /** The counterparties' match ids in this batch (for the settlement batch's pairing). */
-  readonly counterpartyMatchIds: readonly bigint[];
   /**
-   * The order's fills in this batch, one per counterparty, in the order of `counterpartyMatchIds`:
-   * a settlement proof binds each pair's amounts. They sum to `baseQuantity` and `quoteAmount`, and
-   * the counterparty's event holds the same fill the other way round.
+   * Who this order filled against: its batch's pairing record and its index there. Read the lists
+   * with `matchCounterparties` and `matchFills` (batch/match-pairing.ts); the batch builds none.
    */
-  readonly fills: readonly MatchFill[];
+  readonly pairing: BatchPairing;
+  readonly pairingRef: number;
+}
+
+/**
+ * Who filled against whom in one batch, kept once for the whole batch (decisions D120) rather than
+ * as two lists and a fill object per filled order: the auction's fills, each participant's fills
+ * as a range of `fillAt` (those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1], in fill
+ * order), and each filled participant's match id. Shared by the batch's match events; never changed.
+ */
+export interface BatchPairing {
+  readonly fills: readonly Fill[];
+  readonly start: Int32Array;
+  readonly fillAt: Int32Array;
+  readonly matchIds: readonly bigint[];
 }
 
 /** One pair's fill in a batch, as one of its two orders sees it. */

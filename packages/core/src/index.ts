@@ -2,6 +2,7 @@
  * @venue/core: the deterministic venue state machine. Depends only on @venue/protocol.
  */
 export * from './auction/types.ts';
+export { matchCounterparties, matchFills } from './batch/match-pairing.ts';
 export * from './commands.ts';
 export * from './config.ts';
 export * from './events.ts';

@@ -22,6 +22,8 @@ import {
   type Command,
   type CoreEvent,
   type MatchEvent,
+  matchCounterparties,
+  matchFills,
   type OrderEvent,
   priceBand,
   VenueCore,
@@ -680,21 +682,21 @@ function checkFillsPairUp(events: readonly CoreEvent[]): void {
   const byId = new Map(matches.map((m) => [`${m.marketId}/${m.matchId}`, m]));
   for (const m of matches) {
     assert.deepEqual(
-      m.fills.map((f) => f.counterpartyMatchId),
-      [...m.counterpartyMatchIds],
+      matchFills(m).map((f) => f.counterpartyMatchId),
+      matchCounterparties(m),
       `match ${m.matchId}: fills follow counterpartyMatchIds`,
     );
     assert.equal(
-      m.fills.reduce((sum, f) => sum + f.baseQuantity, 0n),
+      matchFills(m).reduce((sum, f) => sum + f.baseQuantity, 0n),
       m.baseQuantity,
       `match ${m.matchId}: fills sum to the base total`,
     );
     assert.equal(
-      m.fills.reduce((sum, f) => sum + f.quoteAmount, 0n),
+      matchFills(m).reduce((sum, f) => sum + f.quoteAmount, 0n),
       m.quoteAmount,
       `match ${m.matchId}: fills sum to the quote total`,
     );
-    for (const fill of m.fills) {
+    for (const fill of matchFills(m)) {
       const other = byId.get(`${m.marketId}/${fill.counterpartyMatchId}`);
       assert.ok(
         other !== undefined,
@@ -702,7 +704,7 @@ function checkFillsPairUp(events: readonly CoreEvent[]): void {
       );
       assert.notEqual(other.side, m.side, 'a fill pairs a bid with an ask');
       assert.equal(other.batch, m.batch, 'a fill pairs two orders of one batch');
-      const mirror = other.fills.filter((f) => f.counterpartyMatchId === m.matchId);
+      const mirror = matchFills(other).filter((f) => f.counterpartyMatchId === m.matchId);
       assert.deepEqual(
         mirror,
         [{ counterpartyMatchId: m.matchId, baseQuantity: fill.baseQuantity, quoteAmount: fill.quoteAmount }],
@@ -710,7 +712,7 @@ function checkFillsPairUp(events: readonly CoreEvent[]): void {
       );
     }
     count('fills:checked');
-    if (m.fills.length > 1) count('fills:several');
+    if (matchFills(m).length > 1) count('fills:several');
   }
 }
 
@@ -798,7 +800,7 @@ test('in a batch of many crossing orders, every match event’s fills pair up an
       });
       const events = core.apply({ type: 'tick', slot: 1n });
       checkFillsPairUp(events);
-      for (const e of events) if (e.type === 'match' && e.fills.length > 1) several += 1;
+      for (const e of events) if (e.type === 'match' && matchFills(e).length > 1) several += 1;
     }),
     { numRuns: 200, includeErrorInReport: true, ...seedFromEnv() },
   );

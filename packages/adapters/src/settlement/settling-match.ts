@@ -1,4 +1,11 @@
-import type { MarketConfig, MatchEvent, MatchFill, PendingMatchView } from '@venue/core';
+import {
+  type MarketConfig,
+  type MatchEvent,
+  type MatchFill,
+  matchCounterparties,
+  matchFills,
+  type PendingMatchView,
+} from '@venue/core';
 import {
   assetIdOfMint,
   type DerivedNote,
@@ -67,8 +74,8 @@ export function fromMatchEvent(event: MatchEvent, seenSlot: bigint): SettlingMat
     },
     viewingPubkey: event.viewingPubkey,
     lockExpirySlot: event.lockExpirySlot,
-    counterpartyMatchIds: event.counterpartyMatchIds,
-    fills: event.fills,
+    counterpartyMatchIds: matchCounterparties(event),
+    fills: matchFills(event),
     seenSlot,
   };
 }
