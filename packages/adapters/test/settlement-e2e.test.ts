@@ -91,6 +91,7 @@ async function provedOrder(
   side: 'bid' | 'ask',
   amount: bigint,
   nonce: bigint,
+  label = 'e2e',
 ): Promise<PlaceOrder> {
   const chain = venue.chain;
   assert.ok(chain);
@@ -112,7 +113,7 @@ async function provedOrder(
       amount,
       price_limit: PRICE,
       expiry_slot: venue.clock.slot() + 500n,
-      order_id: hex32(`e2e-${side}`).slice(0, 32),
+      order_id: hex32(`${label}-${side}`).slice(0, 32),
       arrival_nonce: nonce,
       trading_key: who.trader.key.publicKey,
       viewing_pubkey: who.viewing.publicKey,
@@ -211,4 +212,22 @@ test('two traders settle a crossing pair end to end', async () => {
   assert.equal(sol.queue_depth, 0);
   await alice.stream.close();
   await bob.stream.close();
+});
+
+test('a root the venue returns right after a deposit is accepted at once, with no slot in between', async () => {
+  const chain = venue.chain;
+  assert.ok(chain);
+  const carol = await participant('carol', 0xca401_5eedn);
+  carol.note = deposit(carol, MARKET.baseMint, 10n);
+  // The client's view: the inclusion proof the venue serves (no slot passes: this venue's clock
+  // moves only when the test advances it, so the chain's beat does not bring the root in).
+  const inclusion = await venue.call(`/tree/inclusion?tree_id=0&commitment=${carol.note.hex.commitment}`, {
+    token: carol.trader.token,
+  });
+  assert.equal(inclusion.status, 200, inclusion.text);
+  assert.equal(JSON.parse(inclusion.text).root, chain.currentRoot(0).root);
+  const ask = await provedOrder(carol, 'ask', 10n, 1n, 'fresh-root');
+  const placed = await venue.place(carol.trader, ask);
+  assert.equal(placed.status, 200, `a place proved against the root just served: ${placed.text}`);
+  await carol.stream.close();
 });

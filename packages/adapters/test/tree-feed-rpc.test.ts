@@ -216,3 +216,38 @@ test('property: any schedule of appends, reorgs and RPC failures ends with the c
     { numRuns: 10 },
   );
 });
+
+test('a root is admitted into the venue before the channel announces it; an admit that fails holds the message', async () => {
+  const world = await SettlementWorld.create({ finalityDepth: FINALITY, rpc: true });
+  try {
+    const remote = world.remote;
+    assert.ok(remote !== null);
+    const messages: TreeMessage[] = [];
+    const admitted: { treeId: number; root: string; published: number }[] = [];
+    let refuse = false;
+    const feed = new RemoteTreeFeed(
+      new ChainRpcClient(remote.proxy.url, RPC_TIMEOUT_MS),
+      { publishTree: (frame) => messages.push(frame) },
+      {
+        admit: async (treeId, root) => {
+          if (refuse) throw new Error('the chain did not answer getRootWindow');
+          admitted.push({ treeId, root, published: messages.length });
+        },
+      },
+    );
+    await feed.open();
+    assert.deepEqual(admitted, [], 'the first read fixes where the channel starts: nothing to admit');
+    world.deposit(world.wallet('alice'), 'quote', 5n);
+    refuse = true;
+    assert.equal(await feed.refresh(), false, 'a root the venue could not take in is not announced');
+    assert.equal(messages.length, 0);
+    refuse = false;
+    assert.equal(await feed.refresh(), true);
+    assert.equal(messages.length, 1);
+    const announced = messages[0] as TreeMessage;
+    assert.deepEqual(admitted, [{ treeId: announced.tree_id, root: announced.root, published: 0 }]);
+    assert.equal(announced.root, world.chain.currentRoot(announced.tree_id).root);
+  } finally {
+    await world.close();
+  }
+});

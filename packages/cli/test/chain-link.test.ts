@@ -64,3 +64,46 @@ test('a root the window already holds costs no read and no change', async () => 
   await link.admit(0, root);
   assert.equal(changes, before);
 });
+
+test('a root is in the window only once the mirror has heard of it, even while a read is half done', async () => {
+  // Two shards, read one request each: a read of the windows is half done after the first answer.
+  const chain = await createChainSimulator({ shards: 2 });
+  const server = await startRpcServer(chain);
+  const twoShards = await connectChain(server.url, {
+    pollMs: POLL_MS,
+    slotDurationMs: 400,
+    treeCount: 2,
+    onError: () => {},
+  });
+  // What the core would hold: the windows the mirror was handed at each change.
+  let mirrored: readonly { root: string }[] = [];
+  twoShards.start(() => {
+    mirrored = twoShards.roots.rootWindow(0);
+  });
+  try {
+    chain.deposit({
+      tree_id: 0,
+      mint: 'So11111111111111111111111111111111111111112',
+      value: 5n,
+      owner_commitment: fieldToHex(3n),
+      blinding: fieldToHex(99n),
+      spend_authority: spendAuthorityOf(0x5eedn).publicKey,
+    });
+    const root = chain.currentRoot(0).root;
+    // A client's tree read for shard 1 starts a read of both windows (its root is not known)...
+    const reading = twoShards.admit(1, 'ab'.repeat(32));
+    // ...and a second client's read for shard 0 comes as soon as shard 0's window could hold the root.
+    while (!twoShards.roots.rootWindow(0).some((entry) => entry.root === root)) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await twoShards.admit(0, root);
+    assert.ok(
+      mirrored.some((entry) => entry.root === root),
+      'the core holds the root before a client is answered with it',
+    );
+    await reading;
+  } finally {
+    twoShards.stop();
+    await server.close();
+  }
+});

@@ -2,8 +2,8 @@ import type { CoreEvent } from '@venue/core';
 import { assert } from '@venue/protocol';
 import { OracleMonitor } from '../oracle/oracle-monitor.ts';
 import type { CheckStatus } from '../settlement/chain-state-check.ts';
-import { NO_SETTLEMENT } from '../venue/ports.ts';
-import { watchChain, watchConsumedNotes } from './chain-watch.ts';
+import { type ChainReads, NO_SETTLEMENT } from '../venue/ports.ts';
+import { mirroredReads, watchChain, watchConsumedNotes } from './chain-watch.ts';
 import {
   coreWithMemo,
   createCompanions,
@@ -62,9 +62,14 @@ export async function assembleVenue(
   assert(!settles || ports.chain?.settlement !== undefined, 'a settling venue needs a settlement chain port');
   assert(!settles || ports.hasher !== undefined, 'a settling venue needs the note hasher of its chain');
   const companions = createCompanions(settles ? ports.hasher : undefined);
-  const server = await openVenueServer(serverParts(ports, options, companions), edgeOf(ports));
+  // The routes' tree reads refresh the root mirror, which exists once the server (its engine) does.
+  let refreshMirror = () => {};
+  const reads = ports.chain === undefined ? null : mirroredReads(ports.chain.reads, () => refreshMirror());
+  const server = await openVenueServer(serverParts(ports, options, companions, reads), edgeOf(ports));
   if (ports.onEvents !== undefined) server.engine.onEvents(ports.onEvents);
-  const detachChain = watchChain(server, ports, options.core.treeCount, settles);
+  const watch = watchChain(server, ports, options.core.treeCount, settles);
+  const detachChain = watch.detach;
+  refreshMirror = () => watch.mirror.refresh();
   const monitor =
     ports.oracle === undefined
       ? null
@@ -137,6 +142,7 @@ function serverParts(
   ports: VenuePorts,
   options: VenueOptions,
   companions: VenueCompanions,
+  reads: ChainReads | null,
 ): VenueServerParts {
   return {
     clock: ports.clock,
@@ -157,7 +163,7 @@ function serverParts(
     ),
     ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
     ...(ports.auth === undefined ? {} : { auth: ports.auth }),
-    chain: ports.chain?.reads ?? null,
+    chain: reads,
     attestation: ports.enclave ?? null,
     settlement: options.settles ? companions.metrics : NO_SETTLEMENT,
     stream: options.stream ?? {},

@@ -4,6 +4,7 @@ import { ConsumedNoteWatch } from '../settlement/consumed-note-watch.ts';
 import type { NoteUseTags } from '../settlement/consumed-notes.ts';
 import type { NoteOpenings } from '../settlement/note-openings.ts';
 import type { SettlementChain } from '../settlement/settlement-chain.ts';
+import type { ChainReads } from '../venue/ports.ts';
 import type { VenuePorts } from './venue-ports.ts';
 import type { VenueBody } from './venue-server.ts';
 
@@ -18,12 +19,14 @@ export function watchChain(
   ports: VenuePorts,
   treeCount: number,
   settles: boolean,
-): () => void {
+): { readonly detach: () => void; readonly mirror: RootMirror } {
   const mirror = new RootMirror(server.engine, ports.roots, treeCount);
   mirror.refresh();
   const detachMirror = ports.chain?.onBeat(() => mirror.refresh()) ?? (() => {});
   const settlement = ports.chain?.settlement;
-  if (!settles || settlement === undefined || ports.enclave === undefined) return detachMirror;
+  if (!settles || settlement === undefined || ports.enclave === undefined) {
+    return { detach: detachMirror, mirror };
+  }
   const { enclave } = ports;
   const attested = { measurement: enclave.measurement, settlementSigner: enclave.settlementSigner.publicKey };
   const governance = new GovernanceWatch(server.gates, settlement.governance, attested, {
@@ -33,9 +36,37 @@ export function watchChain(
   });
   governance.check();
   const detachGovernance = settlement.chain.onBeat(() => governance.check());
-  return () => {
-    detachMirror();
-    detachGovernance();
+  return {
+    detach: () => {
+      detachMirror();
+      detachGovernance();
+    },
+    mirror,
+  };
+}
+
+/**
+ * Tree reads that answer only with roots the core already accepts: once the chain has answered, the
+ * root mirror hands the core the chain's windows (it records a change only), and then the answer
+ * leaves. A deposit mints a root within the slot, and the mirror otherwise hears of it on the next
+ * beat: a client that read that root (GET /tree/root or /tree/inclusion), proved against it and
+ * placed at once was refused with 1031 until then. A chain over JSON-RPC admits the root into its
+ * polled windows first (the CLI's ChainLink.admit), so the refresh here finds it there.
+ */
+export function mirroredReads(reads: ChainReads, refresh: () => void): ChainReads {
+  return {
+    roots: async () => {
+      const roots = await reads.roots();
+      refresh();
+      return roots;
+    },
+    inclusion: async (treeId, commitment) => {
+      const proof = await reads.inclusion(treeId, commitment);
+      refresh();
+      return proof;
+    },
+    leaves: (treeId, from, limit) => reads.leaves(treeId, from, limit),
+    settlementStatus: (lookup) => reads.settlementStatus(lookup),
   };
 }
 

@@ -18,7 +18,10 @@ export async function openTreeChannel(
     const detach = chain.onBeat(() => feed.refresh());
     return async () => detach();
   }
-  const feed = new RemoteTreeFeed(channel.updates, publisher, { onProblem: channel.onProblem });
+  const feed = new RemoteTreeFeed(channel.updates, publisher, {
+    onProblem: channel.onProblem,
+    ...(channel.admit === undefined ? {} : { admit: channel.admit }),
+  });
   await feed.open().catch((error: Error) => {
     throw new Error(`${channel.name} does not answer getTreeUpdates (${error.message})`);
   });

@@ -96,6 +96,8 @@ export type TreeChannel =
       readonly pollMs: number;
       readonly name: string;
       readonly onProblem: (message: string) => void;
+      /** Takes a root into the venue's root windows before the channel announces it (RemoteTreeFeed). */
+      readonly admit?: (treeId: number, root: string) => Promise<void>;
     };
 
 /** Signed oracle prices: the publishers' keys, and a feed that hands updates to the monitor. */

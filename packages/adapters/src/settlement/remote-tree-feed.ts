@@ -44,6 +44,12 @@ export interface RemoteTreeFeedOptions {
   readonly onProblem?: (message: string) => void;
   /** Leaves per message at most (default and maximum: the protocol's page, 1000). */
   readonly pageLeaves?: number;
+  /**
+   * Called with each shard's newest root before any message announcing it is published, and
+   * awaited: the venue's root windows take the root in first, so a client that proves against a
+   * root the channel announced is never refused with 1031 because the venue had not seen it yet.
+   */
+  readonly admit?: (treeId: number, root: string) => Promise<void>;
 }
 
 interface Anchor {
@@ -126,9 +132,27 @@ export class RemoteTreeFeed {
       if (problem !== null) return this.#failed(problem);
       if (this.#failing) this.#options.onProblem?.('the chain answers tree updates again');
       this.#failing = false;
+      const admitted = await this.#admit(updates);
+      if (admitted !== null) return this.#failed(admitted);
       if (!this.#apply(updates)) break;
     }
     return true;
+  }
+
+  /** Admits each shard's newest root that comes with pages (see `admit`); what failed, or null. */
+  async #admit(updates: TreeUpdates): Promise<string | null> {
+    const admit = this.#options.admit;
+    if (admit === undefined || this.#anchors === null) return null;
+    for (const tree of updates.trees) {
+      const newest = tree.pages.at(-1)?.root;
+      if (newest === undefined) continue;
+      try {
+        await admit(tree.tree_id, newest);
+      } catch (error) {
+        return `the root windows could not be read (${error instanceof Error ? error.message : String(error)})`;
+      }
+    }
+    return null;
   }
 
   #failed(message: string): false {

@@ -41,14 +41,32 @@ export async function connectChain(
       `chain.rpc_url ${url} does not answer getSlot (${(error as Error).message}); start the chain first`,
     );
   }
-  const windows = new Map<number, readonly { root: string }[]>();
-  const pollWindows = async () => {
+  // The windows are read shard by shard, one request each, and replaced together, in the same
+  // synchronous step that tells the mirror (`changed`): a root is never in `windows` before the core
+  // has been handed it. Filled in place while reading, a poll half done let `admit` find a root in
+  // the window and answer a client before the mirror heard of it, and the client's order was
+  // refused with 1031. Reads are numbered so that an older read never replaces a newer one.
+  let windows = new Map<number, readonly { root: string }[]>();
+  let readsStarted = 0;
+  let readsApplied = 0;
+  const readWindows = async (): Promise<{ at: number; next: Map<number, readonly { root: string }[]> }> => {
+    readsStarted += 1;
+    const at = readsStarted;
+    const next = new Map<number, readonly { root: string }[]>();
     for (let treeId = 0; treeId < options.treeCount; treeId += 1) {
       const window = await rpc.request('getRootWindow', { tree_id: treeId });
-      windows.set(treeId, window.roots);
+      next.set(treeId, window.roots);
     }
+    return { at, next };
   };
-  await pollWindows();
+  /** Replaces the windows with a read unless a newer one was applied; true when it was used. */
+  const applyWindows = ({ at, next }: { at: number; next: Map<number, readonly { root: string }[]> }) => {
+    if (at < readsApplied) return false;
+    readsApplied = at;
+    windows = next;
+    return true;
+  };
+  applyWindows(await readWindows());
   let timer: NodeJS.Timeout | undefined;
   let changed: () => void = () => {};
   let failing = false;
@@ -64,7 +82,8 @@ export async function connectChain(
           finalized_slot:
             next.finalized_slot > slots.finalized_slot ? next.finalized_slot : slots.finalized_slot,
         };
-        await pollWindows();
+        // The beat runs after every new slot; the windows are replaced unless a newer read was.
+        applyWindows(await readWindows());
         onChange();
       }
       if (failing) options.onError(`chain RPC ${url} answers again`);
@@ -94,8 +113,7 @@ export async function connectChain(
     },
     async admit(treeId, root) {
       if ((windows.get(treeId) ?? []).some((entry) => entry.root === root)) return;
-      await pollWindows();
-      changed();
+      if (applyWindows(await readWindows())) changed();
     },
     stop() {
       clearInterval(timer);

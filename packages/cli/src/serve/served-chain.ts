@@ -51,6 +51,8 @@ export function servedChainPorts(
       pollMs: config.chain.pollMs,
       name: `chain.rpc_url ${config.chain.rpcUrl}`,
       onProblem: log,
+      // A root the channel announces is one the core already accepts (as for the tree reads).
+      admit: (treeId, root) => link.admit(treeId, root),
     },
     start() {
       link.start(() => {
