@@ -180,6 +180,36 @@ describe('matching and settlement', () => {
     core.validateInternalState();
   });
 
+  test('a pending order persists its reservation, not its batch: a snapshot does not grow with the batch', () => {
+    // The reservation is the batch's match event (D120); the snapshot keeps its four state fields.
+    const pendingOf = (core: VenueCore) => {
+      const saved = JSON.parse(core.snapshot()) as { state: { orders: { pending: object | null }[] } };
+      return saved.state.orders.map((row) => row.pending).filter((p) => p !== null);
+    };
+    const sizes: number[] = [];
+    for (const pairs of [1, 40]) {
+      const core = venue();
+      for (let i = 0; i < pairs; i += 1) {
+        place(core, { id: 2 * i + 1, side: 'bid', amount: 10n, price: 1010n, key: `b${i}` }, `acct-b${i}`);
+        place(core, { id: 2 * i + 2, side: 'ask', amount: 10n, price: 990n, key: `a${i}` }, `acct-a${i}`);
+      }
+      tick(core);
+      const pending = pendingOf(core);
+      assert.equal(pending.length, 2 * pairs);
+      for (const reservation of pending)
+        assert.deepEqual(Object.keys(reservation), [
+          'matchId',
+          'baseQuantity',
+          'quoteAmount',
+          'lockExpirySlot',
+        ]);
+      assert.equal(VenueCore.restore(TEST_CORE_CONFIG, core.snapshot()).stateHash(), core.stateHash());
+      sizes.push(core.snapshot().length / (2 * pairs));
+    }
+    const [one, forty] = sizes as [number, number];
+    assert.ok(forty < one * 1.5, `bytes per order: ${one} with one pair, ${forty} with forty`);
+  });
+
   test('a full fill ends the order; a partial fill rests the remainder on its change note', () => {
     const core = venue();
     place(core, { id: 1, side: 'bid', amount: 100n, price: 1000n, key: 'k1' });

@@ -186,7 +186,17 @@ function persistedRow(row: OrderRow): PersistedRow {
     state: row.state,
     arrivalBatchDone: row.arrivalBatchDone,
     sweepAfterSettlement: row.sweepAfterSettlement,
-    pending: row.pending,
+    // The four fields only, in this order: the reservation is the batch's match event (D120), whose
+    // other fields (and its batch's pairing record) are not state.
+    pending:
+      row.pending === null
+        ? null
+        : {
+            matchId: row.pending.matchId,
+            baseQuantity: row.pending.baseQuantity,
+            quoteAmount: row.pending.quoteAmount,
+            lockExpirySlot: row.pending.lockExpirySlot,
+          },
     lastMatchId: row.lastMatchId,
     reason: row.reason,
     cancelReason: row.cancelReason,
