@@ -2,7 +2,12 @@
  * @venue/core: the deterministic venue state machine. Depends only on @venue/protocol.
  */
 export * from './auction/types.ts';
-export { matchCounterparties, matchFills } from './batch/match-pairing.ts';
+export {
+  matchCounterparties,
+  matchFills,
+  type PlainMatchEvent,
+  plainMatchEvent,
+} from './batch/match-pairing.ts';
 export * from './commands.ts';
 export * from './config.ts';
 export * from './events.ts';

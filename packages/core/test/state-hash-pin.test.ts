@@ -18,8 +18,7 @@ import {
   type CoreConfig,
   type CoreEvent,
   type MarketConfig,
-  matchCounterparties,
-  matchFills,
+  plainMatchEvent,
   VenueCore,
 } from '@venue/core';
 import { type PlaceOrder, VenueError } from '@venue/protocol';
@@ -152,9 +151,7 @@ function canonical(value: unknown): string {
  * batch's pairing record instead, decisions D120), so the digest still checks every fill.
  */
 function asPinned(event: CoreEvent): unknown {
-  if (event.type !== 'match') return event;
-  const { pairing: _pairing, pairingRef: _ref, ...fields } = event;
-  return { ...fields, counterpartyMatchIds: matchCounterparties(event), fills: matchFills(event) };
+  return event.type === 'match' ? plainMatchEvent(event) : event;
 }
 
 class Scenario {

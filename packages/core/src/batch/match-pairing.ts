@@ -36,3 +36,17 @@ export function matchFills(event: Pick<MatchEvent, 'pairing' | 'pairingRef'>): M
   }
   return own;
 }
+
+/**
+ * The event as plain data: its lists spelled out, without the batch's record (what a transcript,
+ * an audit or a log compares; the record would repeat the whole batch in every event).
+ */
+export function plainMatchEvent(event: MatchEvent): PlainMatchEvent {
+  const { pairing: _pairing, pairingRef: _ref, ...fields } = event;
+  return { ...fields, counterpartyMatchIds: matchCounterparties(event), fills: matchFills(event) };
+}
+
+export type PlainMatchEvent = Omit<MatchEvent, 'pairing' | 'pairingRef'> & {
+  readonly counterpartyMatchIds: readonly bigint[];
+  readonly fills: readonly MatchFill[];
+};

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { recoverJournal } from '@venue/adapters';
-import { type Command, type CoreConfig, type CoreEvent, VenueCore } from '@venue/core';
+import { type Command, type CoreConfig, type CoreEvent, plainMatchEvent, VenueCore } from '@venue/core';
 import type { SimDisk } from './sim-disk.ts';
 import { SIM_STATE_DIRECTORY } from './sim-venue.ts';
 
@@ -37,5 +37,8 @@ export async function replayJournal(
 
 /** An event as text, to compare what listeners heard with what a replay produces. */
 export function eventText(event: CoreEvent): string {
-  return JSON.stringify(event, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value));
+  // A match event with its lists, not its batch's record (which every event of the batch shares).
+  return JSON.stringify(event.type === 'match' ? plainMatchEvent(event) : event, (_key, value) =>
+    typeof value === 'bigint' ? `${value}n` : value,
+  );
 }
