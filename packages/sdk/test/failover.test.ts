@@ -105,6 +105,9 @@ interface StopReport {
   /** The stream's last record when this instance took over. */
   readonly takeoverSeq: string;
   readonly slot: string;
+  /** The chain's slot after the stop, and how long the stop took. */
+  readonly clockSlot: string;
+  readonly stopMs: number;
   /** The journal's last record and the core's slot when the stop began. */
   readonly atStop: { readonly seq: string | null; readonly slot: string };
   readonly journalFailure: string | null;
@@ -385,6 +388,9 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
       STREAM,
       live.lastSeq === null ? undefined : BigInt(live.lastSeq),
     );
+    trace(
+      `stopped ${last.name}: ${JSON.stringify(live)}; replay: ${replay.replayed} records to ${replay.records}, slot ${replay.slot}, state ${replay.stateHash}`,
+    );
     if (replay.stateHash !== live.stateHash) {
       process.stdout.write(
         `${await explainMismatch(live, replay, last.name, choices, firstId)
@@ -423,6 +429,7 @@ async function explainMismatch(
   const lines = [
     `the last primary ${name}: state ${live.stateHash} slot ${live.slot}, journal's last record ${live.lastSeq}` +
       ` (took over at record ${live.takeoverSeq}; at the stop: record ${live.atStop.seq}, slot ${live.atStop.slot};` +
+      ` the stop took ${live.stopMs} ms, the chain is at slot ${live.clockSlot};` +
       ` journal failure ${live.journalFailure ?? 'none'})`,
     `the replay: state ${replay.stateHash} slot ${replay.slot}, ${replay.replayed} records to record ${replay.records}` +
       ` in ${replay.lastMessage} messages`,

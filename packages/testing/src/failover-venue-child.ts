@@ -166,7 +166,10 @@ async function main(): Promise<void> {
       const journal = engine.journal;
       // What the core and the journal held when the stop began, for a failure's diagnosis.
       const atStop = { seq: journal?.lastSeq.toString() ?? null, slot: engine.core.slot.toString() };
-      // Closing the journal releases the lease and the connection.
+      const stopAtMs = Date.now();
+      // Closing the journal releases the lease and the connection. The watches, the settlement
+      // pipeline and the oracle are left beating on purpose: the engine applies nothing once its
+      // stop began (D119), so the state below is still exactly the journal's.
       await server.close();
       // The state after the stop, and beside it what the failover test needs to explain a
       // difference from a replay: the journal's last record (the replay must end there), the
@@ -178,6 +181,9 @@ async function main(): Promise<void> {
         lastSeq: journal?.lastSeq.toString() ?? null,
         takeoverSeq: takeover.position.seq.toString(),
         slot: engine.core.slot.toString(),
+        /** The chain's slot now: past `slot` when the chain beat while the venue stopped. */
+        clockSlot: clock.slot().toString(),
+        stopMs: Date.now() - stopAtMs,
         atStop,
         journalFailure: journal?.failure?.code ?? null,
         snapshotFile,
