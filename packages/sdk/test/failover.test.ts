@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -84,6 +84,7 @@ interface OrderLog {
 }
 
 interface Instance {
+  readonly name: string;
   readonly child: ChildProcess;
   readonly port: number;
   alive: boolean;
@@ -91,8 +92,27 @@ interface Instance {
   readyAtMs: number | null;
   readonly following: Promise<void>;
   readonly ready: Promise<{ sessionId: string; readyAtMs: number; leaseFreeAtMs: number }>;
-  readonly stateHash: Promise<string>;
+  /** What it printed after a graceful stop (SIGTERM): its state hash and how it got there. */
+  readonly stopped: Promise<StopReport>;
   readonly exited: Promise<void>;
+}
+
+/** failover-venue-child.ts's last line after SIGTERM. */
+interface StopReport {
+  readonly stateHash: string;
+  /** The journal's last record (assigned; every one was acknowledged if journalFailure is null). */
+  readonly lastSeq: string | null;
+  /** The stream's last record when this instance took over. */
+  readonly takeoverSeq: string;
+  readonly slot: string;
+  /** The chain's slot after the stop, and how long the stop took. */
+  readonly clockSlot: string;
+  readonly stopMs: number;
+  /** The journal's last record and the core's slot when the stop began. */
+  readonly atStop: { readonly seq: string | null; readonly slot: string };
+  readonly journalFailure: string | null;
+  /** The core's snapshot after the stop (the JSON the state hash is the sha256 of). */
+  readonly snapshotFile: string;
 }
 
 const LIVE = new Set<ChildProcess>();
@@ -138,16 +158,23 @@ function startInstance(role: 'primary' | 'standby', port: number, name: string):
     });
   const following = waitFor<void>('following');
   const ready = waitFor<{ sessionId: string; readyAtMs: number; leaseFreeAtMs: number }>('ready');
-  const stateHash = waitFor<string>('stateHash');
-  for (const promise of [following, ready, stateHash]) promise.catch(() => undefined);
+  let reportStop: (report: StopReport) => void = () => {};
+  const stopped = new Promise<StopReport>((resolve, reject) => {
+    reportStop = resolve;
+    void exited.then(() =>
+      reject(new Error(`${name} exited before its stop report: ${stderr.slice(-2000)}`)),
+    );
+  });
+  for (const promise of [following, ready, stopped]) promise.catch(() => undefined);
   const instance: Instance = {
+    name,
     child,
     port,
     alive: true,
     readyAtMs: null,
     following,
     ready,
-    stateHash,
+    stopped,
     exited,
   };
   void exited.then(() => {
@@ -163,6 +190,7 @@ function startInstance(role: 'primary' | 'standby', port: number, name: string):
     trace(`${name}: ${line.slice(0, 300)}`);
     const message = JSON.parse(line) as Record<string, unknown>;
     for (const [key, value] of Object.entries(message)) heard.get(key)?.(value as never);
+    if ('stateHash' in message) reportStop(message as unknown as StopReport);
   });
   return instance;
 }
@@ -270,6 +298,9 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
 
     const orders = new Map<string, OrderLog>();
     let nextId = randomInt(1, 1_000_000_000) * 1000;
+    const firstId = nextId;
+    /** The run's random choices and who took over, printed if the end state differs from a replay. */
+    const choices: string[] = [];
     let acked = 0;
     let unknown = 0;
     let failoversSeen = 0;
@@ -298,7 +329,8 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
           ),
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, randomInt(100, 700)));
+      const pauseMs = randomInt(100, 700);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
       if (kill % 3 === 0) {
         // A burst of sends and the kill right behind it: appends are in the air (a group commit).
         for (let i = 0; i < 8; i += 1) void randomOperation(traders, i % TRADERS, orders, true);
@@ -312,6 +344,9 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
       refill();
       const tookOver = await Promise.any(standbys().map((standby) => standby.ready));
       failoverMs.push(tookOver.readyAtMs - killedAt);
+      choices.push(
+        `kill ${kill + 1}: ${primary.name} killed ${pauseMs} ms into the load${kill % 3 === 0 ? ' behind a burst' : ''}${kill % PAIR_EVERY === 1 ? ' with a crossing pair' : ''} (acked ${acked}, unknown ${unknown}); ${[...pool].find((i) => i.readyAtMs === tookOver.readyAtMs)?.name ?? '?'} took over in ${tookOver.readyAtMs - killedAt} ms`,
+      );
       trace(`took over in ${tookOver.readyAtMs - killedAt} ms`);
       stop = true;
       await Promise.all(load);
@@ -345,10 +380,25 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
     assert.ok(last !== undefined, 'a primary runs at the end');
     for (const standby of standbys()) standby.child.kill('SIGKILL');
     last.child.kill('SIGTERM');
-    const liveHash = await last.stateHash;
+    const live = await last.stopped;
     reached = 'the replay and the chain check';
-    const replay = await replayStreamStateHash(world as FailoverWorld, cluster.servers, STREAM);
-    assert.equal(replay.stateHash, liveHash, 'a replay of the whole stream equals the last primary');
+    const replay = await replayStreamStateHash(
+      world as FailoverWorld,
+      cluster.servers,
+      STREAM,
+      live.lastSeq === null ? undefined : BigInt(live.lastSeq),
+    );
+    trace(
+      `stopped ${last.name}: ${JSON.stringify(live)}; replay: ${replay.replayed} records to ${replay.records}, slot ${replay.slot}, state ${replay.stateHash}`,
+    );
+    if (replay.stateHash !== live.stateHash) {
+      process.stdout.write(
+        `${await explainMismatch(live, replay, last.name, choices, firstId)
+          .then((lines) => lines.map((line) => `# ${line}`).join('\n'))
+          .catch((error: unknown) => `# (the mismatch could not be explained: ${String(error)})`)}\n`,
+      );
+    }
+    assert.equal(replay.stateHash, live.stateHash, 'a replay of the whole stream equals the last primary');
     for (const { client, trader } of traders) {
       trader.close();
       await client.close();
@@ -362,6 +412,45 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
     reached = 'done';
   });
 });
+
+/**
+ * What a failure of "a replay equals the last primary" needs: where each side ended (the primary's
+ * journal against the stream), whether a replay up to the primary's last record equals it (then the
+ * stream holds records the primary never applied, or a deposed writer's), which parts of the two
+ * states differ, and the run's random choices.
+ */
+async function explainMismatch(
+  live: StopReport,
+  replay: Awaited<ReturnType<typeof replayStreamStateHash>>,
+  name: string,
+  choices: readonly string[],
+  nextId: number,
+): Promise<string[]> {
+  const lines = [
+    `the last primary ${name}: state ${live.stateHash} slot ${live.slot}, journal's last record ${live.lastSeq}` +
+      ` (took over at record ${live.takeoverSeq}; at the stop: record ${live.atStop.seq}, slot ${live.atStop.slot};` +
+      ` the stop took ${live.stopMs} ms, the chain is at slot ${live.clockSlot};` +
+      ` journal failure ${live.journalFailure ?? 'none'})`,
+    `the replay: state ${replay.stateHash} slot ${replay.slot}, ${replay.replayed} records to record ${replay.records}` +
+      ` in ${replay.lastMessage} messages`,
+    replay.hashAt === null
+      ? `the stream holds no record ${live.lastSeq}`
+      : `a replay to record ${live.lastSeq} (the primary's last) ${replay.hashAt === live.stateHash ? 'EQUALS' : 'differs from'} the primary: ${replay.hashAt}`,
+  ];
+  const parts = (text: string) => (JSON.parse(text) as { state: Record<string, unknown> }).state;
+  const own = parts(await readFile(live.snapshotFile, 'utf8'));
+  const replayed = parts(replay.snapshot);
+  for (const field of new Set([...Object.keys(own), ...Object.keys(replayed)])) {
+    const a = JSON.stringify(own[field]);
+    const b = JSON.stringify(replayed[field]);
+    if (a === b) continue;
+    const size = (value: unknown) =>
+      Array.isArray(value) ? `${value.length} entries` : (JSON.stringify(value) ?? 'absent').slice(0, 200);
+    lines.push(`state.${field} differs: primary ${size(own[field])}, replay ${size(replayed[field])}`);
+  }
+  lines.push(`order ids from ${nextId}; the kills:`, ...choices);
+  return lines;
+}
 
 interface TraderAt {
   readonly client: VenueClient;

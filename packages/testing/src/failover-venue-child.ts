@@ -10,6 +10,7 @@
  * the accounts reach a standby through the stream's object store.
  */
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   assembleVenue,
@@ -162,9 +163,31 @@ async function main(): Promise<void> {
   });
   process.once('SIGTERM', () => {
     void (async () => {
-      // Closing the journal releases the lease and the connection.
+      const journal = engine.journal;
+      // What the core and the journal held when the stop began, for a failure's diagnosis.
+      const atStop = { seq: journal?.lastSeq.toString() ?? null, slot: engine.core.slot.toString() };
+      const stopAtMs = Date.now();
+      // Closing the journal releases the lease and the connection. The watches, the settlement
+      // pipeline and the oracle are left beating on purpose: the engine applies nothing once its
+      // stop began (D119), so the state below is still exactly the journal's.
       await server.close();
-      say({ stateHash: engine.core.stateHash(), lastSeq: takeover.follower.position.seq.toString() });
+      // The state after the stop, and beside it what the failover test needs to explain a
+      // difference from a replay: the journal's last record (the replay must end there), the
+      // record the takeover read the stream to, the core's slot, and the whole state in a file.
+      const snapshotFile = join(config.dir, `last-state-${config.name}.json`);
+      await writeFile(snapshotFile, engine.core.snapshot());
+      say({
+        stateHash: engine.core.stateHash(),
+        lastSeq: journal?.lastSeq.toString() ?? null,
+        takeoverSeq: takeover.position.seq.toString(),
+        slot: engine.core.slot.toString(),
+        /** The chain's slot now: past `slot` when the chain beat while the venue stopped. */
+        clockSlot: clock.slot().toString(),
+        stopMs: Date.now() - stopAtMs,
+        atStop,
+        journalFailure: journal?.failure?.code ?? null,
+        snapshotFile,
+      });
       process.exit(0);
     })();
   });

@@ -106,12 +106,15 @@ export async function saveWorld(dir: string, world: FailoverWorld): Promise<void
 
 /**
  * The state hash of a replay of the whole journal stream from its first record into an empty core,
- * snapshots ignored: what the live primary's state must equal.
+ * snapshots ignored: what the live primary's state must equal. With `hashAtSeq` it also gives the
+ * state hash right after that record (null if the stream has no such record), which tells a replay
+ * that read more or fewer records than the primary journaled from one that applied them differently.
  */
 export async function replayStreamStateHash(
   world: FailoverWorld,
   servers: readonly string[],
   stream: string,
+  hashAtSeq?: bigint,
 ) {
   const platform = createSimulatedPlatform(
     tradingKeyFromSeed(Buffer.from(world.rootSeedHex, 'hex')),
@@ -122,12 +125,14 @@ export async function replayStreamStateHash(
     const core = new VenueCore(await failoverCoreConfig(world));
     const matches = new Map<string, JournaledMatch>();
     const key = (marketId: string, matchId: bigint) => `${marketId}/${matchId}`;
+    let hashAt: string | null = null;
     const recovery = await recoverFromJetStream({
       link,
       sealingKey: platform.sealingKey(FAILOVER_MEASUREMENT),
       ignoreSnapshots: true,
-      onCommand: (command) => {
+      onCommand: (command, seq) => {
         const events: CoreEvent[] = core.apply(command);
+        if (seq === hashAtSeq) hashAt = core.stateHash();
         for (const event of events) {
           if (event.type !== 'match') continue;
           matches.set(key(event.marketId, event.matchId), {
@@ -146,7 +151,18 @@ export async function replayStreamStateHash(
         }
       },
     });
-    return { stateHash: core.stateHash(), records: recovery.position.seq, matches: [...matches.values()] };
+    return {
+      stateHash: core.stateHash(),
+      /** The last record of the stream (the replay applied every record up to it). */
+      records: recovery.position.seq,
+      /** The stream message holding it. */
+      lastMessage: recovery.position.message ?? null,
+      replayed: recovery.replayed,
+      hashAt: hashAt as string | null,
+      slot: core.slot,
+      snapshot: core.snapshot(),
+      matches: [...matches.values()],
+    };
   } finally {
     await link.close();
   }

@@ -50,6 +50,9 @@ export type EventListener = (events: readonly CoreEvent[]) => void;
  * Without a journal (tests, benchmarks, a venue run without a state directory) commands are released at
  * once. After a journal failure the engine applies nothing more: intake gets JOURNAL_UNAVAILABLE and the
  * venue's own commands are dropped, so memory never runs further ahead of the disk than the failed batch.
+ * Likewise once `close` began (D119): intake gets SHUTTING_DOWN and the venue's own commands (a beat's
+ * tick, a watch's roots or price, a settlement outcome) are dropped, as a crash would drop them, because
+ * a closing journal refuses appends and a command applied then would be in no journal.
  */
 export class VenueEngine {
   readonly #core: VenueCore;
@@ -66,6 +69,8 @@ export class VenueEngine {
   readonly #replica: SnapshotReplica | null;
   /** Hears how long each journal record took to become durable, in seconds (the metrics). */
   #appendObserver: ((seconds: number) => void) | null = null;
+  /** Set when `close` begins: from then on nothing is applied (D119). */
+  #closing = false;
 
   constructor(
     core: VenueCore,
@@ -150,6 +155,7 @@ export class VenueEngine {
    * slot: the clock may cross a slot boundary between building a command and applying it.
    */
   async submit(command: UnstampedCommand): Promise<CoreEvent[]> {
+    if (this.#closing) throw stopping();
     this.catchUp();
     const journal = this.#journal;
     if (journal !== null) {
@@ -174,6 +180,7 @@ export class VenueEngine {
    * `annotations` are journaled beside the command for the state companions; the core never sees them.
    */
   record(command: UnstampedCommand, annotations: Annotations = NO_ANNOTATIONS): void {
+    if (this.#closing) return;
     this.catchUp();
     if (this.#journal?.failure != null) return;
     if (this.#deferred.length > 0 || !this.#hasRoom()) {
@@ -189,6 +196,7 @@ export class VenueEngine {
 
   /** Applies `tick` until the core is at the clock's slot: expiries and due batches run. */
   catchUp(): void {
+    if (this.#closing) return;
     const slot = this.#clock.slot();
     if (slot <= this.#core.slot) return;
     // A full or failed journal holds time still; the next beat tries again.
@@ -211,8 +219,14 @@ export class VenueEngine {
     return this.#replica;
   }
 
-  /** Waits for in-flight records (and a snapshot being taken), closes the journal, then the replica. */
+  /**
+   * Stops applying commands (intake gets SHUTTING_DOWN, the venue's own commands are dropped), waits
+   * for in-flight records (and a snapshot being taken), closes the journal, then the replica. The
+   * core's state is then exactly what the journal holds (D119).
+   */
   async close(): Promise<void> {
+    this.#closing = true;
+    this.#deferred.splice(0);
     await this.#released.catch(() => undefined);
     const replica = this.#replica;
     // The journal waits for a snapshot in progress; a stuck replica must not keep the venue from stopping.
@@ -290,7 +304,7 @@ export class VenueEngine {
   }
 
   #drainDeferred(): void {
-    while (this.#deferred.length > 0 && this.#hasRoom() && this.#journal?.failure == null) {
+    while (!this.#closing && this.#deferred.length > 0 && this.#hasRoom() && this.#journal?.failure == null) {
       const { command, annotations } = this.#deferred.shift() as DeferredCommand;
       void this.#sequence(this.#stamp(command), annotations);
     }
@@ -327,6 +341,13 @@ export class VenueEngine {
     }
     return count;
   }
+}
+
+function stopping(): VenueError {
+  return new VenueError(
+    'SHUTTING_DOWN',
+    'the venue is stopping and applies no more commands; retry on the next boot',
+  );
 }
 
 /** Market configurations compare as data (they hold bigints, so JSON needs a replacer). */
