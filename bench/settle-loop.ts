@@ -5,11 +5,8 @@
  * talks JSON-RPC to a chain simulator in its own process, as `venue serve` does (the chain's own
  * work, Merkle appends above all, is another machine's in production and must not count here).
  * Then a slot comes every SLOT_MS until every leg is final, with the event loop watched from the
- * clearing slot on. Before that, unwatched, 32 crossing pairs are booked, cleared and settled to
- * finality on the same venue, so the watched auction and settlement run the code warm, as they do
- * in a venue that has been up a while (D122). Legs are proved with the stand-in prover: on the
- * settlement worker in the served path (as the real prover proves on its workers), on the venue's
- * thread in the others.
+ * clearing slot on. Legs are proved with the stand-in prover: on the settlement worker in the
+ * served path (as the real prover proves on its workers), on the venue's thread in the others.
  *
  * Figures (all `_stand_in_proofs`, no journal):
  * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the served path: the turn budget
@@ -47,8 +44,6 @@ const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
 const POLL_MS = 25;
 const SLOTS_MAX = 3_000;
-/** Crossing pairs cleared and settled before the watched run (its legs are not counted). */
-const WARM_UP_PAIRS = 32;
 
 type Mode = 'worker' | 'budget' | 'unsliced' | 'off';
 
@@ -97,10 +92,10 @@ async function stopChain(child: ChildProcess): Promise<void> {
 }
 
 /**
- * The market on both chains, the world (its in-process chain gives the venue its slots and roots)
- * and the chain process, kept equal: the same market, oracle and slot.
+ * The world (its in-process chain gives the venue its slots and roots) and the chain process kept
+ * equal: the same market, oracle, slot and deposits in the same order, hence the same roots.
  */
-async function openMarket(rpc: ChainRpcClient, world: SettlementWorld): Promise<void> {
+async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise<void> {
   const oracle = accountAddress('oracle', MARKET.symbol);
   await rpc.request('updateOracle', { address: oracle, price: PRICE, confidence: 1n });
   await rpc.request('createMarket', {
@@ -115,22 +110,10 @@ async function openMarket(rpc: ChainRpcClient, world: SettlementWorld): Promise<
   });
   const { slot } = await rpc.request('getSlot');
   await rpc.request('advance', { count: Number(world.chain.slot - slot) });
-}
-
-/**
- * `pairs` crossing pairs booked on both chains: the same deposits in the same order (hence the same
- * roots), a slot so their roots reach the venue, then the orders. They cross at the next slot.
- */
-async function book(
-  rpc: ChainRpcClient,
-  world: SettlementWorld,
-  pairs: number,
-  label: string,
-): Promise<void> {
   const orders = [];
-  for (let i = 0; i < pairs; i += 1) {
-    const buyer = world.wallet(`${label}-buyer-${i}`);
-    const seller = world.wallet(`${label}-seller-${i}`);
+  for (let i = 0; i < LEGS / 2; i += 1) {
+    const buyer = world.wallet(`buyer-${i}`);
+    const seller = world.wallet(`seller-${i}`);
     const notes = [];
     for (const [wallet, asset, value] of [
       [buyer, 'quote', 15n],
@@ -169,11 +152,9 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     foresee: false,
   });
   const { url, child } = await startChain(world.signer);
-  let loop: LoopDelay = { maxMs: 0, p99Ms: 0 };
-  let seconds = 1;
   try {
     const rpc = new ChainRpcClient(url, 60_000);
-    await openMarket(rpc, world);
+    await bookedWorld(rpc, world);
     // The served path: hashing, memos, (stand-in) proofs, batch signing and the chain's JSON-RPC
     // encoding on the settlement worker.
     const pool = mode === 'worker' ? new SettlementPool() : null;
@@ -193,39 +174,28 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
     remote?.start(POLL_MS);
-    // Asked every slot, so asked cheaply: the pipeline's queue first, and the core's list of
-    // pending matches (sorted, 2,048 views: several ms on the thread watched) only once it is empty.
-    const settling = () =>
-      pipeline !== null &&
-      (pipeline.queueDepth(MARKET.marketId) > 0 || world.engine.core.pendingMatches().length > 0);
+    const watch = watchLoop();
+    const start = performance.now();
     let produced = 0;
-    const slot = async () => {
-      if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
-      world.chain.advance(1); // the venue's clock and roots
-      await rpc.request('advance', { count: 1 });
-      produced += 1;
-      await new Promise((resolve) => setTimeout(resolve, SLOT_MS));
-    };
     try {
-      // Warm-up, not watched: a venue that has been up a while has cleared and settled batches
-      // before, so the watched auction is not the first this process's code ever runs (cold, it took
-      // several times as long as the same clear warm: decisions D122).
-      await book(rpc, world, WARM_UP_PAIRS, 'warm');
-      for (let warm = 0; warm < 2 || settling(); warm += 1) await slot();
-      await book(rpc, world, LEGS / 2, 'bench');
-      produced = 0;
-      const watch = watchLoop();
-      const start = performance.now();
-      try {
-        while (produced < slots || settling()) await slot();
-      } finally {
-        loop = watch.stop();
-        seconds = (performance.now() - start) / 1000;
+      // Asked every slot, so asked cheaply: the pipeline's queue first, and the core's list of
+      // pending matches (sorted, 2,048 views: several ms on the thread watched) only once it is empty.
+      const settling = () =>
+        pipeline !== null &&
+        (pipeline.queueDepth(MARKET.marketId) > 0 || world.engine.core.pendingMatches().length > 0);
+      while (produced < slots || settling()) {
+        if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
+        world.chain.advance(1); // the venue's clock and roots
+        await rpc.request('advance', { count: 1 });
+        produced += 1;
+        await new Promise((resolve) => setTimeout(resolve, SLOT_MS));
       }
     } finally {
       if (poll !== null) clearInterval(poll);
       remote?.stop();
     }
+    const seconds = (performance.now() - start) / 1000;
+    const loop = watch.stop();
     pipeline?.stop();
     await remote?.idle();
     await pool?.close();
