@@ -5,8 +5,10 @@
  * talks JSON-RPC to a chain simulator in its own process, as `venue serve` does (the chain's own
  * work, Merkle appends above all, is another machine's in production and must not count here).
  * Then a slot comes every SLOT_MS until every leg is final, with the event loop watched from the
- * clearing slot on. Legs are proved with the stand-in prover: on the settlement worker in the
- * served path (as the real prover proves on its workers), on the venue's thread in the others.
+ * clearing slot on, after untimed clears on a core of its own have warmed the batch code (D122).
+ * Every leg must settle (a run whose legs fail throws). Legs are proved with the stand-in prover:
+ * on the settlement worker in the served path (as the real prover proves on its workers), on the
+ * venue's thread in the others.
  *
  * Figures (all `_stand_in_proofs`, no journal):
  * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the served path: the turn budget
@@ -34,6 +36,7 @@ import { fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG } from '@venue/testing';
 import { MARKET, PRICE, SettlementWorld } from '../packages/adapters/test/settlement-world.ts';
+import { clearSamplesMs } from './core.ts';
 import { type Figure, figure, summarise } from './harness.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
@@ -199,6 +202,13 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     pipeline?.stop();
     await remote?.idle();
     await pool?.close();
+    // A leg that failed is final too, and fails faster: the figures mean something only if every
+    // leg settled.
+    const settled = world.orderEvents.filter((event) => event.kind === 'fully_filled').length;
+    if (pipeline !== null && settled !== LEGS) {
+      const failed = world.orderEvents.filter((event) => event.kind === 'settlement_failed');
+      throw new Error(`${mode}: ${settled} of ${LEGS} legs settled (${failed[0]?.reason ?? 'none'} first)`);
+    }
     return { ...loop, slots: produced, legsPerSecond: pipeline === null ? 0 : LEGS / seconds };
   } finally {
     await stopChain(child);
@@ -207,6 +217,10 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
+  // The core's batch code runs warm in a venue that has been up a while (it clears every slot), so
+  // crossing books are cleared untimed first, on a core of their own: the first watched auction
+  // must not be the first this process ever ran (cold, it is several times slower: D122).
+  clearSamplesMs(2_048, 3, true);
   // Each run books 2,048 legs on two chains (a few minutes on a loaded 2-core machine).
   const runs = quick ? 1 : 2;
   const worker: Run[] = [];
