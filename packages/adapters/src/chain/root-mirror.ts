@@ -17,6 +17,12 @@ export class RootMirror {
   readonly #source: RootSource;
   readonly #treeCount: number;
   readonly #mirrored = new Map<number, string>();
+  /**
+   * The window array each shard last had. Sources replace a window rather than change it in place,
+   * so the same array means nothing changed: a refresh on every tree read (mirroredReads) then costs
+   * a lookup per shard instead of joining its roots.
+   */
+  readonly #windows = new Map<number, readonly { readonly root: string }[]>();
 
   constructor(engine: VenueEngine, source: RootSource, treeCount: number) {
     this.#engine = engine;
@@ -26,7 +32,10 @@ export class RootMirror {
 
   refresh(): void {
     for (let treeId = 0; treeId < this.#treeCount; treeId += 1) {
-      const roots = this.#source.rootWindow(treeId).map((entry) => entry.root);
+      const window = this.#source.rootWindow(treeId);
+      if (this.#windows.get(treeId) === window) continue;
+      this.#windows.set(treeId, window);
+      const roots = window.map((entry) => entry.root);
       const key = roots.join(',');
       if (this.#mirrored.get(treeId) === key) continue;
       this.#mirrored.set(treeId, key);
