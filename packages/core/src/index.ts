@@ -5,6 +5,7 @@ export * from './auction/types.ts';
 export {
   matchCounterparties,
   matchFills,
+  matchLists,
   type PlainMatchEvent,
   plainMatchEvent,
 } from './batch/match-pairing.ts';

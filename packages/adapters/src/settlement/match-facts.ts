@@ -1,10 +1,4 @@
-import {
-  type CoreEvent,
-  type MatchEvent,
-  type MatchFill,
-  matchCounterparties,
-  matchFills,
-} from '@venue/core';
+import { type CoreEvent, type MatchEvent, type MatchFill, matchLists } from '@venue/core';
 import { assert } from '@venue/protocol';
 import type { JournalRecord } from '../journal/journal-record.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
@@ -49,8 +43,7 @@ function factOf(kept: Kept): MatchFact & { readonly marketId: string; readonly m
     marketId: kept.marketId,
     matchId: kept.matchId,
     clearingPrice: kept.clearingPrice,
-    counterpartyMatchIds: matchCounterparties(kept),
-    fills: matchFills(kept),
+    ...matchLists(kept),
   };
 }
 

@@ -2,8 +2,7 @@ import {
   type MarketConfig,
   type MatchEvent,
   type MatchFill,
-  matchCounterparties,
-  matchFills,
+  matchLists,
   type PendingMatchView,
 } from '@venue/core';
 import {
@@ -74,8 +73,7 @@ export function fromMatchEvent(event: MatchEvent, seenSlot: bigint): SettlingMat
     },
     viewingPubkey: event.viewingPubkey,
     lockExpirySlot: event.lockExpirySlot,
-    counterpartyMatchIds: matchCounterparties(event),
-    fills: matchFills(event),
+    ...matchLists(event),
     seenSlot,
   };
 }
