@@ -47,6 +47,8 @@ const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
 const POLL_MS = 25;
 const SLOTS_MAX = 3_000;
+/** The chain process's nice value: the lowest priority (D124). */
+const CHAIN_NICE = 19;
 
 type Mode = 'worker' | 'budget' | 'unsliced' | 'off';
 
@@ -57,9 +59,15 @@ interface Run extends LoopDelay {
 
 /** The chain simulator as its own process (packages/chain-sim/src/main.ts), driven by hand. */
 async function startChain(signer: TradingKey): Promise<{ url: string; child: ChildProcess }> {
+  // The chain is another machine in production (see the header): here it shares this machine's
+  // cores, so it runs at the lowest priority from its first thread (`nice` execs node in place)
+  // and takes only the CPU the venue leaves (D124). The baseline, settlement off, runs beside the same.
+  const command =
+    process.platform === 'linux' ? ['nice', '-n', String(CHAIN_NICE), process.execPath] : [process.execPath];
   const child = spawn(
-    process.execPath,
+    command[0] as string,
     [
+      ...command.slice(1),
       '--import',
       'tsx',
       'packages/chain-sim/src/main.ts',

@@ -2,8 +2,9 @@
 // the same leg hashes, the same signed batch and tx_id, the same JSON-RPC text and decoded reply.
 // Moving the work changes when it happens, never what the pipeline applies.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { hashLeg, RemoteSettlementChain, SettlementPool } from '@venue/adapters';
+import { hashLeg, RemoteSettlementChain, SETTLEMENT_WORKER_NICE, SettlementPool } from '@venue/adapters';
 import { fieldToHex, generateViewingKey, loadNoteHasher, type NoteHasher, openFillMemo } from '@venue/notes';
 import { chainRequestText, generateTradingKey, readChainReply } from '@venue/protocol';
 import fc from 'fast-check';
@@ -85,4 +86,43 @@ test("a memo sealed on the worker opens with its owner's viewing key", async () 
   const plaintext = { fill_quantity: 10n, quote_amount: 15n, clearing_price: 3n, received: note };
   const memo = await pool.sealMemo({ viewingPubkey: viewing.publicKey, context, plaintext });
   assert.deepEqual(openFillMemo(viewing.privateKey, context, memo), plaintext);
+});
+
+test('the settlement worker runs below the sequencer: its thread is niced, this one is not (D124)', async (t) => {
+  if (process.platform !== 'linux') {
+    t.diagnostic('thread priorities are per thread only on Linux');
+    return;
+  }
+  const nice = (tid: string) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis: nice is the 19th field of the line.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  };
+  const own = nice(String(process.pid));
+  const before = new Set(readdirSync('/proc/self/task'));
+  const fresh = new SettlementPool();
+  try {
+    await fresh.ready();
+    const started = readdirSync('/proc/self/task').filter((tid) => !before.has(tid));
+    const lowered = started.filter((tid) => nice(tid) === Math.min(19, own + SETTLEMENT_WORKER_NICE));
+    // The worker's thread, and not the threads Node started for it at its own priority.
+    assert.equal(
+      lowered.length,
+      1,
+      `threads started: ${started.map((tid) => `${tid}:${nice(tid)}`).join(' ')}`,
+    );
+    assert.equal(nice(String(process.pid)), own, 'the calling thread keeps its priority');
+    // Its work is unchanged: the same hashes as this thread's.
+    const input = {
+      ownerCommitment: fieldToHex(1n),
+      innerHash: fieldToHex(2n),
+      receivedAssetId: 3n,
+      receivedValue: 4n,
+      changeAssetId: 5n,
+      changeValue: 6n,
+    };
+    assert.deepEqual(await fresh.hashLegs([input]), [hashLeg(hasher, input)]);
+  } finally {
+    await fresh.close();
+  }
 });

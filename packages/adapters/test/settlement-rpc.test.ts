@@ -107,6 +107,46 @@ test('lost lock and submit replies: what landed unseen is found in the view and 
   }
 });
 
+test('a group waiting on the chain is asked about once per view, not on every turn in between (D123)', async (t) => {
+  const world = await SettlementWorld.create({ finalityDepth: FINALITY, rpc: true });
+  const port = world.remote?.port;
+  assert.ok(port !== null && port !== undefined);
+  try {
+    const pairs = [];
+    for (const name of ['a', 'b', 'c']) pairs.push(await crossing(world, 10n, 10n, name));
+    // Count the pipeline's questions about notes and shards, on the real port.
+    const sees = port.sees.bind(port);
+    let asked = 0;
+    port.sees = (keys) => {
+      if ((keys.tags?.length ?? 0) + (keys.trees?.length ?? 0) > 0) asked += 1;
+      return sees(keys);
+    };
+    // The auction: three groups wait for a view that holds their notes.
+    world.chain.advance(1);
+    world.engine.catchUp();
+    await world.engine.settled();
+    const waiting = asked;
+    assert.ok(waiting >= 1, 'the batch asked when it came in');
+    for (let turn = 0; turn < 5; turn += 1) world.settlement.pipeline.step();
+    assert.equal(asked, waiting, 'no view came, so nothing waiting asked again');
+    await port.refresh();
+    const next = asked;
+    assert.ok(next > waiting, 'a new view: the waiting asked again');
+    for (let turn = 0; turn < 5; turn += 1) world.settlement.pipeline.step();
+    assert.equal(asked, next, 'and not again before the next view');
+    t.diagnostic(`questions: ${waiting} on arrival, ${next - waiting} at the first view`);
+    // Nothing is held back by it: every order settles once.
+    await world.beat(1 + FINALITY);
+    assertSettledOnce(
+      world,
+      pairs.flatMap((p) => [p.bid.order_id, p.ask.order_id]),
+      1n,
+    );
+  } finally {
+    await world.close();
+  }
+});
+
 test('an outage that outlasts finality delays the outcome; it is reported once the chain answers', async () => {
   const world = await SettlementWorld.create({ finalityDepth: FINALITY, rpc: true });
   const remote = world.remote;

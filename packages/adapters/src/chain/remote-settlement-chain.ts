@@ -76,6 +76,7 @@ export class RemoteSettlementChain implements SettlementChain {
   /** Every RPC, refreshes and writes alike, runs after the previous one settled. */
   #queue: Promise<unknown> = Promise.resolve();
   #failing = false;
+  #version = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(rpc: ChainRpcClient, signer: TradingKey, options: RemoteSettlementChainOptions = {}) {
@@ -93,6 +94,15 @@ export class RemoteSettlementChain implements SettlementChain {
   }
 
   readonly signLater?: (batch: UnsignedChainBatch) => Promise<SignedChainBatch>;
+
+  /**
+   * Counts refreshes. A write's reply is merged into the view when it comes, but the version moves
+   * only with the next refresh, which runs after it (one queue): otherwise each of a backlog's lock
+   * replies would send every waiting group back to ask, which is what the version is there to stop.
+   */
+  get viewVersion(): number {
+    return this.#version;
+  }
 
   // ---- the beat ----
 
@@ -117,6 +127,7 @@ export class RemoteSettlementChain implements SettlementChain {
         return false;
       }
       this.#view = view;
+      this.#version += 1;
       if (this.#failing) this.#options.onProblem?.(`chain RPC ${this.#rpc.url} answers again`);
       this.#failing = false;
       for (const listener of this.#listeners) listener();

@@ -376,6 +376,13 @@ export const SETTLEMENT_WORKER_JOBS_MAX = 16_384;
 export const SETTLEMENT_WORKER_BATCH_JOBS_MAX = 256;
 
 /**
+ * How much lower than the sequencer's the settlement worker's scheduling priority is (nice steps,
+ * Linux; workers/thread-priority.ts). 10 steps is a weight about a tenth of the sequencer's: the
+ * worker yields at once when the sequencer wakes, and has the CPU whenever the sequencer waits.
+ */
+export const SETTLEMENT_WORKER_NICE = 10;
+
+/**
  * Keys per getSettlementView call of the remote chain port (the chain answers up to
  * SETTLEMENT_VIEW_KEYS_MAX). Decoding a reply runs on the sequencer's thread, about 10 us a key:
  * a backlog of 2,048 legs read in one reply stopped the thread for 20 to 100 ms, in 256-key
@@ -516,6 +523,7 @@ const SHIPPED_LIMITS = {
   SETTLEMENT_TURN_BUDGET_MS,
   SETTLEMENT_WORKER_JOBS_MAX,
   SETTLEMENT_WORKER_BATCH_JOBS_MAX,
+  SETTLEMENT_WORKER_NICE,
   SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
@@ -628,6 +636,12 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       l.SETTLEMENT_WORKER_BATCH_JOBS_MAX <= l.SETTLEMENT_WORKER_JOBS_MAX,
       'SETTLEMENT_WORKER_BATCH_JOBS_MAX <= SETTLEMENT_WORKER_JOBS_MAX: a message is taken from the queue',
+    ],
+    [
+      Number.isInteger(l.SETTLEMENT_WORKER_NICE) &&
+        l.SETTLEMENT_WORKER_NICE >= 0 &&
+        l.SETTLEMENT_WORKER_NICE <= 19,
+      'SETTLEMENT_WORKER_NICE an integer from 0 to 19: the worker may only lower its priority, and nice stops at 19',
     ],
     [
       l.SIGNATURE_BATCH_JOBS_MAX <= l.SIGNATURE_QUEUE_JOBS_MAX,

@@ -62,6 +62,12 @@ export interface SettlementChain {
    * registers the keys for the next refresh, so the pipeline asks again on a later beat.
    */
   sees?(keys: ChainKeys): boolean;
+  /**
+   * Moves with each refresh of a remote view; absent for an in-process chain, whose reads are its
+   * state. A group that waited on the chain (its notes unseen, its lock's reply not in) at one
+   * version is asked again at the next, not on every turn in between.
+   */
+  readonly viewVersion?: number;
   /** The chain's current slot (a remote view: the slot its last refresh read first). */
   readonly slot: bigint;
   confirmationOf(slot: bigint): 'processed' | 'confirmed' | 'finalized';

@@ -145,6 +145,11 @@ interface Admission {
   bounded: boolean;
   /** The legs' hashes are being computed on the settlement worker (#planOnWorker). */
   hashing: boolean;
+  /**
+   * The chain's view version at which this group last waited on the chain (its notes unseen, its
+   * lock's reply not in), or null: until the view changes it has nothing to learn (#admitWaiting).
+   */
+  waitedAt: number | null;
 }
 
 /**
@@ -460,6 +465,7 @@ export class SettlementPipeline {
       planned: [],
       bounded: false,
       hashing: false,
+      waitedAt: null,
     };
     lane.admitting.push(admission);
     // Held: it waits in `admitting`, and the first allowed step takes it from there.
@@ -479,23 +485,48 @@ export class SettlementPipeline {
 
   /** Beat step for groups still waiting on the chain's view or on their lock's outcome. */
   #admitWaiting(lane: Lane): void {
-    for (const admission of [...lane.admitting]) {
+    const version = this.#o.chain.viewVersion;
+    const waiting = lane.admitting;
+    // Walked by index up to today's length, and changed only after the walk: a step taken inside
+    // (a failure's report) may read the list (queueDepth) or add to it.
+    const count = waiting.length;
+    const left = new Set<Admission>();
+    for (let at = 0; at < count; at += 1) {
+      const admission = waiting[at] as Admission;
+      // A group that waited on the chain at this view version would only wait again, so it is
+      // passed over without a call or an allocation. While a backlog settled, every turn used to
+      // ask each one again (its tags, its lock request's key): most of the pipeline's time on the
+      // thread, and the garbage whose collections stopped it (issue 21).
+      if (version !== undefined && admission.waitedAt === version) continue;
       // Once this turn's work is done, the rest wait for the next turn: walking thousands of
       // waiting groups on every turn would cost the square of the backlog. Each group is a unit
       // (locking one signs a request), so a turn of locks alone stops at its budget too.
-      if (this.#turn.exhausted()) return;
+      if (this.#turn.exhausted()) break;
       const admitted = this.#tryAdmit(admission);
       this.#turn.worked();
-      if (admitted) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
+      if (admitted) left.add(admission);
     }
+    if (left.size === 0) return;
+    let kept = 0;
+    for (const admission of waiting) {
+      if (left.has(admission)) continue;
+      waiting[kept] = admission;
+      kept += 1;
+    }
+    waiting.length = kept;
   }
 
   /** Moves an admission as far as the chain's view allows; true once it left (queued, landed or failed). */
   #tryAdmit(admission: Admission): boolean {
     const { marketId, matches } = admission;
     const lane = this.#lane(marketId);
+    // Read before asking: a view that changes while this group asks is one it has not seen yet.
+    const version = this.#o.chain.viewVersion ?? null;
     if (admission.group === null) {
-      if (!this.#sees({ trees: matches.map((m) => m.note.treeId) })) return false;
+      if (!this.#sees({ trees: matches.map((m) => m.note.treeId) })) {
+        admission.waitedAt = version;
+        return false;
+      }
       const market = this.#o.engine.core.marketConfig(marketId);
       assert(market !== undefined, `settlement of unknown market ${marketId}`);
       const planned = this.#plan(market, admission);
@@ -510,7 +541,10 @@ export class SettlementPipeline {
       }
       admission.group = { marketId, legs: planned, recovered: admission.recovered };
     }
-    if (!this.#sees({ tags: tagsOf([admission.group]) })) return false;
+    if (!this.#sees({ tags: groupTags(admission.group) })) {
+      admission.waitedAt = version;
+      return false;
+    }
     if (admission.recovered) {
       // The chain settles a group whole, in one batch. So among recovered matches, those whose notes
       // it consumed are whole groups that landed before the restart, and the rest are whole groups
@@ -547,7 +581,10 @@ export class SettlementPipeline {
       }
     }
     const refusal = this.#lock(group);
-    if (refusal === 'pending') return false;
+    if (refusal === 'pending') {
+      admission.waitedAt = version;
+      return false;
+    }
     if (refusal !== null) {
       this.#failMatches(open, refusal);
       return true;
@@ -998,7 +1035,7 @@ export class SettlementPipeline {
   #followLanded(lane: Lane): void {
     const { chain } = this.#o;
     for (const group of [...lane.landed]) {
-      if (!this.#sees({ tags: tagsOf([group]), markets: [group.marketId] })) continue;
+      if (!this.#sees({ tags: groupTags(group), markets: [group.marketId] })) continue;
       const slots = group.legs.map((p) => chain.consumedSlot(p.noteUseTag));
       if (slots.some((slot) => slot === undefined)) {
         // A reorg undid the landing: settle the group again.
@@ -1011,6 +1048,7 @@ export class SettlementPipeline {
           planned: [...group.legs],
           bounded: false,
           hashing: false,
+          waitedAt: null,
         };
         lane.admitting.push(admission);
         if (this.#tryAdmit(admission)) lane.admitting.splice(lane.admitting.indexOf(admission), 1);
@@ -1053,7 +1091,7 @@ export class SettlementPipeline {
   #followDoubtful(lane: Lane): void {
     for (const doubt of [...lane.doubtful]) {
       const { group } = doubt;
-      if (!this.#sees({ tags: tagsOf([group]), markets: [group.marketId] })) continue;
+      if (!this.#sees({ tags: groupTags(group), markets: [group.marketId] })) continue;
       const landed = group.legs.filter((p) => this.#consumed(p));
       const rest = group.legs.filter((p) => !this.#consumed(p));
       if (rest.length > 0 && this.#locksHold(group.marketId, rest)) continue;
@@ -1307,7 +1345,19 @@ function key(marketId: string, matchId: bigint): string {
 }
 
 function tagsOf(groups: readonly Group[]): string[] {
-  return groups.flatMap((group) => group.legs.map((p) => p.noteUseTag));
+  return groups.flatMap(groupTags);
+}
+
+/** A group's legs never change, so its note-use tags are listed once (a group asks on many beats). */
+const TAGS = new WeakMap<Group, readonly string[]>();
+
+function groupTags(group: Group): readonly string[] {
+  let tags = TAGS.get(group);
+  if (tags === undefined) {
+    tags = group.legs.map((p) => p.noteUseTag);
+    TAGS.set(group, tags);
+  }
+  return tags;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { createStandInMatchProver, loadNoteHasher, sealFillMemo } from '@venue/notes';
 import { chainRequestText, readChainReply, settlementTxId, signSettlementBatch } from '@venue/protocol';
+import { SETTLEMENT_WORKER_NICE } from '../config/limits.ts';
 import { hashLeg } from '../settlement/settling-match.ts';
 import type {
   JobOutcome,
@@ -13,9 +14,12 @@ import type {
   WorkKind,
   WorkKinds,
 } from './settlement-work.ts';
+import { lowerThisThreadPriority } from './thread-priority.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('settlement-worker.ts runs only as a worker thread');
+// Its work can wait; the sequencer's turn cannot (thread-priority.ts).
+lowerThisThreadPriority(SETTLEMENT_WORKER_NICE);
 
 const hasher = await loadNoteHasher();
 const { proveNow } = createStandInMatchProver(hasher);
