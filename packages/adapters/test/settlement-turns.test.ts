@@ -67,6 +67,48 @@ test('a pipeline hashing legs and sealing memos on a worker settles what one doi
   }
 });
 
+test('a rejected batch is told to the core over many turns, with the outcomes of one told at once', async () => {
+  const options = { finalityDepth: FINALITY, lockDurationSlots: 500n };
+  const sliced = await SettlementWorld.create({ ...options, turnBudgetMs: 0 });
+  const whole = await SettlementWorld.create(options);
+  try {
+    const slicedOrders = await book(sliced);
+    const wholeOrders = await book(whole);
+    sliced.chain.faults.failNextSettlement('chain_rejected');
+    whole.chain.faults.failNextSettlement('chain_rejected');
+    // Failures seen per event-loop iteration (an immediate runs once in each).
+    const failed = (world: SettlementWorld) =>
+      world.orderEvents.filter((event) => event.kind === 'settlement_failed').length;
+    let most = 0;
+    let seen = 0;
+    let watching = true;
+    const watch = () => {
+      const now = failed(sliced);
+      most = Math.max(most, now - seen);
+      seen = now;
+      if (watching) setImmediate(watch);
+    };
+    setImmediate(watch);
+    await sliced.settleAll(SLOT_MS);
+    watching = false;
+    await whole.settleAll(SLOT_MS);
+    assert.ok(failed(whole) > PAIRS, 'the batch failed, each of its legs');
+    assert.equal(failed(sliced), failed(whole));
+    // At a budget of 0 a turn tells one failure, and a few more where failing is asked outside a step.
+    assert.ok(most <= 4, `at most a few failures per iteration, not the batch at once (saw ${most})`);
+    for (const [i, booked] of slicedOrders.entries()) {
+      const twin = wholeOrders[i] as Booked;
+      const told = (world: SettlementWorld, id: string) =>
+        world.eventsOf(id).map((event) => `${event.kind} ${event.reason ?? ''}`);
+      assert.deepEqual(told(sliced, booked.order.order_id), told(whole, twin.order.order_id), `order ${i}`);
+    }
+    assert.equal(sliced.engine.core.pendingMatches().length, 0);
+  } finally {
+    await sliced.close();
+    await whole.close();
+  }
+});
+
 /** Settles the same booking with `slicedOptions` and all at once, and compares what each order saw. */
 async function settlesLikeWhole(slicedOptions: Pick<WorldOptions, 'turnBudgetMs' | 'work'>): Promise<void> {
   // Slots come every SLOT_MS of wall time below; the lock window leaves the sliced pipeline room.

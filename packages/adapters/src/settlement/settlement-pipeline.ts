@@ -222,6 +222,18 @@ interface Lane {
   readonly doubtful: Doubtful[];
   /** Final groups whose outcomes are being reported, oldest first (#reportSome). */
   readonly reporting: Reporting[];
+  /** Failures being reported, oldest first (#reportFailures). */
+  readonly failing: Failing[];
+}
+
+/**
+ * Matches that failed and are being told to the core, a unit of the turn budget each: a rejected
+ * batch of a thousand legs is a thousand records, tens of milliseconds on the sequencer's thread.
+ */
+interface Failing {
+  readonly matches: readonly SettlingMatch[];
+  readonly reason: SettlementFailureReason;
+  next: number;
 }
 
 /**
@@ -306,9 +318,11 @@ export class SettlementPipeline {
     const admitting = lane.admitting.reduce((sum, a) => sum + a.matches.length, 0);
     const doubtful = lane.doubtful.reduce((sum, d) => sum + d.group.legs.length, 0);
     const reporting = lane.reporting.reduce((sum, r) => sum + r.legs.length - r.next, 0);
+    const failing = lane.failing.reduce((sum, f) => sum + f.matches.length - f.next, 0);
     return (
       this.#incomingOf(marketId) +
       reporting +
+      failing +
       admitting +
       count(lane.queued) +
       count(lane.proving?.groups ?? []) +
@@ -358,6 +372,7 @@ export class SettlementPipeline {
     this.#takeIn(false);
     if (!this.#allowed()) return;
     for (const [marketId, lane] of [...this.#lanes]) {
+      this.#reportFailures(lane);
       this.#reportSome(marketId, lane);
       this.#admitWaiting(lane);
       this.#followDoubtful(lane);
@@ -1237,9 +1252,37 @@ export class SettlementPipeline {
   }
 
   #failMatches(matches: readonly SettlingMatch[], reason: SettlementFailureReason): void {
-    for (const match of matches) {
-      this.#report(match, { type: 'match_failed', marketId: match.marketId, matchId: match.matchId, reason });
+    if (!this.#turn.limited) {
+      for (const match of matches) this.#reportFailed(match, reason);
+      return;
     }
+    // In slices: told now while this turn's budget lasts, the rest on the next turns (#reportFailures).
+    const first = matches[0];
+    if (first === undefined) return;
+    assert(
+      matches.every((m) => m.marketId === first.marketId),
+      'the matches failed together are of one market',
+    );
+    const lane = this.#lane(first.marketId);
+    lane.failing.push({ matches, reason, next: 0 });
+    this.#reportFailures(lane);
+  }
+
+  /** Tells the core the lane's failures, oldest first, one unit of the turn budget each. */
+  #reportFailures(lane: Lane): void {
+    while (lane.failing.length > 0) {
+      const job = lane.failing[0] as Failing;
+      while (job.next < job.matches.length) {
+        if (this.#turn.spent()) return;
+        this.#reportFailed(job.matches[job.next] as SettlingMatch, job.reason);
+        job.next += 1;
+      }
+      lane.failing.shift();
+    }
+  }
+
+  #reportFailed(match: SettlingMatch, reason: SettlementFailureReason): void {
+    this.#report(match, { type: 'match_failed', marketId: match.marketId, matchId: match.matchId, reason });
   }
 
   /** Records an outcome once; the core asserts a match is resolved only once. */
@@ -1326,6 +1369,7 @@ export class SettlementPipeline {
         recording: false,
         doubtful: [],
         reporting: [],
+        failing: [],
       };
       this.#lanes.set(marketId, lane);
     }
