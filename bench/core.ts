@@ -444,7 +444,7 @@ function latencyOfMix(depth: number, count: number): { p50: number; p99: number 
 type ClearBook = 'crossing' | 'all_or_none' | 'single_owner';
 
 /** A core whose first market holds `depth` orders of the given kind, all placed in slot 0. */
-export function bookOf(depth: number, kind: ClearBook): VenueCore {
+function bookOf(depth: number, kind: ClearBook): VenueCore {
   forgetCommitments();
   const core = freshCore();
   for (let i = 0; i < depth; i++) {
