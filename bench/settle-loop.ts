@@ -21,6 +21,9 @@
  *   setting); same baseline.
  * - legs_final_per_s_settling_2048_legs[_sliced_main_thread]: legs final per second from the
  *   clearing slot; baseline the unsliced pipeline's rate.
+ *
+ * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
+ * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -38,6 +41,7 @@ import { TEST_CORE_CONFIG } from '@venue/testing';
 import { MARKET, PRICE, SettlementWorld } from '../packages/adapters/test/settlement-world.ts';
 import { clearSamplesMs } from './core.ts';
 import { type Figure, figure, summarise } from './harness.ts';
+import { describeLateTurns, watchLateTurns } from './late-turns.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
 const BENCH = 'settle-loop';
@@ -156,7 +160,7 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
  * One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off).
  * Exported so a profiler (`node --cpu-prof`) can run one mode alone.
  */
-export async function measure(mode: Mode, slots: number): Promise<Run> {
+export async function measure(mode: Mode, slots: number, census = false): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,
@@ -186,6 +190,7 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
     remote?.start(POLL_MS);
     const watch = watchLoop();
+    const late = census ? watchLateTurns() : null;
     const start = performance.now();
     let produced = 0;
     try {
@@ -207,6 +212,9 @@ export async function measure(mode: Mode, slots: number): Promise<Run> {
     }
     const seconds = (performance.now() - start) / 1000;
     const loop = watch.stop();
+    if (late !== null) {
+      for (const line of describeLateTurns(late.stop())) process.stderr.write(`${BENCH}: census: ${line}\n`);
+    }
     pipeline?.stop();
     await remote?.idle();
     await pool?.close();
@@ -252,6 +260,12 @@ export async function run(quick: boolean): Promise<Figure[]> {
         `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(0)} legs/s\n`,
       );
     }
+  }
+  // On request, one more served-path run whose late turns are taken apart (late-turns.ts): after
+  // the measured runs, since the census's own timer would weigh on their figures.
+  if (process.argv.includes('--census')) {
+    process.stderr.write(`${BENCH}: census run (served path; its figures are not reported)\n`);
+    await measure('worker', 1, true);
   }
   const path = `settling_${LEGS}_legs_stand_in_proofs`;
   const offBaseline = { name: 'settlement off, same booking and slots', runs: off };

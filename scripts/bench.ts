@@ -31,7 +31,7 @@ const quick = args.includes('--quick');
 const name = args.find((a) => !a.startsWith('--'));
 if (name === undefined || (name !== 'all' && !(name in BENCHMARKS))) {
   process.stderr.write(
-    `usage: npm run bench -- NAME [--quick] [--journal, --proofs: soak only]\nNAME: all, ${Object.keys(BENCHMARKS).join(', ')}\n`,
+    `usage: npm run bench -- NAME [--quick] [--journal, --proofs: soak only] [--census: settle-loop only]\nNAME: all, ${Object.keys(BENCHMARKS).join(', ')}\n`,
   );
   process.exit(2);
 }
