@@ -505,7 +505,7 @@ export class SettlementPipeline {
     // Walked by index up to today's length, and changed only after the walk: a step taken inside
     // (a failure's report) may read the list (queueDepth) or add to it.
     const count = waiting.length;
-    const left = new Set<Admission>();
+    let left: Set<Admission> | null = null;
     for (let at = 0; at < count; at += 1) {
       const admission = waiting[at] as Admission;
       // A group that waited on the chain at this view version would only wait again, so it is
@@ -519,9 +519,13 @@ export class SettlementPipeline {
       if (this.#turn.exhausted()) break;
       const admitted = this.#tryAdmit(admission);
       this.#turn.worked();
-      if (admitted) left.add(admission);
+      if (admitted) {
+        left ??= new Set();
+        left.add(admission);
+      }
     }
-    if (left.size === 0) return;
+    // Most walks admit nothing: then the list stays as it is, and nothing was allocated.
+    if (left === null) return;
     let kept = 0;
     for (const admission of waiting) {
       if (left.has(admission)) continue;
