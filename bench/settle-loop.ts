@@ -5,7 +5,10 @@
  * talks JSON-RPC to a chain simulator in its own process, as `venue serve` does (the chain's own
  * work, Merkle appends above all, is another machine's in production and must not count here).
  * Then a slot comes every SLOT_MS until every leg is final, with the event loop watched from the
- * clearing slot on, after untimed clears on a core of its own have warmed the batch code (D122).
+ * clearing slot on, after untimed clears on a core of its own have warmed the batch code (D122)
+ * and, in a settling run, after the same venue, pool and chain have settled a backlog of the same
+ * size untimed (D127): the watched backlog meets a venue that has been settling, whose code V8 has
+ * already compiled, as a venue that has run a while has.
  * Every leg must settle (a run whose legs fail throws). Legs are proved with the stand-in prover:
  * on the settlement worker in the served path (as the real prover proves on its workers), on the
  * venue's thread in the others.
@@ -35,10 +38,10 @@ import {
   SettlementPool,
 } from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
-import { fieldToHex, spendAuthorityOf } from '@venue/notes';
+import { type DerivedNote, fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG } from '@venue/testing';
-import { MARKET, PRICE, SettlementWorld } from '../packages/adapters/test/settlement-world.ts';
+import { MARKET, PRICE, SettlementWorld, type Wallet } from '../packages/adapters/test/settlement-world.ts';
 import { clearSamplesMs } from './core.ts';
 import { type Figure, figure, summarise } from './harness.ts';
 import { describeLateTurns, watchLateTurns } from './late-turns.ts';
@@ -46,6 +49,8 @@ import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
 const BENCH = 'settle-loop';
 const LEGS = 2048;
+/** Legs a settling run settles first, untimed, on the same venue and pool (D127). */
+const WARM_UP_LEGS = 2048;
 const FINALITY = 4;
 const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
@@ -106,11 +111,20 @@ async function stopChain(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
+/** A crossing pair booked on both chains: a buyer with a quote note, a seller with a base note. */
+interface Pair {
+  readonly buyer: Wallet;
+  readonly seller: Wallet;
+  readonly quote: DerivedNote;
+  readonly base: DerivedNote;
+}
+
 /**
  * The world (its in-process chain gives the venue its slots and roots) and the chain process kept
- * equal: the same market, oracle, slot and deposits in the same order, hence the same roots.
+ * equal: the same market, oracle, slot and deposits in the same order, hence the same roots. Every
+ * note is deposited here, before any settlement appends to the chain process's trees.
  */
-async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise<void> {
+async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld, pairs: number): Promise<Pair[]> {
   const oracle = accountAddress('oracle', MARKET.symbol);
   await rpc.request('updateOracle', { address: oracle, price: PRICE, confidence: 1n });
   await rpc.request('createMarket', {
@@ -125,15 +139,11 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
   });
   const { slot } = await rpc.request('getSlot');
   await rpc.request('advance', { count: Number(world.chain.slot - slot) });
-  const orders = [];
-  for (let i = 0; i < LEGS / 2; i += 1) {
+  const booked: Pair[] = [];
+  for (let i = 0; i < pairs; i += 1) {
     const buyer = world.wallet(`buyer-${i}`);
     const seller = world.wallet(`seller-${i}`);
-    const notes = [];
-    for (const [wallet, asset, value] of [
-      [buyer, 'quote', 15n],
-      [seller, 'base', 10n],
-    ] as const) {
+    const deposit = async (wallet: Wallet, asset: 'base' | 'quote', value: bigint) => {
       const note = world.deposit(wallet, asset, value);
       await rpc.request('deposit', {
         tree_id: 0,
@@ -143,14 +153,20 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
         blinding: fieldToHex(note.blinding),
         spend_authority: spendAuthorityOf(wallet.spendingKey).publicKey,
       });
-      notes.push(note);
-    }
-    orders.push({ buyer, seller, quote: notes[0], base: notes[1] });
+      return note;
+    };
+    const quote = await deposit(buyer, 'quote', 15n);
+    const base = await deposit(seller, 'base', 10n);
+    booked.push({ buyer, seller, quote, base });
   }
   world.advance(1);
   await rpc.request('advance', { count: 1 });
-  for (const { buyer, seller, quote, base } of orders) {
-    if (quote === undefined || base === undefined) throw new Error('two notes per pair');
+  return booked;
+}
+
+/** Places both orders of each pair: they cross in the next slot's auction. */
+async function place(world: SettlementWorld, pairs: readonly Pair[]): Promise<void> {
+  for (const { buyer, seller, quote, base } of pairs) {
     await world.place(buyer, world.order(buyer, quote, 'bid', 10n));
     await world.place(seller, world.order(seller, base, 'ask', 10n));
   }
@@ -158,7 +174,8 @@ async function bookedWorld(rpc: ChainRpcClient, world: SettlementWorld): Promise
 
 /**
  * One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off).
- * Exported so a profiler (`node --cpu-prof`) can run one mode alone.
+ * A settling run first settles WARM_UP_LEGS, untimed, on the same venue (D127). Exported so a
+ * profiler (`node --cpu-prof`) can run one mode alone.
  */
 export async function measure(mode: Mode, slots: number, census = false): Promise<Run> {
   const world = await SettlementWorld.create({
@@ -169,7 +186,8 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
   const { url, child } = await startChain(world.signer);
   try {
     const rpc = new ChainRpcClient(url, 60_000);
-    await bookedWorld(rpc, world);
+    const warmUp = mode === 'off' ? 0 : WARM_UP_LEGS;
+    const pairs = await bookedWorld(rpc, world, (warmUp + LEGS) / 2);
     // The served path: hashing, memos, (stand-in) proofs, batch signing and the chain's JSON-RPC
     // encoding on the settlement worker.
     const pool = mode === 'worker' ? new SettlementPool() : null;
@@ -189,31 +207,42 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
     const poll = remote === null ? setInterval(() => world.engine.catchUp(), POLL_MS) : null;
     remote?.start(POLL_MS);
-    const watch = watchLoop();
-    const late = census ? watchLateTurns() : null;
-    const start = performance.now();
+    // Asked every slot, so asked cheaply: the pipeline's queue first, and the core's list of
+    // pending matches (sorted, 2,048 views: several ms on the thread watched) only once it is empty.
+    const settling = () =>
+      pipeline !== null &&
+      (pipeline.queueDepth(MARKET.marketId) > 0 || world.engine.core.pendingMatches().length > 0);
     let produced = 0;
-    try {
-      // Asked every slot, so asked cheaply: the pipeline's queue first, and the core's list of
-      // pending matches (sorted, 2,048 views: several ms on the thread watched) only once it is empty.
-      const settling = () =>
-        pipeline !== null &&
-        (pipeline.queueDepth(MARKET.marketId) > 0 || world.engine.core.pendingMatches().length > 0);
-      while (produced < slots || settling()) {
+    /** Slots, one every SLOT_MS, until `least` have passed and nothing is settling. */
+    const runSlots = async (least: number) => {
+      for (let passed = 0; passed < least || settling(); passed += 1) {
         if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
         world.chain.advance(1); // the venue's clock and roots
         await rpc.request('advance', { count: 1 });
         produced += 1;
         await new Promise((resolve) => setTimeout(resolve, SLOT_MS));
       }
+    };
+    let watched: { loop: LoopDelay; seconds: number; slots: number };
+    try {
+      // The warm-up: the same venue, pool and chain settle a smaller backlog first, so the watched
+      // one meets code that has run (as in a venue that has been settling a while, D127).
+      await place(world, pairs.slice(0, warmUp / 2));
+      if (warmUp > 0) await runSlots(1);
+      await place(world, pairs.slice(warmUp / 2));
+      const before = produced;
+      const watch = watchLoop();
+      const late = census ? watchLateTurns() : null;
+      const start = performance.now();
+      await runSlots(slots);
+      watched = { loop: watch.stop(), seconds: (performance.now() - start) / 1000, slots: produced - before };
+      if (late !== null) {
+        for (const line of describeLateTurns(late.stop()))
+          process.stderr.write(`${BENCH}: census: ${line}\n`);
+      }
     } finally {
       if (poll !== null) clearInterval(poll);
       remote?.stop();
-    }
-    const seconds = (performance.now() - start) / 1000;
-    const loop = watch.stop();
-    if (late !== null) {
-      for (const line of describeLateTurns(late.stop())) process.stderr.write(`${BENCH}: census: ${line}\n`);
     }
     pipeline?.stop();
     await remote?.idle();
@@ -221,11 +250,17 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
     // A leg that failed is final too, and fails faster: the figures mean something only if every
     // leg settled.
     const settled = world.orderEvents.filter((event) => event.kind === 'fully_filled').length;
-    if (pipeline !== null && settled !== LEGS) {
+    if (pipeline !== null && settled !== warmUp + LEGS) {
       const failed = world.orderEvents.filter((event) => event.kind === 'settlement_failed');
-      throw new Error(`${mode}: ${settled} of ${LEGS} legs settled (${failed[0]?.reason ?? 'none'} first)`);
+      throw new Error(
+        `${mode}: ${settled} of ${warmUp + LEGS} legs settled (${failed[0]?.reason ?? 'none'} first)`,
+      );
     }
-    return { ...loop, slots: produced, legsPerSecond: pipeline === null ? 0 : LEGS / seconds };
+    return {
+      ...watched.loop,
+      slots: watched.slots,
+      legsPerSecond: pipeline === null ? 0 : LEGS / watched.seconds,
+    };
   } finally {
     await stopChain(child);
     await world.close();
