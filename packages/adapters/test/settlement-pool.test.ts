@@ -62,15 +62,38 @@ test('a batch signed on the worker has the bytes and the tx_id of one signed on 
 
 test('JSON-RPC text written and replies read on the worker are those of this thread', async () => {
   const params = { tags: ['cd'.repeat(32)], tx_ids: [], market_ids: [] };
-  assert.equal(
-    await pool.encode({ id: 3n, method: 'getSettlementView', params }),
-    chainRequestText(3n, 'getSettlementView', params),
-  );
+  const written = await pool.encode({ id: 3n, method: 'getSettlementView', params });
+  assert.equal(new TextDecoder().decode(written), chainRequestText(3n, 'getSettlementView', params));
   const text = '{"jsonrpc":"2.0","id":"4","result":{"slot":"12"}}';
   assert.deepEqual(
-    await pool.decode({ id: 4n, method: 'getSlot', text, bytesMax: 1 << 20 }),
+    await pool.decode({
+      id: 4n,
+      method: 'getSlot',
+      bytes: new TextEncoder().encode(text),
+      bytesMax: 1 << 20,
+    }),
     readChainReply('getSlot', 4n, text, 1 << 20),
   );
+});
+
+test("a reply's bytes move to the worker when they own their buffer, and are copied when they share one", async () => {
+  const text = '{"jsonrpc":"2.0","id":"5","result":{"slot":"13"}}';
+  const expected = readChainReply('getSlot', 5n, text, 1 << 20);
+  // Owned (what the RPC client reads a reply into): handed over without a copy, so emptied here.
+  const owned = new TextEncoder().encode(text);
+  const fromOwned = pool.decode({ id: 5n, method: 'getSlot', bytes: owned, bytesMax: 1 << 20 });
+  assert.deepEqual(await fromOwned, expected);
+  assert.equal(owned.byteLength, 0, 'the owned bytes were transferred, not cloned');
+  // A small Buffer is a slice of Node's shared pool: moving that pool would empty its neighbours.
+  const neighbour = Buffer.from('still here');
+  const pooled = Buffer.from(text);
+  assert.equal(pooled.buffer, neighbour.buffer, 'both slices come from the same pool');
+  assert.deepEqual(
+    await pool.decode({ id: 5n, method: 'getSlot', bytes: pooled, bytesMax: 1 << 20 }),
+    expected,
+  );
+  assert.equal(pooled.toString(), text);
+  assert.equal(neighbour.toString(), 'still here');
 });
 
 test("a memo sealed on the worker opens with its owner's viewing key", async () => {

@@ -21,6 +21,9 @@ import type { ChainWork } from '../workers/settlement-work.ts';
 type ParamsOf<M extends ChainMethod> =
   Record<string, never> extends ChainParams<M> ? [params?: ChainParams<M>] : [params: ChainParams<M>];
 
+/** Invalid UTF-8 in a reply reads as U+FFFD, as Buffer#toString reads it. */
+const UTF8 = new TextDecoder();
+
 /** Largest reply read: a full page of tree updates or a settlement view of 4096 entries fits. */
 const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;
 
@@ -54,11 +57,12 @@ export class ChainRpcClient implements ChainReads {
       this.codec === undefined
         ? chainRequestText(id, method, input)
         : await this.codec.encode({ id, method, params: input });
-    const text = await postText(this.url, body, this.timeoutMs);
+    const bytes = await postBytes(this.url, body, this.timeoutMs);
+    // With a codec the reply's bytes move to the worker and never become a string here.
     const reply =
       this.codec === undefined
-        ? readChainReply(method, id, text, REPLY_BYTES_MAX)
-        : ((await this.codec.decode({ id, method, text, bytesMax: REPLY_BYTES_MAX })) as ChainReply<M>);
+        ? readChainReply(method, id, UTF8.decode(bytes), REPLY_BYTES_MAX)
+        : ((await this.codec.decode({ id, method, bytes, bytesMax: REPLY_BYTES_MAX })) as ChainReply<M>);
     if (reply.kind === 'result') return reply.result;
     if (reply.kind === 'malformed') throw new Error(`chain RPC ${method}: ${reply.problem}`);
     if (reply.reason !== undefined) throw new ChainError(reply.reason, reply.message);
@@ -93,13 +97,14 @@ export class ChainRpcClient implements ChainReads {
 }
 
 /**
- * POSTs a JSON body and reads the reply's text, whatever its status (the reply says what went wrong).
+ * POSTs a JSON body and reads the reply's bytes, whatever its status (the reply says what went wrong),
+ * into one array that owns its buffer, so a codec on a worker can take it without a copy.
  * node:http rather than fetch: a settling backlog sends a request per locked group, and each fetch
  * left a Request, its streams and a timeout signal whose clean-up (a FinalizationRegistry callback
  * per request) ran all at once after a major GC, 20 ms of the sequencer's thread for a few thousand
  * requests (docs/settlement.md section 12). Keep-alive is the global agent's, as with fetch.
  */
-function postText(url: string, body: string, timeoutMs: number): Promise<string> {
+function postBytes(url: string, body: string | Uint8Array, timeoutMs: number): Promise<Uint8Array> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -111,17 +116,30 @@ function postText(url: string, body: string, timeoutMs: number): Promise<string>
       () => request.destroy(new Error(`no reply from ${target.origin} within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    const settle = (error: Error | null, text?: string) => {
+    const settle = (error: Error | null, bytes?: Uint8Array) => {
       clearTimeout(timer);
-      if (error === null) resolve(text as string);
+      if (error === null) resolve(bytes as Uint8Array);
       else reject(error);
     };
     request.on('error', (error) => settle(error));
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let length = 0;
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        length += chunk.length;
+      });
       response.on('error', (error) => settle(error));
-      response.on('end', () => settle(null, Buffer.concat(chunks).toString('utf8')));
+      response.on('end', () => {
+        // Not Buffer.concat: under 4 KiB it returns a slice of Node's shared pool.
+        const bytes = new Uint8Array(length);
+        let at = 0;
+        for (const chunk of chunks) {
+          bytes.set(chunk, at);
+          at += chunk.length;
+        }
+        settle(null, bytes);
+      });
       response.on('close', () => {
         if (!response.complete) settle(new Error(`the reply from ${target.origin} was cut short`));
       });

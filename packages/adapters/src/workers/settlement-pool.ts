@@ -39,6 +39,8 @@ import type {
 interface Job {
   readonly kind: WorkKind;
   readonly input: unknown;
+  /** Buffers that move to the worker with the job (a reply's bytes); detached here once sent. */
+  readonly transfer: readonly ArrayBuffer[];
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
 }
@@ -53,6 +55,9 @@ const MESSAGES_PER_TURN = 2;
 const FLUSH_SECOND_MESSAGE_MS = 1;
 
 const WORKER_URL = new URL('./settlement-worker.ts', import.meta.url);
+
+/** Most jobs move no buffer: one shared empty list rather than one per job. */
+const NOTHING_TO_TRANSFER: readonly ArrayBuffer[] = Object.freeze([]);
 
 export class SettlementPool implements SettlementWork, ChainWork {
   #worker: Worker;
@@ -93,12 +98,20 @@ export class SettlementPool implements SettlementWork, ChainWork {
     return this.#ask('sign', job);
   }
 
-  encode(job: EncodeJob): Promise<string> {
+  encode(job: EncodeJob): Promise<Uint8Array> {
     return this.#ask('encode', job);
   }
 
+  /**
+   * The reply's bytes move to the worker when they own their whole ArrayBuffer (the caller must not
+   * read them after); bytes that share one (a slice of Node's Buffer pool) are copied, since moving
+   * the buffer would empty every other view of it.
+   */
   decode(job: DecodeJob): Promise<WorkKinds['decode']['result']> {
-    return this.#ask('decode', job);
+    const { bytes } = job;
+    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const moved = owned && bytes.buffer instanceof ArrayBuffer ? job : { ...job, bytes: bytes.slice() };
+    return this.#ask('decode', moved, [moved.bytes.buffer as ArrayBuffer]);
   }
 
   /**
@@ -126,7 +139,11 @@ export class SettlementPool implements SettlementWork, ChainWork {
     await this.#worker.terminate();
   }
 
-  #ask<K extends WorkKind>(kind: K, input: WorkKinds[K]['input']): Promise<WorkKinds[K]['result']> {
+  #ask<K extends WorkKind>(
+    kind: K,
+    input: WorkKinds[K]['input'],
+    transfer: readonly ArrayBuffer[] = NOTHING_TO_TRANSFER,
+  ): Promise<WorkKinds[K]['result']> {
     if (this.#closed) return Promise.reject(new VenueError('SHUTTING_DOWN', 'the venue is stopping'));
     // Leg jobs wait for accepts(); a batch's few chain jobs are not counted against the bound.
     assert(
@@ -135,7 +152,7 @@ export class SettlementPool implements SettlementWork, ChainWork {
     );
     this.#jobs += 1;
     return new Promise((resolve, reject) => {
-      this.#queue.push({ kind, input, resolve: resolve as (result: unknown) => void, reject });
+      this.#queue.push({ kind, input, transfer, resolve: resolve as (result: unknown) => void, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -169,7 +186,11 @@ export class SettlementPool implements SettlementWork, ChainWork {
       const id = this.#nextId++;
       this.#inFlight.set(id, jobs);
       const request: SettlementWorkRequest = { id, kind, jobs: jobs.map((job) => job.input) };
-      this.#worker.postMessage(request);
+      // A reply's bytes move with their job (decode); every other job moves nothing.
+      this.#worker.postMessage(
+        request,
+        jobs.flatMap((job) => job.transfer),
+      );
       messages += 1;
       from = to;
     }

@@ -36,18 +36,26 @@ export interface BatchSignature {
   readonly tx_id: string;
 }
 
-/** A JSON-RPC request to the chain, written by the chain contract's schema (protocol chainRequestText). */
+/**
+ * A JSON-RPC request to the chain, written by the chain contract's schema (protocol chainRequestText)
+ * and handed back as its UTF-8 bytes: the sequencer's thread writes them to the socket as they are,
+ * so the request never becomes a string on its heap.
+ */
 export interface EncodeJob {
   readonly id: ChainRpcId;
   readonly method: ChainMethod;
   readonly params: ChainParams<ChainMethod>;
 }
 
-/** A chain reply to read strictly against its method's schema (protocol readChainReply). */
+/**
+ * A chain reply to read strictly against its method's schema (protocol readChainReply), as the
+ * bytes that came off the socket: they move to the worker (transferred, not copied) when they own
+ * their ArrayBuffer, and become text there.
+ */
 export interface DecodeJob {
   readonly id: ChainRpcId;
   readonly method: ChainMethod;
-  readonly text: string;
+  readonly bytes: Uint8Array;
   readonly bytesMax: number;
 }
 
@@ -57,7 +65,7 @@ export interface WorkKinds {
   readonly seal: { readonly input: SealJob; readonly result: FillMemo };
   readonly prove: { readonly input: ProveJob; readonly result: MatchProof };
   readonly sign: { readonly input: SignJob; readonly result: BatchSignature };
-  readonly encode: { readonly input: EncodeJob; readonly result: string };
+  readonly encode: { readonly input: EncodeJob; readonly result: Uint8Array };
   readonly decode: { readonly input: DecodeJob; readonly result: ChainReply<ChainMethod> };
 }
 
@@ -95,6 +103,6 @@ export interface SettlementWork {
 /** Batch signing and the chain's JSON-RPC encoding off the thread (RemoteSettlementChain, ChainRpcClient). */
 export interface ChainWork {
   signBatch(job: SignJob): Promise<BatchSignature>;
-  encode(job: EncodeJob): Promise<string>;
+  encode(job: EncodeJob): Promise<Uint8Array>;
   decode(job: DecodeJob): Promise<ChainReply<ChainMethod>>;
 }

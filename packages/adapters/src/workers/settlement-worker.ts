@@ -26,6 +26,9 @@ const { proveNow } = createStandInMatchProver(hasher);
 if (proveNow === undefined) throw new Error('the stand-in prover answers at once');
 const proveLeg = proveNow;
 
+const UTF8_ENCODER = new TextEncoder();
+const UTF8_DECODER = new TextDecoder();
+
 type Runners = { readonly [K in WorkKind]: (input: WorkKinds[K]['input']) => WorkKinds[K]['result'] };
 
 const RUNNERS: Runners = {
@@ -37,8 +40,9 @@ const RUNNERS: Runners = {
     const signed = signSettlementBatch(batch, { publicKey: batch.signer, privateKey });
     return { signature: signed.signature, tx_id: settlementTxId(signed) };
   },
-  encode: (job) => chainRequestText(job.id, job.method, job.params),
-  decode: (job) => readChainReply(job.method, job.id, job.text, job.bytesMax),
+  encode: (job) => UTF8_ENCODER.encode(chainRequestText(job.id, job.method, job.params)),
+  // Invalid UTF-8 reads as U+FFFD, as Buffer#toString did on the sequencer's thread.
+  decode: (job) => readChainReply(job.method, job.id, UTF8_DECODER.decode(job.bytes), job.bytesMax),
 };
 
 function outcome(kind: WorkKind, input: unknown): JobOutcome {
@@ -51,6 +55,11 @@ function outcome(kind: WorkKind, input: unknown): JobOutcome {
 
 port.on('message', (request: SettlementWorkRequest) => {
   const outcomes = request.jobs.map((input) => outcome(request.kind, input));
-  port.postMessage({ id: request.id, kind: 'done', outcomes } satisfies SettlementWorkReply);
+  // Written requests go back as bytes whose buffers move with the message (TextEncoder gives each
+  // its own): the sequencer's thread gets them without a copy or a string.
+  const transfer: ArrayBuffer[] = [];
+  for (const done of outcomes)
+    if ('ok' in done && done.ok instanceof Uint8Array) transfer.push(done.ok.buffer as ArrayBuffer);
+  port.postMessage({ id: request.id, kind: 'done', outcomes } satisfies SettlementWorkReply, transfer);
 });
 port.postMessage({ id: 0, kind: 'ready' } satisfies SettlementWorkReply);
