@@ -1,6 +1,7 @@
 import {
   type ChainHandlers,
   SETTLEMENT_VIEW_KEYS_MAX,
+  type SettlementRecord,
   type SettlementView,
   type SettlementViewRequest,
   settlementLookupOf,
@@ -20,14 +21,19 @@ import { treeUpdates } from './rpc-tree-updates.ts';
 /**
  * What a remote settlement pipeline needs for one beat, read in one call and so at one slot:
  * slots, governance in force, every shard's current root, and the notes (consumed slot, lock),
- * transactions and markets (next batch number) it asked about. An unknown entry is null.
+ * transactions and markets (next batch number) it asked about. An unknown entry is null. A held
+ * transaction's record comes without its leaves (the caller has them), after the others.
  */
 function settlementView(chain: ChainSimulator, p: SettlementViewRequest): SettlementView {
   const tags = p.tags ?? [];
   const txIds = p.tx_ids ?? [];
+  const heldTxIds = p.held_tx_ids ?? [];
   const marketIds = p.market_ids ?? [];
-  if (tags.length + txIds.length + marketIds.length > SETTLEMENT_VIEW_KEYS_MAX)
-    reject('bad_request', `at most ${SETTLEMENT_VIEW_KEYS_MAX} tags, tx_ids and market_ids together`);
+  if (tags.length + txIds.length + heldTxIds.length + marketIds.length > SETTLEMENT_VIEW_KEYS_MAX)
+    reject(
+      'bad_request',
+      `at most ${SETTLEMENT_VIEW_KEYS_MAX} tags, tx_ids, held_tx_ids and market_ids together`,
+    );
   const markets = new Map(chain.markets().map((market) => [market.market_id, market]));
   return {
     ...chain.slotInfo(),
@@ -38,12 +44,22 @@ function settlementView(chain: ChainSimulator, p: SettlementViewRequest): Settle
       consumed_slot: chain.consumedEntry(tag)?.slot ?? null,
       lock: chain.lock(tag) ?? null,
     })),
-    settlements: txIds.map((txId) => ({ tx_id: txId, record: chain.settlement(txId) ?? null })),
+    settlements: [
+      ...txIds.map((txId) => ({ tx_id: txId, record: chain.settlement(txId) ?? null })),
+      ...heldTxIds.map((txId) => ({ tx_id: txId, record: withoutLeaves(chain.settlement(txId)) })),
+    ],
     markets: marketIds.map((marketId) => ({
       market_id: marketId,
       next_batch_seq: markets.get(marketId)?.next_batch_seq ?? null,
     })),
   };
+}
+
+/** A record as answered for a held transaction: everything but the leaves the caller holds. */
+function withoutLeaves(record: SettlementRecord | undefined): SettlementRecord | null {
+  if (record === undefined) return null;
+  const { appended: _held, ...rest } = record;
+  return rest;
 }
 
 export const RPC_METHODS: ChainHandlers<ChainSimulator> = {

@@ -115,6 +115,35 @@ test('getSettlementView answers, at one slot, exactly the notes, batches and mar
   );
 });
 
+test('getSettlementView answers a held batch without the leaves its caller already has', async () => {
+  const bid = w.deposit(w.wallet(6), 'quote', 500n);
+  const ask = w.deposit(w.wallet(7), 'base', 5n);
+  w.lock([bid, ask], w.chain.slot + 20n);
+  const record = await client.request('submitSettlement', { batch: w.trade(bid, ask, 2n, 300n) });
+  assert.equal(record.state, 'landed');
+  assert.ok((record.appended?.length ?? 0) > 0, 'a landing appends leaves');
+  const unknownTx = '57'.repeat(32);
+  const view = await client.request('getSettlementView', {
+    tx_ids: [record.tx_id],
+    held_tx_ids: [record.tx_id, unknownTx],
+  });
+  const { appended, ...brief } = record;
+  assert.ok(appended !== undefined);
+  assert.deepEqual(view.settlements, [
+    { tx_id: record.tx_id, record },
+    { tx_id: record.tx_id, record: brief },
+    { tx_id: unknownTx, record: null },
+  ]);
+  // Held ids count toward the same bound as the other keys.
+  await assert.rejects(
+    client.request('getSettlementView', {
+      tx_ids: Array.from({ length: 2048 }, () => record.tx_id),
+      held_tx_ids: Array.from({ length: 2049 }, () => record.tx_id),
+    }),
+    (e: unknown) => e instanceof ChainError && e.reason === 'bad_request',
+  );
+});
+
 test('rejections come back as the errors they were, with codes', async () => {
   await assert.rejects(
     client.request('getInclusion', { tree_id: 0, commitment: '12'.repeat(32) }),

@@ -41,6 +41,9 @@ interface NoteView {
   readonly lock: LockAccount | undefined;
 }
 
+/** The leaves a landed batch appended, as its record lists them. */
+type Leaves = NonNullable<SettlementRecord['appended']>;
+
 interface View {
   readonly slot: bigint;
   readonly confirmedSlot: bigint;
@@ -321,9 +324,17 @@ export class RemoteSettlementChain implements SettlementChain {
    * every later call reads at that slot or after, so what the view holds is never older than its slot.
    */
   async #read(asked: { tags: Set<string>; txIds: Set<string>; markets: Set<string> }): Promise<View> {
+    // A batch landed and read in full is asked as held: its record comes back without the leaves,
+    // which are taken from the record already read as long as it landed in the same slot (D129).
+    const held = new Map<string, { slot: bigint | undefined; appended: Leaves }>();
+    for (const id of asked.txIds) {
+      const known = this.#view?.settlements.get(id);
+      if (known?.state === 'landed' && known.appended !== undefined)
+        held.set(id, { slot: known.included_slot, appended: known.appended });
+    }
     const keys = [
       ...[...asked.markets].map((id) => ['market_ids', id] as const),
-      ...[...asked.txIds].map((id) => ['tx_ids', id] as const),
+      ...[...asked.txIds].map((id) => [held.has(id) ? 'held_tx_ids' : 'tx_ids', id] as const),
       ...[...asked.tags].map((tag) => ['tags', tag] as const),
     ];
     let first: SettlementView | null = null;
@@ -332,7 +343,12 @@ export class RemoteSettlementChain implements SettlementChain {
     const markets = new Map<string, bigint | undefined>();
     for (let from = 0; from === 0 || from < keys.length; from += SETTLEMENT_VIEW_KEYS_PER_READ) {
       const chunk = keys.slice(from, from + SETTLEMENT_VIEW_KEYS_PER_READ);
-      const params = { tags: [] as string[], tx_ids: [] as string[], market_ids: [] as string[] };
+      const params = {
+        tags: [] as string[],
+        tx_ids: [] as string[],
+        held_tx_ids: [] as string[],
+        market_ids: [] as string[],
+      };
       for (const [list, value] of chunk) params[list].push(value);
       const reply = await this.#rpc.request('getSettlementView', params);
       first ??= reply;
@@ -345,6 +361,21 @@ export class RemoteSettlementChain implements SettlementChain {
       for (const entry of reply.markets) markets.set(entry.market_id, entry.next_batch_seq ?? undefined);
     }
     assert(first !== null, 'a refresh reads at least once');
+    // A held batch that landed again in another slot (a reorg, then a new inclusion) appended other
+    // leaves: read it in full now, at this slot or after, so no view holds a landing without them.
+    const again: string[] = [];
+    for (const [id, known] of held) {
+      const record = settlements.get(id);
+      if (record?.state !== 'landed') continue;
+      if (record.included_slot === known.slot) settlements.set(id, { ...record, appended: known.appended });
+      else again.push(id);
+    }
+    for (let from = 0; from < again.length; from += SETTLEMENT_VIEW_KEYS_PER_READ) {
+      const reply = await this.#rpc.request('getSettlementView', {
+        tx_ids: again.slice(from, from + SETTLEMENT_VIEW_KEYS_PER_READ),
+      });
+      for (const entry of reply.settlements) settlements.set(entry.tx_id, entry.record ?? undefined);
+    }
     return {
       slot: first.slot,
       confirmedSlot: first.confirmed_slot,

@@ -17,9 +17,19 @@ const Hash = () => Hex(BYTES.hash);
 const keys = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Optional(Type.Array(item, { maxItems: SETTLEMENT_VIEW_KEYS_MAX }));
 
-/** The notes, transactions and markets the pipeline asks about; at most SETTLEMENT_VIEW_KEYS_MAX together. */
+/**
+ * The notes, transactions and markets the pipeline asks about; at most SETTLEMENT_VIEW_KEYS_MAX
+ * together. `held_tx_ids` are transactions whose landed record, leaves included, the caller already
+ * holds: each is answered in `settlements` like a `tx_ids` entry, but without `appended`, so a batch
+ * watched until it is final does not bring its thousands of leaves back on every read.
+ */
 export const SettlementViewRequestSchema = Strict(
-  { tags: keys(Hash()), tx_ids: keys(Hash()), market_ids: keys(Base58Address()) },
+  {
+    tags: keys(Hash()),
+    tx_ids: keys(Hash()),
+    held_tx_ids: keys(Hash()),
+    market_ids: keys(Base58Address()),
+  },
   { title: 'SettlementViewRequest' },
 );
 export type SettlementViewRequest = ChainStatic<typeof SettlementViewRequestSchema>;
