@@ -76,6 +76,28 @@ test('JSON-RPC text written and replies read on the worker are those of this thr
   );
 });
 
+test('any bytes a chain replies with read on the worker as Buffer#toString read them here', async () => {
+  const reply = '{"jsonrpc":"2.0","id":"6","result":{"slot":"14"}}';
+  // A valid reply, or one spoiled by a byte-order mark, a stray invalid byte, or a cut.
+  const bytes = fc
+    .tuple(
+      fc.constantFrom([], [0xef, 0xbb, 0xbf], [0xff]),
+      fc.nat({ max: reply.length }),
+      fc.uint8Array({ maxLength: 4 }),
+    )
+    .map(([head, cut, tail]) => Uint8Array.from([...head, ...Buffer.from(reply.slice(0, cut)), ...tail]));
+  await fc.assert(
+    fc.asyncProperty(bytes, async (raw) => {
+      const text = Buffer.from(raw).toString('utf8');
+      assert.deepEqual(
+        await pool.decode({ id: 6n, method: 'getSlot', bytes: raw.slice(), bytesMax: 1 << 20 }),
+        readChainReply('getSlot', 6n, text, 1 << 20),
+      );
+    }),
+    { numRuns: 60 },
+  );
+});
+
 test("a reply's bytes move to the worker when they own their buffer, and are copied when they share one", async () => {
   const text = '{"jsonrpc":"2.0","id":"5","result":{"slot":"13"}}';
   const expected = readChainReply('getSlot', 5n, text, 1 << 20);

@@ -21,8 +21,11 @@ import type { ChainWork } from '../workers/settlement-work.ts';
 type ParamsOf<M extends ChainMethod> =
   Record<string, never> extends ChainParams<M> ? [params?: ChainParams<M>] : [params: ChainParams<M>];
 
-/** Invalid UTF-8 in a reply reads as U+FFFD, as Buffer#toString reads it. */
-const UTF8 = new TextDecoder();
+/**
+ * Reads a reply as Buffer#toString did: invalid UTF-8 as U+FFFD, and a leading byte-order mark kept
+ * (so it still makes the reply malformed JSON rather than being dropped).
+ */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Largest reply read: a full page of tree updates or a settlement view of 4096 entries fits. */
 const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;

@@ -27,7 +27,7 @@ if (proveNow === undefined) throw new Error('the stand-in prover answers at once
 const proveLeg = proveNow;
 
 const UTF8_ENCODER = new TextEncoder();
-const UTF8_DECODER = new TextDecoder();
+const UTF8_DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 type Runners = { readonly [K in WorkKind]: (input: WorkKinds[K]['input']) => WorkKinds[K]['result'] };
 
@@ -41,7 +41,7 @@ const RUNNERS: Runners = {
     return { signature: signed.signature, tx_id: settlementTxId(signed) };
   },
   encode: (job) => UTF8_ENCODER.encode(chainRequestText(job.id, job.method, job.params)),
-  // Invalid UTF-8 reads as U+FFFD, as Buffer#toString did on the sequencer's thread.
+  // Read as Buffer#toString did on the sequencer's thread: U+FFFD for invalid UTF-8, a BOM kept.
   decode: (job) => readChainReply(job.method, job.id, UTF8_DECODER.decode(job.bytes), job.bytesMax),
 };
 
