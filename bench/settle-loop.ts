@@ -225,7 +225,7 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
     };
     let watched: { loop: LoopDelay; seconds: number; slots: number };
     try {
-      // The warm-up: the same venue, pool and chain settle a smaller backlog first, so the watched
+      // The warm-up: the same venue, pool and chain settle a backlog first, so the watched
       // one meets code that has run (as in a venue that has been settling a while, D127).
       await place(world, pairs.slice(0, warmUp / 2));
       if (warmUp > 0) await runSlots(1);
