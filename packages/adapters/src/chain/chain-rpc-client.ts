@@ -8,7 +8,7 @@ import {
   type ChainResult,
   chainRequestText,
   RPC_BODY_BYTES_MAX,
-  readChainReply,
+  readChainReplyBytes,
   type SettlementLookup,
   type TreeUpdatesReply,
   type TreeUpdatesRequest,
@@ -20,12 +20,6 @@ import type { ChainWork } from '../workers/settlement-work.ts';
 /** Params may be left out for a method that takes none. */
 type ParamsOf<M extends ChainMethod> =
   Record<string, never> extends ChainParams<M> ? [params?: ChainParams<M>] : [params: ChainParams<M>];
-
-/**
- * Reads a reply as Buffer#toString did: invalid UTF-8 as U+FFFD, and a leading byte-order mark kept
- * (so it still makes the reply malformed JSON rather than being dropped).
- */
-const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Largest reply read: a full page of tree updates or a settlement view of 4096 entries fits. */
 const REPLY_BYTES_MAX = RPC_BODY_BYTES_MAX * 4;
@@ -64,7 +58,7 @@ export class ChainRpcClient implements ChainReads {
     // With a codec the reply's bytes move to the worker and never become a string here.
     const reply =
       this.codec === undefined
-        ? readChainReply(method, id, UTF8.decode(bytes), REPLY_BYTES_MAX)
+        ? readChainReplyBytes(method, id, bytes, REPLY_BYTES_MAX)
         : ((await this.codec.decode({ id, method, bytes, bytesMax: REPLY_BYTES_MAX })) as ChainReply<M>);
     if (reply.kind === 'result') return reply.result;
     if (reply.kind === 'malformed') throw new Error(`chain RPC ${method}: ${reply.problem}`);

@@ -4,7 +4,7 @@
 // where it runs changes when, never what.
 import { parentPort } from 'node:worker_threads';
 import { createStandInMatchProver, loadNoteHasher, sealFillMemo } from '@venue/notes';
-import { chainRequestText, readChainReply, settlementTxId, signSettlementBatch } from '@venue/protocol';
+import { chainRequestText, readChainReplyBytes, settlementTxId, signSettlementBatch } from '@venue/protocol';
 import { SETTLEMENT_WORKER_NICE } from '../config/limits.ts';
 import { hashLeg } from '../settlement/settling-match.ts';
 import type {
@@ -27,7 +27,6 @@ if (proveNow === undefined) throw new Error('the stand-in prover answers at once
 const proveLeg = proveNow;
 
 const UTF8_ENCODER = new TextEncoder();
-const UTF8_DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 type Runners = { readonly [K in WorkKind]: (input: WorkKinds[K]['input']) => WorkKinds[K]['result'] };
 
@@ -41,8 +40,7 @@ const RUNNERS: Runners = {
     return { signature: signed.signature, tx_id: settlementTxId(signed) };
   },
   encode: (job) => UTF8_ENCODER.encode(chainRequestText(job.id, job.method, job.params)),
-  // Read as Buffer#toString did on the sequencer's thread: U+FFFD for invalid UTF-8, a BOM kept.
-  decode: (job) => readChainReply(job.method, job.id, UTF8_DECODER.decode(job.bytes), job.bytesMax),
+  decode: (job) => readChainReplyBytes(job.method, job.id, job.bytes, job.bytesMax),
 };
 
 function outcome(kind: WorkKind, input: unknown): JobOutcome {

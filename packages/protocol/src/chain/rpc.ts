@@ -83,6 +83,22 @@ export type ChainReply<M extends ChainMethod> =
     }
   | { readonly kind: 'malformed'; readonly problem: string };
 
+/**
+ * Reply bytes as text, read as Buffer#toString reads them: invalid UTF-8 as U+FFFD, and a leading
+ * byte-order mark kept (TextDecoder's default drops it, which would let a reply with one parse).
+ */
+const REPLY_UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** readChainReply of a reply's bytes as they came off the socket. */
+export function readChainReplyBytes<M extends ChainMethod>(
+  method: M,
+  id: ChainRpcId,
+  bytes: Uint8Array,
+  bytesMax: number = RPC_BODY_BYTES_MAX,
+): ChainReply<M> {
+  return readChainReply(method, id, REPLY_UTF8.decode(bytes), bytesMax);
+}
+
 /** Reads a reply to `id`: strict JSON-RPC 2.0, the result decoded against the method's schema. */
 export function readChainReply<M extends ChainMethod>(
   method: M,
