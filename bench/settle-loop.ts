@@ -212,10 +212,20 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
     const settling = () =>
       pipeline !== null &&
       (pipeline.queueDepth(MARKET.marketId) > 0 || world.engine.core.pendingMatches().length > 0);
+    // Orders whose leg has ended, settled or failed. Counted too because a slow beat (the chain's
+    // process busy) can leave the auction of just-placed orders unrun when `settling` is first
+    // asked: nothing pending yet, and the loop would end before a leg had matched.
+    const ended = new Set<string>();
+    world.engine.onEvents((events) => {
+      for (const event of events) {
+        if (event.type === 'order' && (event.kind === 'fully_filled' || event.kind === 'settlement_failed'))
+          ended.add(event.orderId);
+      }
+    });
     let produced = 0;
-    /** Slots, one every SLOT_MS, until `least` have passed and nothing is settling. */
-    const runSlots = async (least: number) => {
-      for (let passed = 0; passed < least || settling(); passed += 1) {
+    /** Slots, one every SLOT_MS, until `least` have passed, `legs` legs have ended and nothing is settling. */
+    const runSlots = async (least: number, legs: number) => {
+      for (let passed = 0; passed < least || ended.size < legs || settling(); passed += 1) {
         if (produced >= SLOTS_MAX) throw new Error(`${mode}: legs still pending after ${SLOTS_MAX} slots`);
         world.chain.advance(1); // the venue's clock and roots
         await rpc.request('advance', { count: 1 });
@@ -228,13 +238,13 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
       // The warm-up: the same venue, pool and chain settle a backlog first, so the watched
       // one meets code that has run (as in a venue that has been settling a while, D127).
       await place(world, pairs.slice(0, warmUp / 2));
-      if (warmUp > 0) await runSlots(1);
+      if (warmUp > 0) await runSlots(1, warmUp);
       await place(world, pairs.slice(warmUp / 2));
       const before = produced;
       const watch = watchLoop();
       const late = census ? watchLateTurns() : null;
       const start = performance.now();
-      await runSlots(slots);
+      await runSlots(slots, pipeline === null ? 0 : warmUp + LEGS);
       watched = { loop: watch.stop(), seconds: (performance.now() - start) / 1000, slots: produced - before };
       if (late !== null) {
         for (const line of describeLateTurns(late.stop()))
