@@ -177,7 +177,13 @@ async function place(world: SettlementWorld, pairs: readonly Pair[]): Promise<vo
  * A settling run first settles WARM_UP_LEGS, untimed, on the same venue (D127). Exported so a
  * profiler (`node --cpu-prof`) can run one mode alone.
  */
-export async function measure(mode: Mode, slots: number, census = false): Promise<Run> {
+export async function measure(
+  mode: Mode,
+  slots: number,
+  census = false,
+  /** Called as the watch starts (a profiler's start); what it returns, as the watch ends. */
+  observe?: () => () => Promise<void>,
+): Promise<Run> {
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,
@@ -243,8 +249,10 @@ export async function measure(mode: Mode, slots: number, census = false): Promis
       const before = produced;
       const watch = watchLoop();
       const late = census ? watchLateTurns() : null;
+      const observed = observe?.();
       const start = performance.now();
       await runSlots(slots, pipeline === null ? 0 : warmUp + LEGS);
+      await observed?.();
       watched = { loop: watch.stop(), seconds: (performance.now() - start) / 1000, slots: produced - before };
       if (late !== null) {
         for (const line of describeLateTurns(late.stop()))

@@ -147,6 +147,50 @@ test('a group waiting on the chain is asked about once per view, not on every tu
   }
 });
 
+test('a batch on its way is followed by its transaction alone; its notes are read once it fails (D130)', async () => {
+  const world = await SettlementWorld.create({ finalityDepth: FINALITY, rpc: true });
+  const port = world.remote?.port;
+  assert.ok(port !== null && port !== undefined);
+  try {
+    // Every note tag the pipeline asks the port about, on the real port.
+    const sees = port.sees.bind(port);
+    const tagsAsked: string[] = [];
+    port.sees = (keys) => {
+      tagsAsked.push(...(keys.tags ?? []));
+      return sees(keys);
+    };
+    const settled = await crossing(world, 10n, 10n, 'landed');
+    await world.beat(1);
+    assert.equal(world.chain.market(MARKET.marketId).next_batch_seq, 1n, 'landed within the slot');
+    // Landed, not final: each beat reads the view, and only the transaction is asked about.
+    tagsAsked.length = 0;
+    await world.beat(FINALITY - 1);
+    assert.deepEqual(world.kindsOf(settled.bid.order_id), ['pending_settlement'], 'not final yet');
+    assert.deepEqual(tagsAsked, [], 'no note of a landed batch is asked while it waits for finality');
+    await world.beat(1);
+    assertSettledOnce(world, [settled.bid.order_id, settled.ask.order_id], 1n);
+
+    // A batch the chain refuses: its notes decide what follows, so they are read, then its legs fail.
+    world.chain.faults.failNextSettlement('chain_rejected');
+    const refused = await crossing(world, 10n, 10n, 'refused');
+    tagsAsked.length = 0;
+    await world.beat(1 + FINALITY);
+    for (const order of [refused.bid, refused.ask]) {
+      assert.ok(world.kindsOf(order.order_id).includes('settlement_failed'), order.order_id);
+      assert.equal(
+        world.eventsOf(order.order_id).find((e) => e.kind === 'settlement_failed')?.reason,
+        'chain_rejected',
+      );
+    }
+    const refusedTags = new Set(tagsAsked);
+    assert.ok(refusedTags.size >= 2, "the refused batch's notes were read before its legs failed");
+    assert.equal(world.engine.core.pendingMatches().length, 0);
+    assert.ok(world.conserved());
+  } finally {
+    await world.close();
+  }
+});
+
 test('an outage that outlasts finality delays the outcome; it is reported once the chain answers', async () => {
   const world = await SettlementWorld.create({ finalityDepth: FINALITY, rpc: true });
   const remote = world.remote;

@@ -1015,8 +1015,8 @@ export class SettlementPipeline {
   /** Follows the batch in flight: finality settles it, a failure fails it, a lost landing retries. */
   #follow(lane: Lane, inFlight: InFlight): void {
     const { chain } = this.#o;
-    // Until the view holds the transaction and its notes, "not found" would be a guess.
-    if (!this.#sees({ txIds: [inFlight.batch.tx_id], tags: tagsOf(inFlight.groups) })) return;
+    // Until the view holds the transaction, "not found" would be a guess.
+    if (!this.#sees({ txIds: [inFlight.batch.tx_id] })) return;
     const record: ChainSettlementRecord | undefined = chain.settlement(inFlight.batch.tx_id);
     if (record?.state === 'pending') return;
     if (record?.state === 'landed') {
@@ -1026,6 +1026,11 @@ export class SettlementPipeline {
       this.#settle(inFlight.groups, record, record.batch_seq);
       return;
     }
+    // Failed or unknown: what happens next depends on the notes (consumed by an earlier landing,
+    // locks still held), so they are read first, in the same view as the transaction (D130). While
+    // the batch is pending or landed its notes are not asked: a landed batch of a thousand legs
+    // would otherwise bring their thousand entries back on every poll until it is final.
+    if (!this.#sees({ txIds: [inFlight.batch.tx_id], tags: tagsOf(inFlight.groups) })) return;
     if (record?.state === 'failed') {
       lane.inFlight = null;
       this.#o.metrics?.batchFailed(inFlight.batch.market_id);
