@@ -33,12 +33,13 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import {
   ChainRpcClient,
+  MATCH_PROVER_NICE,
   RemoteSettlementChain,
   SETTLEMENT_TURN_BUDGET_MS,
   SettlementPool,
 } from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
-import { type DerivedNote, fieldToHex, spendAuthorityOf } from '@venue/notes';
+import { createMatchProver, type DerivedNote, fieldToHex, spendAuthorityOf } from '@venue/notes';
 import { generateTradingKey, type TradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG } from '@venue/testing';
 import { MARKET, PRICE, SettlementWorld, type Wallet } from '../packages/adapters/test/settlement-world.ts';
@@ -49,8 +50,6 @@ import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
 const BENCH = 'settle-loop';
 const LEGS = 2048;
-/** Legs a settling run settles first, untimed, on the same venue and pool (D127). */
-const WARM_UP_LEGS = 2048;
 const FINALITY = 4;
 const SLOT_MS = 100;
 /** How often the venue reads the chain's view (each read is a beat of the pipeline). */
@@ -59,7 +58,21 @@ const SLOTS_MAX = 3_000;
 /** The chain process's nice value: the lowest priority (D124). */
 const CHAIN_NICE = 19;
 
-type Mode = 'worker' | 'budget' | 'unsliced' | 'off';
+type Mode = 'worker' | 'budget' | 'unsliced' | 'off' | 'groth16';
+
+/**
+ * The production path's variant (D132): the served path with the real VALID_MATCH prover (one
+ * worker per core, `proverNice` steps below this thread) and a chain that checks real proofs. A
+ * proof costs about a second of a core, so its backlogs are PROVED_LEGS legs, warm-up included.
+ */
+const PROVED_LEGS = 64;
+
+interface MeasureOptions {
+  /** Legs of the watched backlog, and of the warm-up before it. */
+  readonly legs?: number;
+  /** Nice steps below this thread for the real prover's workers (mode 'groth16'). */
+  readonly proverNice?: number;
+}
 
 interface Run extends LoopDelay {
   readonly slots: number;
@@ -67,7 +80,10 @@ interface Run extends LoopDelay {
 }
 
 /** The chain simulator as its own process (packages/chain-sim/src/main.ts), driven by hand. */
-async function startChain(signer: TradingKey): Promise<{ url: string; child: ChildProcess }> {
+async function startChain(
+  signer: TradingKey,
+  matchProofs: 'stand-in' | 'groth16',
+): Promise<{ url: string; child: ChildProcess }> {
   // The chain is another machine in production (see the header): here it shares this machine's
   // cores, so it runs at the lowest priority from its first thread (`nice` execs node in place)
   // and takes only the CPU the venue leaves (D124). The baseline, settlement off, runs beside the same.
@@ -84,7 +100,7 @@ async function startChain(signer: TradingKey): Promise<{ url: string; child: Chi
       '0',
       '--manual',
       '--match-proofs',
-      'stand-in',
+      matchProofs,
       '--finality-depth',
       String(FINALITY),
       '--shards',
@@ -174,7 +190,7 @@ async function place(world: SettlementWorld, pairs: readonly Pair[]): Promise<vo
 
 /**
  * One run: book, then a slot every SLOT_MS until every leg is final (or `slots` slots when off).
- * A settling run first settles WARM_UP_LEGS, untimed, on the same venue (D127). Exported so a
+ * A settling run first settles a backlog of the same size, untimed, on the same venue (D127). Exported so a
  * profiler (`node --cpu-prof`) can run one mode alone.
  */
 export async function measure(
@@ -183,21 +199,27 @@ export async function measure(
   census = false,
   /** Called as the watch starts (a profiler's start); what it returns, as the watch ends. */
   observe?: () => () => Promise<void>,
+  options: MeasureOptions = {},
 ): Promise<Run> {
+  const legs = options.legs ?? LEGS;
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,
     foresee: false,
   });
-  const { url, child } = await startChain(world.signer);
+  const { url, child } = await startChain(world.signer, mode === 'groth16' ? 'groth16' : 'stand-in');
+  // The real prover of the production variant: one worker per core, lowered as the venue lowers it.
+  const prover =
+    mode === 'groth16' ? createMatchProver({ nice: options.proverNice ?? MATCH_PROVER_NICE }) : null;
   try {
     const rpc = new ChainRpcClient(url, 60_000);
-    const warmUp = mode === 'off' ? 0 : WARM_UP_LEGS;
-    const pairs = await bookedWorld(rpc, world, (warmUp + LEGS) / 2);
+    const warmUp = mode === 'off' ? 0 : legs;
+    const pairs = await bookedWorld(rpc, world, (warmUp + legs) / 2);
     // The served path: hashing, memos, (stand-in) proofs, batch signing and the chain's JSON-RPC
-    // encoding on the settlement worker.
-    const pool = mode === 'worker' ? new SettlementPool() : null;
+    // encoding on the settlement worker; in the production variant, proofs on the real prover.
+    const pool = mode === 'worker' || mode === 'groth16' ? new SettlementPool() : null;
     await pool?.ready();
+    await prover?.ready();
     const remote =
       mode === 'off'
         ? null
@@ -206,8 +228,8 @@ export async function measure(
           : new RemoteSettlementChain(new ChainRpcClient(url, 60_000, pool), world.signer, { work: pool });
     // The world's own pipeline (on its in-process chain) never runs here: replaced, or stopped.
     if (remote === null) world.settlement.stop();
-    const budgetMs = mode === 'worker' || mode === 'budget' ? SETTLEMENT_TURN_BUDGET_MS : undefined;
-    const offThread = pool === null ? undefined : { work: pool, prover: pool.standInProver() };
+    const budgetMs = mode === 'unsliced' ? undefined : SETTLEMENT_TURN_BUDGET_MS;
+    const offThread = pool === null ? undefined : { work: pool, prover: prover ?? pool.standInProver() };
     const pipeline = remote === null ? null : world.settleOn(remote, budgetMs, offThread).pipeline;
     // The venue's beat: the served venue's poll of the chain's view (each read is a step of the
     // pipeline; a poll is skipped while the last one runs), or the engine's clock with no settlement.
@@ -251,7 +273,7 @@ export async function measure(
       const late = census ? watchLateTurns() : null;
       const observed = observe?.();
       const start = performance.now();
-      await runSlots(slots, pipeline === null ? 0 : warmUp + LEGS);
+      await runSlots(slots, pipeline === null ? 0 : warmUp + legs);
       await observed?.();
       watched = { loop: watch.stop(), seconds: (performance.now() - start) / 1000, slots: produced - before };
       if (late !== null) {
@@ -265,21 +287,23 @@ export async function measure(
     pipeline?.stop();
     await remote?.idle();
     await pool?.close();
+    await prover?.close();
     // A leg that failed is final too, and fails faster: the figures mean something only if every
     // leg settled.
     const settled = world.orderEvents.filter((event) => event.kind === 'fully_filled').length;
-    if (pipeline !== null && settled !== warmUp + LEGS) {
+    if (pipeline !== null && settled !== warmUp + legs) {
       const failed = world.orderEvents.filter((event) => event.kind === 'settlement_failed');
       throw new Error(
-        `${mode}: ${settled} of ${warmUp + LEGS} legs settled (${failed[0]?.reason ?? 'none'} first)`,
+        `${mode}: ${settled} of ${warmUp + legs} legs settled (${failed[0]?.reason ?? 'none'} first)`,
       );
     }
     return {
       ...watched.loop,
       slots: watched.slots,
-      legsPerSecond: pipeline === null ? 0 : LEGS / watched.seconds,
+      legsPerSecond: pipeline === null ? 0 : legs / watched.seconds,
     };
   } finally {
+    await prover?.close();
     await stopChain(child);
     await world.close();
   }
@@ -320,6 +344,23 @@ export async function run(quick: boolean): Promise<Figure[]> {
     process.stderr.write(`${BENCH}: census run (served path; its figures are not reported)\n`);
     await measure('worker', 1, true);
   }
+  // The production variant (D132): real proofs, the prover lowered as the venue lowers it, beside
+  // the same run with the prover at the venue's priority.
+  const proved: Run[] = [];
+  const provedEven: Run[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    proved.push(await measure('groth16', 1, false, undefined, { legs: PROVED_LEGS }));
+    provedEven.push(await measure('groth16', 1, false, undefined, { legs: PROVED_LEGS, proverNice: 0 }));
+    for (const [name, r] of [
+      [`real proofs, provers at nice +${MATCH_PROVER_NICE}`, proved.at(-1)],
+      ["real proofs, provers at the venue's priority", provedEven.at(-1)],
+    ] as const) {
+      process.stderr.write(
+        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(2)} legs/s\n`,
+      );
+    }
+  }
+  const provedPath = `settling_${PROVED_LEGS}_legs_real_proofs`;
   const path = `settling_${LEGS}_legs_stand_in_proofs`;
   const offBaseline = { name: 'settlement off, same booking and slots', runs: off };
   const unslicedRate = {
@@ -328,6 +369,14 @@ export async function run(quick: boolean): Promise<Figure[]> {
   };
   const rate = (runsOf: readonly Run[]) => summarise(runsOf.map((r) => r.legsPerSecond));
   return [
+    ...loopDelayFigures(BENCH, provedPath, proved, {
+      name: "the same with the provers at the venue's priority",
+      runs: provedEven,
+    }),
+    figure(BENCH, `legs_final_per_s_${provedPath}`, 'legs/s', 'higher', rate(proved), {
+      name: "the same with the provers at the venue's priority",
+      value: Math.round(rate(provedEven).median * 100) / 100,
+    }),
     ...loopDelayFigures(BENCH, path, worker, offBaseline),
     ...loopDelayFigures(BENCH, `${path}_sliced_main_thread`, budget, offBaseline),
     ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),

@@ -128,6 +128,8 @@ export interface WorldOptions {
   readonly proofs?: 'groth16' | 'stand-in';
   /** Prover worker threads with proofs: 'groth16' (default: one per core). */
   readonly proverWorkers?: number;
+  /** Nice steps below this thread for the real prover's workers (notes createMatchProver). */
+  readonly proverNice?: number;
   /** The pipeline's work per event-loop turn (turn-budget.ts); default: all of a beat at once. */
   readonly turnBudgetMs?: number;
   /** Leg hashing and memo sealing on a worker (workers/settlement-pool.ts); default: on this thread. */
@@ -193,7 +195,10 @@ export class SettlementWorld {
     this.remote = remote === null ? null : { ...remote, port: null };
     this.#prover = barrierProver(
       options.proofs === 'groth16'
-        ? createMatchProver(options.proverWorkers === undefined ? {} : { workers: options.proverWorkers })
+        ? createMatchProver({
+            ...(options.proverWorkers === undefined ? {} : { workers: options.proverWorkers }),
+            ...(options.proverNice === undefined ? {} : { nice: options.proverNice }),
+          })
         : createStandInMatchProver(hasher),
     );
     this.settlement = this.newPipeline();

@@ -22,6 +22,7 @@ export * from './spend-requests.ts';
 export * from './spend-rules.ts';
 export * from './spend-stand-in.ts';
 export * from './spend-verifier.ts';
+export * from './thread-priority.ts';
 export * from './verifier.ts';
 export * from './withdraw-message.ts';
 export * from './worker-threads.ts';

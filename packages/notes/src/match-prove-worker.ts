@@ -15,6 +15,7 @@ import {
 import { type MatchLeg, settleLeg } from './match-rules.ts';
 import { matchCircuitInput } from './match-witness.ts';
 import { coordinatesOfSnarkjs, encodeProof } from './proof-bytes.ts';
+import { thisThreadId } from './thread-priority.ts';
 import { type WarmCircuit, warmCircuit } from './warm-circuit.ts';
 
 export interface MatchProveRequest {
@@ -24,7 +25,8 @@ export interface MatchProveRequest {
 }
 
 export type MatchProveReply =
-  | { readonly type: 'ready' }
+  /** `tid`: the worker's thread id (Linux), so the pool can lower its priority (thread-priority.ts). */
+  | { readonly type: 'ready'; readonly tid: number | null }
   | { readonly type: 'fatal'; readonly message: string }
   | {
       readonly type: 'proved';
@@ -85,7 +87,7 @@ try {
       ),
     );
   });
-  send({ type: 'ready' });
+  send({ type: 'ready', tid: thisThreadId() });
 } catch (error) {
   send({ type: 'fatal', message: error instanceof Error ? error.message : String(error) });
 }

@@ -4,6 +4,7 @@ import { assert } from '@venue/protocol';
 import type { MatchProveReply, MatchProveRequest } from './match-prove-worker.ts';
 import type { MatchBatchHeader, MatchStatement } from './match-public-inputs.ts';
 import type { MatchLeg } from './match-rules.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 import { startTsWorker } from './worker-threads.ts';
 
 /**
@@ -26,6 +27,12 @@ export interface MatchProverOptions {
   readonly workers?: number;
   /** Most legs waiting or being proved; beyond it prove rejects with MatchProverBusyError. */
   readonly queueMax?: number;
+  /**
+   * Nice steps each worker thread runs below the thread that made the prover (Linux; elsewhere
+   * ignored). Default 0. A venue lowers its provers so that proving a backlog, a second of CPU per
+   * leg, never keeps the sequencer waiting for a core (decisions D132).
+   */
+  readonly nice?: number;
 }
 
 export interface MatchProver {
@@ -83,11 +90,13 @@ interface PoolWorker {
 export function createMatchProver(options: MatchProverOptions = {}): MatchProver {
   const workerCount = options.workers ?? availableParallelism();
   const queueMax = options.queueMax ?? MATCH_PROVER_QUEUE_MAX_DEFAULT;
+  const nice = options.nice ?? 0;
   assert(
     Number.isInteger(workerCount) && workerCount >= 1 && workerCount <= MATCH_PROVER_WORKERS_MAX,
     `workers must be 1 to ${MATCH_PROVER_WORKERS_MAX}, received ${workerCount}`,
   );
   assert(Number.isInteger(queueMax) && queueMax >= 1, 'queueMax must be >= 1');
+  assert(Number.isInteger(nice) && nice >= 0 && nice <= 19, `nice must be 0 to 19, received ${nice}`);
   const queue: Job[] = [];
   let inFlight = 0;
   let failure: Error | null = null;
@@ -117,6 +126,8 @@ export function createMatchProver(options: MatchProverOptions = {}): MatchProver
 
   const answer = (member: PoolWorker, reply: MatchProveReply): void => {
     if (reply.type === 'ready') {
+      // Before its first leg: the worker's whole proving life runs at the lowered priority.
+      if (nice > 0) lowerThreadPriority(reply.tid, nice);
       member.started = true;
       dispatch();
       return;

@@ -3,6 +3,8 @@
 // fills goes to the wide circuit and its key. Few proofs: the
 // rules themselves are checked against the witness in match-rules.test.ts.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { after, before, test } from 'node:test';
 import {
   batchBinding,
@@ -109,4 +111,36 @@ test('a leg of more than 16 fills is refused before any proving (fills_max)', as
   const [bid] = crowded.legs;
   assert.ok(bid);
   await assert.rejects(prover.prove(crowded.header, bid), /fills_max/);
+});
+
+test('a prover made with nice runs its workers below the caller, which keeps its priority (D132)', async (t) => {
+  if (process.platform !== 'linux') {
+    t.diagnostic('thread priorities are per thread only on Linux');
+    return;
+  }
+  const own = getPriority(process.pid);
+  const before = new Set(readdirSync('/proc/self/task'));
+  const lowered = createMatchProver({ workers: 1, nice: 5 });
+  try {
+    await lowered.ready();
+    const started = readdirSync('/proc/self/task').filter((tid) => !before.has(tid));
+    const niced = started.filter((tid) => getPriority(Number(tid)) === Math.min(19, own + 5));
+    // The worker's thread, and not the threads Node started for it at its own priority.
+    assert.equal(
+      niced.length,
+      1,
+      `threads started: ${started.map((tid) => `${tid}:${getPriority(Number(tid))}`).join(' ')}`,
+    );
+    assert.equal(getPriority(process.pid), own, 'the calling thread keeps its priority');
+    // Proving is unchanged: the lowered worker's proof of the first leg verifies beside the
+    // other leg's proof from the default prover (a batch's fills must pair).
+    const [leg] = sample.legs;
+    assert.ok(leg !== undefined && proofs[1] !== undefined);
+    const mine = await lowered.prove(sample.header, leg);
+    assert.deepEqual(mine.statement, proofs[0]?.statement);
+    assert.deepEqual(await verifier.verifyBatch([mine, proofs[1]]), { ok: true });
+  } finally {
+    await lowered.close();
+  }
+  assert.throws(() => createMatchProver({ nice: 20 }), /nice must be 0 to 19/);
 });

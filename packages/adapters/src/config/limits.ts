@@ -377,10 +377,19 @@ export const SETTLEMENT_WORKER_BATCH_JOBS_MAX = 256;
 
 /**
  * How much lower than the sequencer's the settlement worker's scheduling priority is (nice steps,
- * Linux; workers/thread-priority.ts). 10 steps is a weight about a tenth of the sequencer's: the
+ * Linux; notes thread-priority.ts). 10 steps is a weight about a tenth of the sequencer's: the
  * worker yields at once when the sequencer wakes, and has the CPU whenever the sequencer waits.
  */
 export const SETTLEMENT_WORKER_NICE = 10;
+
+/**
+ * How much lower than the sequencer's the match prover's workers run (nice steps, Linux; notes
+ * thread-priority.ts). A VALID_MATCH proof takes about a second of one core, and a backlog keeps
+ * one worker per core busy for minutes: at the sequencer's priority they left its thread waiting
+ * for a core (D132). The same 10 steps as the settlement worker: proving still has every cycle the
+ * sequencer leaves, and a batch's deadline is many slots away.
+ */
+export const MATCH_PROVER_NICE = 10;
 
 /**
  * Keys per getSettlementView call of the remote chain port (the chain answers up to
@@ -524,6 +533,7 @@ const SHIPPED_LIMITS = {
   SETTLEMENT_WORKER_JOBS_MAX,
   SETTLEMENT_WORKER_BATCH_JOBS_MAX,
   SETTLEMENT_WORKER_NICE,
+  MATCH_PROVER_NICE,
   SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
@@ -642,6 +652,10 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
         l.SETTLEMENT_WORKER_NICE >= 0 &&
         l.SETTLEMENT_WORKER_NICE <= 19,
       'SETTLEMENT_WORKER_NICE an integer from 0 to 19: the worker may only lower its priority, and nice stops at 19',
+    ],
+    [
+      Number.isInteger(l.MATCH_PROVER_NICE) && l.MATCH_PROVER_NICE >= 0 && l.MATCH_PROVER_NICE <= 19,
+      'MATCH_PROVER_NICE an integer from 0 to 19: the provers may only be lowered, and nice stops at 19',
     ],
     [
       l.SIGNATURE_BATCH_JOBS_MAX <= l.SIGNATURE_QUEUE_JOBS_MAX,

@@ -3,7 +3,12 @@
 // (sealing draws a fresh ephemeral key, as on the main thread; Ed25519 signing is deterministic), so
 // where it runs changes when, never what.
 import { parentPort } from 'node:worker_threads';
-import { createStandInMatchProver, loadNoteHasher, sealFillMemo } from '@venue/notes';
+import {
+  createStandInMatchProver,
+  loadNoteHasher,
+  lowerThisThreadPriority,
+  sealFillMemo,
+} from '@venue/notes';
 import { chainRequestText, readChainReplyBytes, settlementTxId, signSettlementBatch } from '@venue/protocol';
 import { SETTLEMENT_WORKER_NICE } from '../config/limits.ts';
 import { hashLeg } from '../settlement/settling-match.ts';
@@ -14,11 +19,10 @@ import type {
   WorkKind,
   WorkKinds,
 } from './settlement-work.ts';
-import { lowerThisThreadPriority } from './thread-priority.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('settlement-worker.ts runs only as a worker thread');
-// Its work can wait; the sequencer's turn cannot (thread-priority.ts).
+// Its work can wait; the sequencer's turn cannot (notes thread-priority.ts).
 lowerThisThreadPriority(SETTLEMENT_WORKER_NICE);
 
 const hasher = await loadNoteHasher();

@@ -10,6 +10,7 @@ import {
   DEV_TREE_COUNT,
   type Enclave,
   type LogLevel,
+  MATCH_PROVER_NICE,
   marketParamsOf,
   type OracleMonitor,
   SETTLEMENT_BUFFER_SLOTS,
@@ -201,8 +202,12 @@ async function devPorts(identity: BootIdentity, logLevel: LogLevel) {
     enclave,
     roots: chain,
     chain: {
-      // Settlement proves every leg with the real VALID_MATCH circuit, one worker per core.
-      ...settlingWithinTurns(venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver()), work),
+      // Settlement proves every leg with the real VALID_MATCH circuit, one worker per core, each
+      // below the sequencer's priority (D132).
+      ...settlingWithinTurns(
+        venueChainPortsOf(chain, enclave.settlementSigner, createMatchProver({ nice: MATCH_PROVER_NICE })),
+        work,
+      ),
       start: () => chain.start(),
       stop: async () => chain.stop(),
     },

@@ -11,6 +11,7 @@ import {
   type JetStreamJournalSetup,
   type LogDestination,
   lineLogger,
+  MATCH_PROVER_NICE,
   type MetricsListener,
   type OraclePort,
   openJetStreamLink,
@@ -151,7 +152,9 @@ export async function startServedVenue(config: ServeConfig, logger: VenueLogger)
         );
   // Settlement proves every leg with the real VALID_MATCH circuit (serve never takes stand-ins).
   const remote =
-    remoteChain === null || work === null ? null : { chain: remoteChain, prover: createMatchProver(), work };
+    remoteChain === null || work === null
+      ? null
+      : { chain: remoteChain, prover: createMatchProver({ nice: MATCH_PROVER_NICE }), work };
   const closeStarted = async () => {
     await remote?.prover.close();
     await closeVerifiers();

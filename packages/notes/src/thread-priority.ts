@@ -1,0 +1,44 @@
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+
+/**
+ * Background threads yield the CPU to the sequencer's (decisions D124, D132). On a machine with as
+ * many busy threads as cores, a thread of equal priority that wakes (the sequencer's timer, a
+ * socket that became readable) waits in the run queue until a busy one's slice ends: measured here
+ * at 5-9 ms per wake with two busy threads on two cores, and none with the busy ones at nice 19.
+ * Work that can wait (settlement's hashing, sealing and encoding; proving a batch's legs) therefore
+ * runs at a lower priority than the event loop that answers clients; it still gets every cycle the
+ * sequencer leaves, so its throughput only drops when the machine is short of CPU, which is when
+ * the sequencer must come first.
+ *
+ * Linux gives each thread its own nice value (setpriority with a thread id), so these move one
+ * thread only. Elsewhere they do nothing and say so (null).
+ */
+
+/** The calling thread's id on Linux ("<pid>/task/<tid>": Node has no gettid), else null. */
+export function thisThreadId(): number | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Lowers thread `tid` of this process by `by` nice steps, relative to its own nice, so a venue
+ * started under `nice` never gets a higher priority than it was given (which would also need a
+ * privilege). Returns the new nice value, or null where threads have no nice of their own.
+ */
+export function lowerThreadPriority(tid: number | null, by: number): number | null {
+  if (process.platform !== 'linux' || tid === null) return null;
+  const nice = Math.min(19, getPriority(tid) + by);
+  setPriority(tid, nice);
+  return nice;
+}
+
+/** Lowers the calling thread (a worker at its start). */
+export function lowerThisThreadPriority(by: number): number | null {
+  return lowerThreadPriority(thisThreadId(), by);
+}
