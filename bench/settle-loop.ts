@@ -13,7 +13,7 @@
  * on the settlement worker in the served path (as the real prover proves on its workers), on the
  * venue's thread in the others.
  *
- * Figures (all `_stand_in_proofs`, no journal):
+ * Figures of the stand-in path (`_stand_in_proofs`, no journal):
  * - event_loop_delay_{max,p99}_ms_settling_2048_legs: the served path: the turn budget
  *   (SETTLEMENT_TURN_BUDGET_MS) with the settlement worker (workers/settlement-pool.ts) doing leg
  *   hashing, memo sealing, stand-in proofs, batch signing and the chain's JSON-RPC text; baseline:
@@ -24,6 +24,14 @@
  *   setting); same baseline.
  * - legs_final_per_s_settling_2048_legs[_sliced_main_thread]: legs final per second from the
  *   clearing slot; baseline the unsliced pipeline's rate.
+ *
+ * The production variant (`_real_proofs`, D132): the served path with the real VALID_MATCH prover
+ * (one worker per core, lowered by MATCH_PROVER_NICE as `venue serve` lowers it) and a chain that
+ * checks real proofs, on backlogs of PROVED_LEGS legs (a proof is about a second of a core):
+ * - event_loop_delay_{max,p99}_ms_settling_64_legs_real_proofs; baseline: the same run with the
+ *   prover's workers at the venue's priority;
+ * - legs_final_per_s_settling_64_legs_real_proofs; same baseline.
+ * No journal in either variant.
  *
  * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
  * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
