@@ -386,6 +386,10 @@ describe('venue serve', { timeout: 480_000 }, () => {
         assert.ok(note !== undefined, 'the deposit is a spendable note');
         inputs.push(await t.wallet.input(note, t.keys.publicParts.trading_key, t.client, prover));
       }
+      // The input proofs above held this thread for seconds, and the test's oracle publisher with
+      // it: on a slow machine the venue has paused the market as oracle_stale meanwhile. Trading
+      // is open again once the publisher has spoken.
+      await untilTrading(operator, 'SOL-USDC');
       // The batch waits on chain for a while, so the venue stops with the match unsettled.
       await rpc.request('faultDelayNextSettlement', { slots: 20n });
       for (const [i, t] of traders.entries()) {
