@@ -25,19 +25,24 @@
  * - legs_final_per_s_settling_2048_legs[_sliced_main_thread]: legs final per second from the
  *   clearing slot; baseline the unsliced pipeline's rate.
  *
- * The production variant (`_real_proofs`, D132): the served path with the real VALID_MATCH prover
- * (one worker per core, lowered by MATCH_PROVER_NICE as `venue serve` lowers it) and a chain that
- * checks real proofs, on backlogs of PROVED_LEGS legs (a proof is about a second of a core):
- * - event_loop_delay_{max,p99}_ms_settling_64_legs_real_proofs; baseline: the same run with the
- *   prover's workers at the venue's priority;
- * - legs_final_per_s_settling_64_legs_real_proofs; same baseline.
- * No journal in either variant.
+ * The production variant (`_real_proofs_journal_fsync`, D132-D133): the served path with the real
+ * VALID_MATCH prover (one worker per core, lowered by MATCH_PROVER_NICE as `venue serve` lowers
+ * it), a chain that checks real proofs, and the engine journaled in the sealed file journal with
+ * fdatasync, on backlogs of PROVED_LEGS legs (a proof is about a second of a core):
+ * - event_loop_delay_{max,p99}_ms_settling_64_legs_real_proofs_journal_fsync; baseline: the same
+ *   run with the prover's workers at the venue's priority;
+ * - legs_final_per_s_settling_64_legs_real_proofs_journal_fsync; same baseline.
+ * The stand-in variant runs without a journal.
  *
  * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
  * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   ChainRpcClient,
@@ -45,6 +50,7 @@ import {
   RemoteSettlementChain,
   SETTLEMENT_TURN_BUDGET_MS,
   SettlementPool,
+  type StateDirectory,
 } from '@venue/adapters';
 import { accountAddress } from '@venue/chain-sim';
 import { createMatchProver, type DerivedNote, fieldToHex, spendAuthorityOf } from '@venue/notes';
@@ -80,6 +86,15 @@ interface MeasureOptions {
   readonly legs?: number;
   /** Nice steps below this thread for the real prover's workers (mode 'groth16'). */
   readonly proverNice?: number;
+}
+
+/**
+ * The production variant journals the engine as `venue serve` does: the sealed file journal, each
+ * record written with fdatasync, in a temporary state directory (removed after the run). With a
+ * journal the pipeline hears a match only once the records of its auction are durable.
+ */
+async function journalDirectory(): Promise<StateDirectory> {
+  return { directory: await mkdtemp(join(tmpdir(), 'venue-settle-loop-')), sealingKey: randomBytes(32) };
 }
 
 interface Run extends LoopDelay {
@@ -210,10 +225,12 @@ export async function measure(
   options: MeasureOptions = {},
 ): Promise<Run> {
   const legs = options.legs ?? LEGS;
+  const state = mode === 'groth16' ? await journalDirectory() : undefined;
   const world = await SettlementWorld.create({
     finalityDepth: FINALITY,
     lockDurationSlots: 6_000n,
     foresee: false,
+    ...(state === undefined ? {} : { state }),
   });
   const { url, child } = await startChain(world.signer, mode === 'groth16' ? 'groth16' : 'stand-in');
   // The real prover of the production variant: one worker per core, lowered as the venue lowers it.
@@ -314,6 +331,7 @@ export async function measure(
     await prover?.close();
     await stopChain(child);
     await world.close();
+    if (state !== undefined) await rm(state.directory, { recursive: true, force: true });
   }
 }
 
@@ -368,7 +386,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       );
     }
   }
-  const provedPath = `settling_${PROVED_LEGS}_legs_real_proofs`;
+  const provedPath = `settling_${PROVED_LEGS}_legs_real_proofs_journal_fsync`;
   const path = `settling_${LEGS}_legs_stand_in_proofs`;
   const offBaseline = { name: 'settlement off, same booking and slots', runs: off };
   const unslicedRate = {
