@@ -8,7 +8,8 @@ import type {
   PlaceResponse,
   SettlementFailureReason,
 } from '@venue/protocol';
-import type { AuctionResult, Fill } from './auction/types.ts';
+import type { Fills } from './auction/fill-columns.ts';
+import type { AuctionResult } from './auction/types.ts';
 
 /**
  * What applying a command produced. A command that is refused produces no events and changes
@@ -87,7 +88,7 @@ export interface MatchEvent {
  * order), and each filled participant's match id. Shared by the batch's match events; never changed.
  */
 export interface BatchPairing {
-  readonly fills: readonly Fill[];
+  readonly fills: Fills;
   readonly start: Int32Array;
   readonly fillAt: Int32Array;
   readonly matchIds: readonly bigint[];

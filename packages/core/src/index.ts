@@ -1,12 +1,15 @@
 /**
  * @venue/core: the deterministic venue state machine. Depends only on @venue/protocol.
  */
+export { FillColumns, type Fills } from './auction/fill-columns.ts';
 export * from './auction/types.ts';
 export {
   matchCounterparties,
   matchFills,
   matchLists,
+  type PlainBatchEvent,
   type PlainMatchEvent,
+  plainBatchEvent,
   plainMatchEvent,
 } from './batch/match-pairing.ts';
 export * from './commands.ts';

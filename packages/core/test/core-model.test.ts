@@ -264,9 +264,9 @@ class Model {
               bandHigh: band.high,
               priceScale: market.priceScale,
             })
-          : { fills: [] };
+          : null;
       const taken = new Map<number, { base: bigint; quote: bigint }>();
-      for (const f of result.fills) {
+      for (const f of result?.fills.toArray() ?? []) {
         for (const ref of [f.bidRef, f.askRef]) {
           const t = taken.get(ref) ?? { base: 0n, quote: 0n };
           taken.set(ref, { base: t.base + f.quantity, quote: t.quote + f.quoteAmount });

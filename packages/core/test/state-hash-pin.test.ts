@@ -18,6 +18,7 @@ import {
   type CoreConfig,
   type CoreEvent,
   type MarketConfig,
+  plainBatchEvent,
   plainMatchEvent,
   VenueCore,
 } from '@venue/core';
@@ -147,11 +148,13 @@ function canonical(value: unknown): string {
 }
 
 /**
- * A match event as the pinned transcript was written: its lists spelled out (the event holds its
- * batch's pairing record instead, decisions D120), so the digest still checks every fill.
+ * An event as the pinned transcript was written: a match event's lists spelled out (the event holds
+ * its batch's pairing record instead, decisions D120) and a batch's fills as objects (the batch
+ * keeps them in columns, D133), so the digest still checks every fill.
  */
 function asPinned(event: CoreEvent): unknown {
-  return event.type === 'match' ? plainMatchEvent(event) : event;
+  if (event.type === 'match') return plainMatchEvent(event);
+  return event.type === 'batch' ? plainBatchEvent(event) : event;
 }
 
 class Scenario {

@@ -42,8 +42,7 @@ export class AuctionExplanations {
 
 export function explain(event: BatchEvent): AuctionExplanation {
   const { result } = event;
-  let volume = 0n;
-  for (const fill of result.fills) volume += fill.quantity;
+  const volume = result.fills.totalQuantity();
   const explanation: AuctionExplanation = {
     market_id: event.marketId,
     batch: event.batch,

@@ -19,15 +19,15 @@
  * tests run both on the same books.
  */
 import type { AllocationRound, PassBudget } from './allocation-round.ts';
+import type { FillColumns } from './fill-columns.ts';
 import type { SkipLog } from './skip-log.ts';
-import type { Fill } from './types.ts';
 import { walkBigints } from './walk-bigints.ts';
 import { walkNumbers } from './walk-numbers.ts';
 
 export type { AllocationRound, PassBudget } from './allocation-round.ts';
 
 /** Allocates the round: over numbers when the round has them (units.ts), else over bigints. */
-export function allocate(round: AllocationRound, skips: SkipLog, budget: PassBudget): Fill[] {
+export function allocate(round: AllocationRound, skips: SkipLog, budget: PassBudget): FillColumns {
   return round.units === null
     ? walkBigints(round, skips, budget)
     : walkNumbers(round, round.units, skips, budget);

@@ -14,13 +14,14 @@
 import { AssertionError } from '@venue/protocol';
 import type { PassBudget } from './allocate.ts';
 import { clearRound, type GatheredRound, type RoundOutcome } from './clear-round.ts';
+import { NO_FILLS } from './fill-columns.ts';
 import { fillOrKillOrders, shortFillOrKill, withoutOrders } from './fill-or-kill.ts';
 import { assertGatheredSides, type GatheredAuctionInput } from './gathered.ts';
 import { type Arithmetic, AUCTION_LIMITS, type AuctionLimits } from './limits.ts';
 import { type BookByPriority, type SortedAuctionInput, sortByPriority } from './priority.ts';
 import type { OracleBand } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
-import type { AuctionInput, AuctionOrder, AuctionResult, Fill } from './types.ts';
+import type { AuctionInput, AuctionOrder, AuctionResult } from './types.ts';
 import { sideUnitsOf } from './units.ts';
 import { assertAuctionInput, assertMarketFields, assertSortedAuctionInput } from './validate-input.ts';
 
@@ -94,7 +95,7 @@ export function noOracle(): AuctionResult {
     candidatesOutOfBand: 0,
     shortlist: [],
     decidedBy: null,
-    fills: [],
+    fills: NO_FILLS,
     skipped: [],
   };
 }
@@ -191,21 +192,22 @@ function batchResult(outcome: RoundOutcome, killed: SkipLog, orderCount: number)
 function assertBatchResult(result: AuctionResult, orderCount: number): void {
   const winner = result.shortlist[0];
   const executable = result.clearingPrice === null ? 0n : (winner?.executable ?? 0n);
-  // Summed as numbers while exact (each addend and the total below 2^53), else as bigints.
-  let filledUnits = 0;
   const fills = result.fills;
-  // Indexed, as run-batch.ts fillsByRef explains.
   for (let index = 0; index < fills.length; index += 1) {
-    const fill = fills[index] as Fill;
-    if (fill.quantity <= 0n || fill.quoteAmount <= 0n) {
-      throw new AssertionError(`auction fill ${fill.bidRef}/${fill.askRef} moves nothing: ${fill.quantity}`);
+    const quantity = fills.quantityUnits(index);
+    const quote = fills.quoteUnits(index);
+    // NaN: an amount beyond 2^53, checked as a bigint.
+    const moves =
+      !Number.isNaN(quantity) && !Number.isNaN(quote)
+        ? quantity > 0 && quote > 0
+        : fills.quantity(index) > 0n && fills.quoteAmount(index) > 0n;
+    if (!moves) {
+      throw new AssertionError(
+        `auction fill ${fills.bidRef(index)}/${fills.askRef(index)} moves nothing: ${fills.quantity(index)}`,
+      );
     }
-    filledUnits += Number(fill.quantity);
   }
-  const filled =
-    filledUnits <= Number.MAX_SAFE_INTEGER
-      ? BigInt(filledUnits)
-      : result.fills.reduce((sum, fill) => sum + fill.quantity, 0n);
+  const filled = fills.totalQuantity();
   if (filled > executable) {
     throw new AssertionError(`auction filled ${filled} base, more than the executable ${executable}`);
   }

@@ -3,12 +3,13 @@
  * allocate at it. `clearBatch` repeats it while fill-or-kill orders drop out.
  */
 import { allocate, type PassBudget } from './allocate.ts';
+import { type Fills, NO_FILLS } from './fill-columns.ts';
 import type { LevelTotals } from './gathered.ts';
 import type { Arithmetic } from './limits.ts';
 import type { BookByPriority } from './priority.ts';
 import { decidedBy, type OracleBand, type PriceRanking, rankCandidates, rankLevels } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
-import type { AuctionOrder, AuctionResult, DecidedBy, Fill } from './types.ts';
+import type { AuctionOrder, AuctionResult, DecidedBy } from './types.ts';
 import { type BookUnits, bookUnits } from './units.ts';
 
 /** What the core gathered for the book's first round (gathered.ts): its columns and level totals. */
@@ -23,7 +24,7 @@ export interface RoundOutcome {
   readonly clearingPrice: bigint | null;
   readonly noClearReason: Exclude<AuctionResult['noClearReason'], 'no_oracle'>;
   readonly decidedBy: DecidedBy | null;
-  readonly fills: readonly Fill[];
+  readonly fills: Fills;
   readonly skips: SkipLog;
 }
 
@@ -43,7 +44,7 @@ export function clearRound(
       : rankCandidates(book, band, units);
   const skips = new SkipLog(orderCount);
   const winner = ranking.shortlist[0];
-  const notCleared = { ranking, clearingPrice: null, decidedBy: null, fills: [], skips } as const;
+  const notCleared = { ranking, clearingPrice: null, decidedBy: null, fills: NO_FILLS, skips } as const;
   if (winner === undefined) return { ...notCleared, noClearReason: 'no_candidate_in_band' };
   if (winner.executable === 0n) return { ...notCleared, noClearReason: 'no_volume' };
   const price = winner.price;

@@ -4,8 +4,10 @@
  * the round is run again without it, because an order that will be cancelled must not have shaped
  * the price or the allocation of the others.
  */
+
+import type { Fills } from './fill-columns.ts';
 import type { BookByPriority } from './priority.ts';
-import type { AuctionOrder, Fill } from './types.ts';
+import type { AuctionOrder } from './types.ts';
 
 /** The fok orders of the book, bids first, each side in priority. */
 export function fillOrKillOrders(book: BookByPriority): AuctionOrder[] {
@@ -16,15 +18,17 @@ export function fillOrKillOrders(book: BookByPriority): AuctionOrder[] {
 }
 
 /** The fok orders of `book` that `fills` left short of their `remaining`, in intake order. */
-export function shortFillOrKill(book: BookByPriority, fills: readonly Fill[]): AuctionOrder[] {
+export function shortFillOrKill(book: BookByPriority, fills: Fills): AuctionOrder[] {
   const fok = fillOrKillOrders(book);
   if (fok.length === 0) return [];
   const filled = new Map<number, bigint>(fok.map((order) => [order.ref, 0n]));
-  for (const fill of fills) {
-    const bidFilled = filled.get(fill.bidRef);
-    if (bidFilled !== undefined) filled.set(fill.bidRef, bidFilled + fill.quantity);
-    const askFilled = filled.get(fill.askRef);
-    if (askFilled !== undefined) filled.set(fill.askRef, askFilled + fill.quantity);
+  for (let index = 0; index < fills.length; index += 1) {
+    const bidRef = fills.bidRef(index);
+    const askRef = fills.askRef(index);
+    const bidFilled = filled.get(bidRef);
+    if (bidFilled !== undefined) filled.set(bidRef, bidFilled + fills.quantity(index));
+    const askFilled = filled.get(askRef);
+    if (askFilled !== undefined) filled.set(askRef, askFilled + fills.quantity(index));
   }
   const short = fok.filter((order) => (filled.get(order.ref) ?? 0n) < order.remaining);
   return short.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));

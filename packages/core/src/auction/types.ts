@@ -5,6 +5,8 @@
  * applies its result.
  */
 
+import type { Fills } from './fill-columns.ts';
+
 export type AuctionSide = 'bid' | 'ask';
 
 /** One order as the auction sees it. Every amount is in base units, every price in scaled ticks. */
@@ -42,6 +44,7 @@ export interface AuctionInput {
   readonly priceScale: bigint;
 }
 
+/** One fill as an object; a batch keeps its fills in columns (fill-columns.ts). */
 export interface Fill {
   readonly bidRef: number;
   readonly askRef: number;
@@ -84,8 +87,8 @@ export interface AuctionResult {
   /** The best candidates in rank order, winner first, at most AUCTION_SHORTLIST_MAX. */
   readonly shortlist: readonly CandidatePrice[];
   readonly decidedBy: DecidedBy | null;
-  /** Fills in allocation order. */
-  readonly fills: readonly Fill[];
+  /** Fills in allocation order, in columns (fill-columns.ts). */
+  readonly fills: Fills;
   /** Eligible orders that were passed over (or passed over a counterparty), with the reason. */
   readonly skipped: readonly { readonly ref: number; readonly reason: SkipReason }[];
 }

@@ -11,12 +11,13 @@ import {
   BLAME_BID,
   type PassBudget,
 } from './allocation-round.ts';
+import { FillColumns } from './fill-columns.ts';
 import { compareTime } from './priority.ts';
 import { quoteAmount } from './quote.ts';
 import type { SkipLog } from './skip-log.ts';
-import type { AuctionOrder, Fill } from './types.ts';
+import type { AuctionOrder } from './types.ts';
 
-export function walkBigints(round: AllocationRound, skips: SkipLog, budget: PassBudget): Fill[] {
+export function walkBigints(round: AllocationRound, skips: SkipLog, budget: PassBudget): FillColumns {
   const { bids, asks, clearingPrice, priceScale } = round;
   const end = asks.length;
   const askLeft = asks.map((ask) => ask.remaining);
@@ -26,7 +27,7 @@ export function walkBigints(round: AllocationRound, skips: SkipLog, budget: Pass
   let head = 0;
   let volumeLeft = round.volumeMax;
   let strictPasses = 0;
-  const fills: Fill[] = [];
+  const fills = new FillColumns();
   for (const bid of bids) {
     if (volumeLeft === 0n) break;
     let bidLeft = bid.remaining;
@@ -65,7 +66,7 @@ export function walkBigints(round: AllocationRound, skips: SkipLog, budget: Pass
             skips.record(ask.ref, 'zero_quote');
             blamed = dustBlame(bidLeft, left, round);
           } else {
-            fills.push({ bidRef: bid.ref, askRef: ask.ref, quantity, quoteAmount: quote });
+            fills.push(bid.ref, ask.ref, quantity, quote);
             bidLeft -= quantity;
             volumeLeft -= quantity;
             askLeft[index] = left - quantity;

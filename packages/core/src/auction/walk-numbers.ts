@@ -13,12 +13,13 @@ import {
   BLAME_BID,
   type PassBudget,
 } from './allocation-round.ts';
+import { FillColumns } from './fill-columns.ts';
 import { IDENTITIES_AFTER_PASSES, RoundIdentities } from './identities.ts';
 import { compareTime } from './priority.ts';
-import { quoteOfUnits } from './quote.ts';
+import { quoteAmount, quoteUnitsOf } from './quote.ts';
 import type { SkipLog } from './skip-log.ts';
-import type { AuctionOrder, Fill } from './types.ts';
-import { type BookUnits, bigintOfUnits, SAFE_UNITS } from './units.ts';
+import type { AuctionOrder } from './types.ts';
+import { type BookUnits, SAFE_UNITS } from './units.ts';
 
 const SAFE = BigInt(SAFE_UNITS);
 
@@ -43,12 +44,12 @@ export function walkNumbers(
   units: BookUnits,
   skips: SkipLog,
   budget: PassBudget,
-): Fill[] {
+): FillColumns {
   const { bids, asks, clearingPrice, priceScale } = round;
   if (!(clearingPrice > 0n)) throw new AssertionError('allocation needs a positive clearing price');
   checkedUnits(round, units);
   const quoted = smallestQuoted(clearingPrice, priceScale);
-  // NaN when beyond 2^53: quoteOfUnits then multiplies the bigints.
+  // NaN when beyond 2^53: quoteUnitsOf then answers NaN and the bigints decide.
   const priceUnits = clearingPrice <= SAFE ? Number(clearingPrice) : Number.NaN;
   const scaleUnits = priceScale <= SAFE ? Number(priceScale) : Number.NaN;
   const end = asks.length;
@@ -70,7 +71,7 @@ export function walkNumbers(
   const askRefs = units.asks.refs;
   const bidPrints = units.bids.prints;
   const askPrints = units.asks.prints;
-  const fills: Fill[] = [];
+  const fills = new FillColumns();
   for (let bidIndex = 0; bidIndex < bids.length; bidIndex += 1) {
     if (volumeLeft === 0) break;
     const bid = bids[bidIndex] as AuctionOrder;
@@ -130,12 +131,16 @@ export function walkNumbers(
           const dust = (bidLeft < quoted ? BLAME_BID : 0) | (left < quoted ? BLAME_ASK : 0);
           blamed = dust === 0 ? BLAME_BID | BLAME_ASK : dust;
         } else {
-          fills.push({
-            bidRef: bidRef,
-            askRef: askRef,
-            quantity: bigintOfUnits(quantity),
-            quoteAmount: quoteOfUnits(quantity, clearingPrice, priceUnits, priceScale, scaleUnits),
-          });
+          // The quote in numbers while exact; NaN sends it to the bigints (a product beyond 2^53).
+          const quote = quoteUnitsOf(quantity, priceUnits, scaleUnits);
+          if (!Number.isNaN(quote)) fills.pushUnits(bidRef, askRef, quantity, quote);
+          else
+            fills.push(
+              bidRef,
+              askRef,
+              BigInt(quantity),
+              quoteAmount(BigInt(quantity), clearingPrice, priceScale),
+            );
           bidLeft -= quantity;
           volumeLeft -= quantity;
           askLeft[index] = left - quantity;

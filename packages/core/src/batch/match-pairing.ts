@@ -1,5 +1,5 @@
-import type { Fill } from '../auction/types.ts';
-import type { MatchEvent, MatchFill } from '../events.ts';
+import type { AuctionResult, Fill } from '../auction/types.ts';
+import type { BatchEvent, MatchEvent, MatchFill } from '../events.ts';
 
 /**
  * A match event's lists, read from its batch's pairing record when settlement asks (decisions
@@ -14,11 +14,12 @@ export function matchFills(event: Pick<MatchEvent, 'pairing' | 'pairingRef'>): M
   const from = start[ref] as number;
   const own: MatchFill[] = new Array((start[ref + 1] as number) - from);
   for (let at = 0; at < own.length; at += 1) {
-    const fill = fills[fillAt[from + at] as number] as Fill;
+    const index = fillAt[from + at] as number;
+    const bidRef = fills.bidRef(index);
     own[at] = {
-      counterpartyMatchId: matchIds[fill.bidRef === ref ? fill.askRef : fill.bidRef] as bigint,
-      baseQuantity: fill.quantity,
-      quoteAmount: fill.quoteAmount,
+      counterpartyMatchId: matchIds[bidRef === ref ? fills.askRef(index) : bidRef] as bigint,
+      baseQuantity: fills.quantity(index),
+      quoteAmount: fills.quoteAmount(index),
     };
   }
   return own;
@@ -50,4 +51,16 @@ export function plainMatchEvent(event: MatchEvent): PlainMatchEvent {
 export type PlainMatchEvent = Omit<MatchEvent, 'pairing' | 'pairingRef'> & {
   readonly counterpartyMatchIds: readonly bigint[];
   readonly fills: readonly MatchFill[];
+};
+
+/**
+ * A batch event as plain data: its fills spelled out as objects instead of columns (fill-columns.ts),
+ * for what writes or compares a batch's record field by field.
+ */
+export function plainBatchEvent(event: BatchEvent): PlainBatchEvent {
+  return { ...event, result: { ...event.result, fills: event.result.fills.toArray() } };
+}
+
+export type PlainBatchEvent = Omit<BatchEvent, 'result'> & {
+  readonly result: Omit<AuctionResult, 'fills'> & { readonly fills: readonly Fill[] };
 };

@@ -1,6 +1,7 @@
 import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { noOracle } from '../auction/clear-batch.ts';
+import { NO_FILLS } from '../auction/fill-columns.ts';
 import { cannotCross, rankQuietBook } from '../auction/quiet-book.ts';
 import type { AuctionResult } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
@@ -72,7 +73,7 @@ function quietResult(market: MarketState): AuctionResult {
     candidatesOutOfBand: ranking.candidatesOutOfBand,
     shortlist: ranking.shortlist,
     decidedBy: null,
-    fills: [],
+    fills: NO_FILLS,
     skipped: [],
   };
 }

@@ -1,7 +1,9 @@
 import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
-import type { AuctionResult, Fill } from '../auction/types.ts';
+import { type Fills, NO_FILLS } from '../auction/fill-columns.ts';
+import type { AuctionResult } from '../auction/types.ts';
+import { bigintOfUnits, SAFE_UNITS } from '../auction/units.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, BatchPairing, CoreEvent, MatchEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
@@ -100,7 +102,7 @@ function participantsByPriority(side: BookSide): OrderRow[] {
 }
 
 interface Cleared {
-  readonly fills: readonly Fill[];
+  readonly fills: Fills;
   readonly price: bigint;
   /** What explains the batch to each participant that got nothing (no-fill-reason.ts). */
   readonly result: AuctionResult | null;
@@ -110,7 +112,14 @@ interface Cleared {
   readonly record: BatchEvent | null;
 }
 
-const NOT_CLEARED: Cleared = { fills: [], price: 0n, result: null, bandLow: 0n, bandHigh: 0n, record: null };
+const NOT_CLEARED: Cleared = {
+  fills: NO_FILLS,
+  price: 0n,
+  result: null,
+  bandLow: 0n,
+  bandHigh: 0n,
+  record: null,
+};
 
 function auction(state: VenueState, market: MarketState, batch: bigint, events: CoreEvent[]): Cleared {
   const oracle = market.oraclePrice;
@@ -247,15 +256,7 @@ function applyFills(applying: Applying, fillAt: Int32Array, matchIds: readonly b
     } else if (best.ask === null || ahead(row, best.ask)) {
       best.ask = row;
     }
-    // Most orders fill once: their totals are that fill's, with no addition.
-    const first = fills[fillAt[from] as number] as Fill;
-    let base = first.quantity;
-    let quote = first.quoteAmount;
-    for (let at = from + 1; at < to; at += 1) {
-      const fill = fills[fillAt[at] as number] as Fill;
-      base += fill.quantity;
-      quote += fill.quoteAmount;
-    }
+    const { base, quote } = orderTotals(fills, fillAt, from, to);
     // The match event is also the reservation (row.pending): the same match id, totals and expiry.
     // An object literal: V8 builds one from its boilerplate, where a class's constructor took about
     // twice as long for the whole fills pass.
@@ -364,13 +365,43 @@ function matchIdsOf(market: MarketState, start: Int32Array, count: number): bigi
   return matchIds;
 }
 
+/** What an order's fills (fillAt[from] to fillAt[to - 1]) move together. */
+interface Totals {
+  readonly base: bigint;
+  readonly quote: bigint;
+}
+
+/**
+ * Summed as numbers while exact (each amount and every partial sum below 2^53; a sum that is not
+ * rounds to 2^53 or more, and NaN marks an amount kept as a bigint), so an order gets two bigints
+ * whatever its number of fills; else again as bigints.
+ */
+function orderTotals(fills: Fills, fillAt: Int32Array, from: number, to: number): Totals {
+  let base = 0;
+  let quote = 0;
+  for (let at = from; at < to; at += 1) {
+    const index = fillAt[at] as number;
+    base += fills.quantityUnits(index);
+    quote += fills.quoteUnits(index);
+  }
+  if (base <= SAFE_UNITS && quote <= SAFE_UNITS)
+    return { base: bigintOfUnits(base), quote: bigintOfUnits(quote) };
+  let wideBase = 0n;
+  let wideQuote = 0n;
+  for (let at = from; at < to; at += 1) {
+    const index = fillAt[at] as number;
+    wideBase += fills.quantity(index);
+    wideQuote += fills.quoteAmount(index);
+  }
+  return { base: wideBase, quote: wideQuote };
+}
+
 /** Each ref's fill indexes, in fill order: those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1]. */
-function fillsByRef(fills: readonly Fill[], count: number): { start: Int32Array; fillAt: Int32Array } {
+function fillsByRef(fills: Fills, count: number): { start: Int32Array; fillAt: Int32Array } {
   const start = new Int32Array(count + 1);
-  // Indexed loops: a for-of over 100,000 fills allocated an iterator result per fill until the
-  // function was optimised, which a batch that runs once at that depth never waits for.
   for (let index = 0; index < fills.length; index += 1) {
-    const { bidRef, askRef } = fills[index] as Fill;
+    const bidRef = fills.bidRef(index);
+    const askRef = fills.askRef(index);
     if (!(bidRef >= 0 && bidRef < count && askRef >= 0 && askRef < count)) {
       throw new AssertionError(`fill names unknown ref ${bidRef}/${askRef}`);
     }
@@ -382,7 +413,8 @@ function fillsByRef(fills: readonly Fill[], count: number): { start: Int32Array;
   const cursor = start.slice(0, count);
   const fillAt = new Int32Array(2 * fills.length);
   for (let index = 0; index < fills.length; index += 1) {
-    const { bidRef, askRef } = fills[index] as Fill;
+    const bidRef = fills.bidRef(index);
+    const askRef = fills.askRef(index);
     const bidAt = cursor[bidRef] as number;
     fillAt[bidAt] = index;
     cursor[bidRef] = bidAt + 1;
