@@ -345,6 +345,9 @@ export class SettlementWorld {
   /** Stops the pipeline and, in RPC mode, the proxy and the server. */
   async close(): Promise<void> {
     this.settlement.stop();
+    // A journaled engine holds its segment file and a snapshot replica's thread until closed
+    // (idempotent: tests that close the engine themselves may still call this).
+    await this.engine.close();
     await this.#prover.close();
     if (this.remote !== null) {
       await this.remote.proxy.close();
