@@ -15,8 +15,8 @@
  *
  * The walk exists twice, with the same steps: over numbers when the round's quantities fit (units.ts:
  * every one and their sum below 2^53, where doubles are exact), which is the usual case and several
- * times faster, and over bigints otherwise. Quotes are always computed with bigints. The auction
- * tests run both on the same books.
+ * times faster, and over bigints otherwise. Quotes are computed exactly either way (quote.ts). The
+ * auction tests run both on the same books.
  */
 import type { AllocationRound, PassBudget } from './allocation-round.ts';
 import type { FillColumns } from './fill-columns.ts';

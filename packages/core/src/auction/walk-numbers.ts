@@ -3,7 +3,8 @@
  * where doubles add, subtract and compare exactly). The steps are walk-bigints.ts's, in the same
  * order with the same records; what changes is the arithmetic: quantities live in typed arrays, the
  * zero-quote check compares with the smallest quantity that moves quote (computed once, exactly),
- * and only a fill computes its quote, with bigints. allocate.ts describes the walk.
+ * and only a fill computes its quote, in doubles while the product is a safe integer (bigints past
+ * it). Fills go to columns (fill-columns.ts), with no object per fill. allocate.ts describes the walk.
  */
 import { AssertionError } from '@venue/protocol';
 import {
