@@ -8,8 +8,7 @@ import type {
   PlaceResponse,
   SettlementFailureReason,
 } from '@venue/protocol';
-import type { Fills } from './auction/fill-columns.ts';
-import type { AuctionResult } from './auction/types.ts';
+import type { AuctionResult, Fills } from './auction/types.ts';
 
 /**
  * What applying a command produced. A command that is refused produces no events and changes

@@ -1,7 +1,7 @@
 /**
  * @venue/core: the deterministic venue state machine. Depends only on @venue/protocol.
  */
-export { FillColumns, type Fills } from './auction/fill-columns.ts';
+export { FillColumns } from './auction/fill-columns.ts';
 export * from './auction/types.ts';
 export {
   matchCounterparties,

@@ -3,13 +3,13 @@
  * allocate at it. `clearBatch` repeats it while fill-or-kill orders drop out.
  */
 import { allocate, type PassBudget } from './allocate.ts';
-import { type Fills, NO_FILLS } from './fill-columns.ts';
+import { NO_FILLS } from './fill-columns.ts';
 import type { LevelTotals } from './gathered.ts';
 import type { Arithmetic } from './limits.ts';
 import type { BookByPriority } from './priority.ts';
 import { decidedBy, type OracleBand, type PriceRanking, rankCandidates, rankLevels } from './select-price.ts';
 import { SkipLog } from './skip-log.ts';
-import type { AuctionOrder, AuctionResult, DecidedBy } from './types.ts';
+import type { AuctionOrder, AuctionResult, DecidedBy, Fills } from './types.ts';
 import { type BookUnits, bookUnits } from './units.ts';
 
 /** What the core gathered for the book's first round (gathered.ts): its columns and level totals. */

@@ -9,32 +9,11 @@
  * beside the columns, whose entries for that fill read NaN, so every reader falls back to them.
  */
 import { AssertionError } from '@venue/protocol';
-import type { Fill } from './types.ts';
+import type { Fill, Fills } from './types.ts';
 import { bigintOfUnits, SAFE_UNITS } from './units.ts';
 
 /** Fills a column set starts with; the columns double when full. */
 const CAPACITY_INITIAL = 16;
-
-/** A batch's fills as a consumer reads them, in allocation order. */
-export interface Fills {
-  readonly length: number;
-  bidRef(index: number): number;
-  askRef(index: number): number;
-  /** Base units that change hands (> 0). */
-  quantity(index: number): bigint;
-  /** floor(quantity x clearingPrice / priceScale) quote units (> 0). */
-  quoteAmount(index: number): bigint;
-  /** The quantity as a number (sums without bigints); NaN when the fill's amounts are bigints. */
-  quantityUnits(index: number): number;
-  /** The quote as a number; NaN when the fill's amounts are bigints (one of them is past 2^53). */
-  quoteUnits(index: number): number;
-  /** Base units of every fill together. */
-  totalQuantity(): bigint;
-  /** One fill as an object (tests, transcripts, explanations). */
-  at(index: number): Fill;
-  /** Every fill as an object, in allocation order. */
-  toArray(): Fill[];
-}
 
 /**
  * The columns are own fields, not private ones, so that deep equality (the replay and restore

@@ -5,9 +5,8 @@
  * the price or the allocation of the others.
  */
 
-import type { Fills } from './fill-columns.ts';
 import type { BookByPriority } from './priority.ts';
-import type { AuctionOrder } from './types.ts';
+import type { AuctionOrder, Fills } from './types.ts';
 
 /** The fok orders of the book, bids first, each side in priority. */
 export function fillOrKillOrders(book: BookByPriority): AuctionOrder[] {

@@ -5,8 +5,6 @@
  * applies its result.
  */
 
-import type { Fills } from './fill-columns.ts';
-
 export type AuctionSide = 'bid' | 'ask';
 
 /** One order as the auction sees it. Every amount is in base units, every price in scaled ticks. */
@@ -44,7 +42,7 @@ export interface AuctionInput {
   readonly priceScale: bigint;
 }
 
-/** One fill as an object; a batch keeps its fills in columns (fill-columns.ts). */
+/** One fill as an object (tests, transcripts, explanations); a batch keeps its fills in columns. */
 export interface Fill {
   readonly bidRef: number;
   readonly askRef: number;
@@ -52,6 +50,27 @@ export interface Fill {
   readonly quantity: bigint;
   /** floor(quantity x clearingPrice / priceScale) quote units (> 0). */
   readonly quoteAmount: bigint;
+}
+
+/** A batch's fills as a consumer reads them, in allocation order (kept in columns: fill-columns.ts). */
+export interface Fills {
+  readonly length: number;
+  bidRef(index: number): number;
+  askRef(index: number): number;
+  /** Base units that change hands (> 0). */
+  quantity(index: number): bigint;
+  /** floor(quantity x clearingPrice / priceScale) quote units (> 0). */
+  quoteAmount(index: number): bigint;
+  /** The quantity as a number (sums without bigints); NaN when the fill's amounts are bigints. */
+  quantityUnits(index: number): number;
+  /** The quote as a number; NaN when the fill's amounts are bigints (one of them is past 2^53). */
+  quoteUnits(index: number): number;
+  /** Base units of every fill together. */
+  totalQuantity(): bigint;
+  /** One fill as an object (tests, transcripts, explanations). */
+  at(index: number): Fill;
+  /** Every fill as an object, in allocation order. */
+  toArray(): Fill[];
 }
 
 /** How the winning price was separated from the runner-up (decisions section 2, in order). */

@@ -1,8 +1,8 @@
 import type { NoFillReason } from '@venue/protocol';
 import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
-import { type Fills, NO_FILLS } from '../auction/fill-columns.ts';
-import type { AuctionResult } from '../auction/types.ts';
+import { NO_FILLS } from '../auction/fill-columns.ts';
+import type { AuctionResult, Fills } from '../auction/types.ts';
 import { bigintOfUnits, SAFE_UNITS } from '../auction/units.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, BatchPairing, CoreEvent, MatchEvent } from '../events.ts';
