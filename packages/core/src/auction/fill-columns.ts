@@ -9,11 +9,14 @@
  * beside the columns, whose entries for that fill read NaN, so every reader falls back to them.
  */
 import { AssertionError } from '@venue/protocol';
+import { grown } from '../typed-arrays.ts';
 import type { Fill, Fills } from './types.ts';
 import { bigintOfUnits, SAFE_UNITS } from './units.ts';
 
 /** Fills a column set starts with; the columns double when full. */
 const CAPACITY_INITIAL = 16;
+
+const SAFE = BigInt(SAFE_UNITS);
 
 /**
  * The columns are own fields, not private ones, so that deep equality (the replay and restore
@@ -40,8 +43,7 @@ export class FillColumns implements Fills {
 
   /** A fill of any size (the bigint walk, or a quote beyond 2^53). */
   push(bidRef: number, askRef: number, quantity: bigint, quote: bigint): void {
-    const limit = BigInt(SAFE_UNITS);
-    if (quantity <= limit && quote <= limit) {
+    if (quantity <= SAFE && quote <= SAFE) {
       this.pushUnits(bidRef, askRef, Number(quantity), Number(quote));
       return;
     }
@@ -64,12 +66,12 @@ export class FillColumns implements Fills {
 
   quantity(index: number): bigint {
     const units = this.quantities[index] as number;
-    return !Number.isNaN(units) ? bigintOfUnits(units) : this.#wideAt(index)[0];
+    return Number.isNaN(units) ? this.#wideAt(index)[0] : bigintOfUnits(units);
   }
 
   quoteAmount(index: number): bigint {
     const units = this.quotes[index] as number;
-    return !Number.isNaN(units) ? bigintOfUnits(units) : this.#wideAt(index)[1];
+    return Number.isNaN(units) ? this.#wideAt(index)[1] : bigintOfUnits(units);
   }
 
   quantityUnits(index: number): number {
@@ -127,11 +129,6 @@ export class FillColumns implements Fills {
     if (wide === undefined) throw new AssertionError(`fill ${index} has no amounts`);
     return wide;
   }
-}
-
-function grown<T extends Float64Array | Int32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /** The fills of a batch that filled nothing: shared, and never written (typed as read-only). */

@@ -134,14 +134,12 @@ export function walkNumbers(
         } else {
           // The quote in numbers while exact; NaN sends it to the bigints (a product beyond 2^53).
           const quote = quoteUnitsOf(quantity, priceUnits, scaleUnits);
-          if (!Number.isNaN(quote)) fills.pushUnits(bidRef, askRef, quantity, quote);
-          else
-            fills.push(
-              bidRef,
-              askRef,
-              BigInt(quantity),
-              quoteAmount(BigInt(quantity), clearingPrice, priceScale),
-            );
+          if (Number.isNaN(quote)) {
+            const base = BigInt(quantity);
+            fills.push(bidRef, askRef, base, quoteAmount(base, clearingPrice, priceScale));
+          } else {
+            fills.pushUnits(bidRef, askRef, quantity, quote);
+          }
           bidLeft -= quantity;
           volumeLeft -= quantity;
           askLeft[index] = left - quantity;

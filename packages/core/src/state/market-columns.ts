@@ -1,4 +1,5 @@
 import { AssertionError } from '@venue/protocol';
+import { grown } from '../typed-arrays.ts';
 
 /**
  * What a batch reads of each open order of a market, kept in columns at booking (docs/core.md,
@@ -111,11 +112,6 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
     this.next = grown(this.next, new Int32Array(size));
     this.ref = grown(this.ref, new Int32Array(size));
   }
-}
-
-function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /** Characters a fingerprint reads: 16 hex characters carry 64 bits, folded to 32. */
