@@ -168,7 +168,9 @@ describe('crash recovery (SIGKILL at random moments)', { timeout: 240_000 }, () 
           const trader = traders[0] as TraderState;
           const slot = await currentSlot(venue);
           trader.arrivalNonce += 1n;
-          const stale = signed(nextId++, trader, previousSession, slot);
+          // Both probes are worth at least a quote unit (a random 1-unit bid at 900 is not, and
+          // would be refused for its size, 1024, before its session or nonce is looked at).
+          const stale = signed(nextId++, trader, previousSession, slot, PROBE_AMOUNT);
           const refused = await call(venue, '/orders', {
             method: 'POST',
             token: trader.token,
@@ -181,6 +183,7 @@ describe('crash recovery (SIGKILL at random moments)', { timeout: 240_000 }, () 
             { ...trader, arrivalNonce: trader.lastAckedArrivalNonce },
             venue.sessionId,
             slot,
+            PROBE_AMOUNT,
           );
           const reused = await call(venue, '/orders', {
             method: 'POST',
@@ -234,6 +237,9 @@ describe('crash recovery (SIGKILL at random moments)', { timeout: 240_000 }, () 
     }
   });
 });
+
+/** Base units of the stale-session and spent-nonce probes: 10 x 900 / scale is a quote unit or more. */
+const PROBE_AMOUNT = 10n;
 
 function signed(
   id: number,
