@@ -498,9 +498,17 @@ function outcomeOf(_error: unknown): Outcome {
   return 'unknown';
 }
 
-/** The notes of live orders (placed or maybe placed, not finished, not replaced). */
+/**
+ * Notes a place has picked and whose outcome is not logged yet. The Trader records a place's body
+ * only when its turn comes, and a burst's place may wait through a takeover for it: without the
+ * reservation the trader's own loop could place, log and then modify another order on the same
+ * note meanwhile, and the late body would pass for the modify's replacement (the log is kept by note).
+ */
+const placing = new Set<string>();
+
+/** The notes of live orders (placed or maybe placed, not finished, not replaced) and of places in flight. */
 function busyNotes(orders: Map<string, OrderLog>): Set<string> {
-  const busy = new Set<string>();
+  const busy = new Set<string>(placing);
   for (const log of orders.values()) {
     if (log.place !== 'refused' && !log.finished && log.cancel !== 'acked' && log.modify === null)
       busy.add(log.note);
@@ -591,6 +599,7 @@ async function randomOperation(
   const roll = randomInt(0, 10);
   if (free.length > 0 && (placeOnly || mine.length === 0 || roll < 6)) {
     const note = free[randomInt(0, free.length)] as FailoverNote;
+    placing.add(note.input.note_commitment);
     const side = note.side;
     const amount = BigInt(randomInt(1, 500));
     // Bids below asks and away from the pairs' price: nothing of this load crosses.
@@ -609,7 +618,9 @@ async function randomOperation(
       outcome = 'refused';
       why = error instanceof VenueApiError ? `${error.code} ${error.message}` : String(error);
     }
-    return logPlace(trader, note, outcome, why, false, index, orders);
+    const logged = logPlace(trader, note, outcome, why, false, index, orders);
+    placing.delete(note.input.note_commitment);
+    return logged;
   }
   if (placeOnly) return 'refused';
   if (mine.length === 0) {
@@ -637,10 +648,18 @@ async function randomOperation(
   } catch (error) {
     outcome = outcomeOf(error);
   }
-  // The replacement rests on the same note under a new id, recorded before the send.
-  const replacement = trader.orders
+  // The replacement rests on the same note under a new id, recorded before the send; no place on
+  // that note is in flight (the note is busy), so it is the one body new on the note.
+  const replacements = trader.orders
     .all()
-    .find((o) => !before.has(o.order_id) && o.body.note_commitment === target.note);
+    .filter(
+      (o) => !before.has(o.order_id) && !orders.has(o.order_id) && o.body.note_commitment === target.note,
+    );
+  assert.ok(
+    replacements.length <= 1,
+    `one modify of ${target.orderId} recorded ${replacements.length} new bodies`,
+  );
+  const replacement = replacements[0];
   if (replacement === undefined) return outcome;
   target.modify = { outcome, replacedBy: replacement.order_id };
   orders.set(replacement.order_id, {
