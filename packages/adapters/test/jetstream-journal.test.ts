@@ -36,6 +36,7 @@ import {
   readJournalStream,
   recoverFromJetStream,
 } from '../src/journal/index.ts';
+import { encodeSnapshotFile } from '../src/journal/snapshot-file.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
 import { NoteOpenings } from '../src/settlement/note-openings.ts';
 import { bootEngine } from '../src/venue/engine-boot.ts';
@@ -219,6 +220,35 @@ describe('jetstream journal: the contract', () => {
     assert.equal(back.recovery.replayed, tail.length, 'the records after the snapshot in its message replay');
     assert.equal(back.core.stateHash(), core.stateHash());
     assert.deepEqual(back.recovery.position.hash, journal.position.hash);
+  });
+
+  test('a snapshot begun with nothing in flight names its own message, whatever is appended while it is made', async () => {
+    const stream = newStream();
+    const { journal, core } = await openJournal(stream);
+    await Promise.all(appendAll(journal, core, openingCommands()));
+    const history = applicableCommands(core, 31, 40);
+    await Promise.all(appendAll(journal, core, history.slice(0, 10)));
+    assert.equal(journal.inFlight, 0, 'every record acknowledged before the snapshot starts');
+    const text = core.snapshot();
+    let produce: () => void = () => {};
+    const produced = new Promise<void>((resolve) => (produce = resolve));
+    const snap = journal.writeSnapshotFrom(async (at) => {
+      await produced;
+      return encodeSnapshotFile(KEY, at, text);
+    }, 0);
+    // While the file is being made, later records land in two later messages.
+    const tail = [
+      ...(await Promise.all(appendAll(journal, core, history.slice(10, 25)))),
+      ...(await Promise.all(appendAll(journal, core, history.slice(25)))),
+    ];
+    produce();
+    await snap;
+    await journal.close();
+
+    const back = await recoverCore(stream);
+    assert.equal(back.recovery.snapshot?.seq, (await snap).seq);
+    assert.equal(back.recovery.replayed, tail.length, 'every record after the snapshot replays');
+    assert.equal(back.core.stateHash(), core.stateHash());
   });
 
   test('a follower reads records as the primary appends them, checked, in order, until told to stop', async () => {

@@ -310,9 +310,13 @@ export class JetStreamJournal implements Journal {
     if (this.#snapshotting !== null) return this.#snapshotting;
     const at = this.position;
     const last = this.#unacked.at(-1);
+    // With nothing in flight, record `at.seq` is in the last message now; later appends (made while
+    // the file is produced) move #lastMessage on, so it is read here, not once the file is ready.
+    const lastMessage = this.#lastMessage;
     const stored = Promise.all([produce(at), this.sync()]).then(async ([bytes]) => {
-      // The message holding record `at.seq`: a reader starting from the snapshot starts there.
-      const message = last?.message ?? this.#lastMessage;
+      // The message holding record `at.seq`: a reader starting from the snapshot starts there. An
+      // unacknowledged record has its message once batched, which is before it is acknowledged.
+      const message = last?.message ?? lastMessage;
       await this.#link.snapshots.putBlob({ name: snapshotObjectName(at.seq, message) }, bytes);
       this.#snapshotSeq = at.seq;
       this.#snapshotAtMs = nowMs;
