@@ -118,11 +118,23 @@ interface DevFlags {
 async function runDev(flags: DevFlags): Promise<void> {
   // A boot takes seconds (proof keys, chain simulator, markets): say so at once, not after it.
   process.stdout.write('venue dev: starting (loading proof keys, the chain simulator and the markets)...\n');
-  const [{ startDevVenue }, { formatBanner }, { SHUTDOWN_GRACE_MS, createVenueLogger }] =
-    await loadServerPart(
-      () => Promise.all([import('./dev/dev-venue.ts'), import('./dev/banner.ts'), import('@venue/adapters')]),
-      'dev',
-    );
+  const [
+    { startDevVenue },
+    { formatBanner },
+    { SHUTDOWN_GRACE_MS, createVenueLogger },
+    { lowerHelperThreads },
+  ] = await loadServerPart(
+    () =>
+      Promise.all([
+        import('./dev/dev-venue.ts'),
+        import('./dev/banner.ts'),
+        import('@venue/adapters'),
+        import('./helper-threads.ts'),
+      ]),
+    'dev',
+  );
+  // Before the venue starts its workers: they keep the priority they choose (D138).
+  lowerHelperThreads();
   const venue = await startDevVenue(flags);
   // The banner is for the person at the terminal; every other line is in the venue's JSON format.
   process.stdout.write(formatBanner(venue));

@@ -1,4 +1,4 @@
-import { readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /**
@@ -41,4 +41,29 @@ export function lowerThreadPriority(tid: number | null, by: number): number | nu
 /** Lowers the calling thread (a worker at its start). */
 export function lowerThisThreadPriority(by: number): number | null {
   return lowerThreadPriority(thisThreadId(), by);
+}
+
+/**
+ * Lowers every thread of this process, other than the calling one, by `by` nice steps (D138). Run
+ * first thing by the commands that serve, before any worker starts, it moves the threads the
+ * process started with: V8's platform threads (concurrent marking and sweeping, the helpers of its
+ * parallel scavenges, optimising compiles), libuv's pool (file system calls, the journal's fsync)
+ * and Node's own. Workers started later keep the caller's priority (or lower themselves). Returns
+ * how many threads were lowered, or null where threads have no nice of their own.
+ */
+export function lowerOtherThreads(by: number): number | null {
+  const self = thisThreadId();
+  if (self === null) return null;
+  let lowered = 0;
+  for (const entry of readdirSync('/proc/self/task')) {
+    const tid = Number(entry);
+    if (tid === self) continue;
+    try {
+      lowerThreadPriority(tid, by);
+      lowered += 1;
+    } catch {
+      // The thread ended between the listing and the call.
+    }
+  }
+  return lowered;
 }

@@ -392,6 +392,15 @@ export const SETTLEMENT_WORKER_NICE = 10;
 export const MATCH_PROVER_NICE = 10;
 
 /**
+ * How much lower than the sequencer's the threads the process starts with run (nice steps, Linux;
+ * notes thread-priority.ts `lowerOtherThreads`): V8's platform threads, libuv's pool and Node's own,
+ * lowered by `venue serve` and `venue dev` before any worker starts (D138). V8's threads mark,
+ * sweep and compile beside the sequencer at its priority, about as much CPU as the sequencer while
+ * a backlog settled, and a wake of the sequencer waited in the run queue behind them.
+ */
+export const HELPER_THREADS_NICE = 10;
+
+/**
  * Keys per getSettlementView call of the remote chain port (the chain answers up to
  * SETTLEMENT_VIEW_KEYS_MAX). Decoding a reply runs on the sequencer's thread, about 10 us a key:
  * a backlog of 2,048 legs read in one reply stopped the thread for 20 to 100 ms, in 256-key
@@ -534,6 +543,7 @@ const SHIPPED_LIMITS = {
   SETTLEMENT_WORKER_BATCH_JOBS_MAX,
   SETTLEMENT_WORKER_NICE,
   MATCH_PROVER_NICE,
+  HELPER_THREADS_NICE,
   SETTLEMENT_VIEW_KEYS_PER_READ,
   QUEUED_MATCHES_PER_MARKET_MAX,
   CONSUMED_WATCH_NOTES_PER_BEAT_MAX,
@@ -656,6 +666,10 @@ export function brokenLimitRelations(limits: VenueLimits): string[] {
     [
       Number.isInteger(l.MATCH_PROVER_NICE) && l.MATCH_PROVER_NICE >= 0 && l.MATCH_PROVER_NICE <= 19,
       'MATCH_PROVER_NICE an integer from 0 to 19: the provers may only be lowered, and nice stops at 19',
+    ],
+    [
+      Number.isInteger(l.HELPER_THREADS_NICE) && l.HELPER_THREADS_NICE >= 0 && l.HELPER_THREADS_NICE <= 19,
+      'HELPER_THREADS_NICE an integer from 0 to 19: the helper threads may only be lowered, and nice stops at 19',
     ],
     [
       l.SIGNATURE_BATCH_JOBS_MAX <= l.SIGNATURE_QUEUE_JOBS_MAX,

@@ -18,11 +18,19 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .requiredOption('--config <file>', 'the venue configuration (example: config/venue.example.json)')
     .option('--ready-file <file>', 'also write the ready line to this file (public values only)')
     .action(async (flags: { config: string; readyFile?: string }) => {
-      const [{ loadServeConfig }, { DRAIN_WAIT_MS_MAX, serveLoggers, startServedVenue }] =
-        await loadServerPart(
-          () => Promise.all([import('./serve-config.ts'), import('./served-venue.ts')]),
-          'serve',
-        );
+      const [
+        { loadServeConfig },
+        { DRAIN_WAIT_MS_MAX, serveLoggers, startServedVenue },
+        { lowerHelperThreads },
+      ] = await loadServerPart(
+        () =>
+          Promise.all([
+            import('./serve-config.ts'),
+            import('./served-venue.ts'),
+            import('../helper-threads.ts'),
+          ]),
+        'serve',
+      );
       const STOP_GRACE_MS = DRAIN_WAIT_MS_MAX + STOP_GRACE_EXTRA_MS;
       const config = loadServeConfig(flags.config);
       // From here every line is in the venue's one JSON format; a config that does not load is
@@ -32,6 +40,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         stderr: { write: (line) => io.stderr(line) },
       });
       const log = loggers.log.child({ component: 'serve' });
+      const helpers = lowerHelperThreads();
+      log.info(
+        { threads_lowered: helpers.threads, nice_steps: helpers.niceSteps },
+        "the process's helper threads run below the sequencer",
+      );
       const venue = await startServedVenue(config, loggers.log);
       const ready = {
         rest_url: venue.restUrl,
