@@ -34,10 +34,15 @@
  * - legs_final_per_s_settling_64_legs_real_proofs_journal_fsync; same baseline.
  * The stand-in variant runs without a journal.
  *
+ * The served path as `venue serve` runs it (D138): event_loop_delay_{max,p99}_ms_ and
+ * legs_final_per_s_ settling_2048_legs_stand_in_proofs_helper_threads_lowered, each run in a child
+ * process (settle-loop-child.ts) whose starting threads (V8's platform threads, libuv's pool) were
+ * lowered by HELPER_THREADS_NICE; baseline: the same in a child that leaves them at its priority.
+ *
  * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
  * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -46,6 +51,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   ChainRpcClient,
+  HELPER_THREADS_NICE,
   MATCH_PROVER_NICE,
   RemoteSettlementChain,
   SETTLEMENT_TURN_BUDGET_MS,
@@ -335,6 +341,18 @@ export async function measure(
   }
 }
 
+const CHILD = new URL('./settle-loop-child.ts', import.meta.url).pathname;
+
+/** One served-path run in a child process (settle-loop-child.ts), its helper threads lowered or not. */
+function helperThreadsRun(threads: 'lowered' | 'even'): Run {
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, threads], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0) throw new Error(`settle-loop child (${threads}) exited ${child.status}`);
+  return JSON.parse(child.stdout) as Run;
+}
+
 export async function run(quick: boolean): Promise<Figure[]> {
   // The core's batch code runs warm in a venue that has been up a while (it clears every slot), so
   // crossing books are cleared untimed first, on a core of their own: the first watched auction
@@ -370,6 +388,22 @@ export async function run(quick: boolean): Promise<Figure[]> {
     process.stderr.write(`${BENCH}: census run (served path; its figures are not reported)\n`);
     await measure('worker', 1, true);
   }
+  // The served path as `venue serve` runs it (D138): the threads the process started with lowered,
+  // beside the same run with them at its priority, each in a process of its own, alternated.
+  const helpersLowered: Run[] = [];
+  const helpersEven: Run[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    helpersLowered.push(helperThreadsRun('lowered'));
+    helpersEven.push(helperThreadsRun('even'));
+    for (const [name, r] of [
+      [`served path, helper threads at nice +${HELPER_THREADS_NICE}`, helpersLowered.at(-1)],
+      ["served path, helper threads at the venue's priority", helpersEven.at(-1)],
+    ] as const) {
+      process.stderr.write(
+        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(0)} legs/s\n`,
+      );
+    }
+  }
   // The production variant (D132): real proofs, the prover lowered as the venue lowers it, beside
   // the same run with the prover at the venue's priority.
   const proved: Run[] = [];
@@ -403,6 +437,21 @@ export async function run(quick: boolean): Promise<Figure[]> {
       name: "the same with the provers at the venue's priority",
       value: Math.round(rate(provedEven).median * 100) / 100,
     }),
+    ...loopDelayFigures(BENCH, `${path}_helper_threads_lowered`, helpersLowered, {
+      name: "the same with the helper threads at the venue's priority",
+      runs: helpersEven,
+    }),
+    figure(
+      BENCH,
+      `legs_final_per_s_${path}_helper_threads_lowered`,
+      'legs/s',
+      'higher',
+      rate(helpersLowered),
+      {
+        name: "the same with the helper threads at the venue's priority",
+        value: Math.round(rate(helpersEven).median),
+      },
+    ),
     ...loopDelayFigures(BENCH, path, worker, offBaseline),
     ...loopDelayFigures(BENCH, `${path}_sliced_main_thread`, budget, offBaseline),
     ...loopDelayFigures(BENCH, `${path}_unsliced`, unsliced, offBaseline),
