@@ -8,8 +8,16 @@
 // verifies them; where that directory is missing the start is refused, saying what to do.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +26,7 @@ import {
   ChainRpcClient,
   CONNECTIONS_MAX,
   CONNECTIONS_PER_ADDRESS_MAX,
+  HELPER_THREADS_NICE,
   STREAM_CONNECTIONS_PER_ACCOUNT_MAX,
   TSM_REPORT_ROOT_DEFAULT,
 } from '@venue/adapters';
@@ -263,8 +272,28 @@ describe('venue serve', { timeout: 480_000 }, () => {
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /^venue_intake_accepted_total\{action="place"\} 1$/m);
 
+    // D138: the threads the process started with run HELPER_THREADS_NICE below the sequencer,
+    // which keeps the priority it was started with, and so do workers started after them.
+    const pid = first.child.pid as number;
+    const own = getPriority(pid);
+    assert.equal(own, getPriority(process.pid), 'the sequencer keeps the priority it was started with');
+    const nices = readdirSync(`/proc/${pid}/task`).map((tid) => getPriority(Number(tid)));
+    const lowered = nices.filter((nice) => nice === Math.min(19, own + HELPER_THREADS_NICE)).length;
+    assert.ok(lowered >= 4, `threads at nice +${HELPER_THREADS_NICE}: ${nices.join(' ')}`);
+    assert.ok(
+      nices.filter((nice) => nice === own).length > 1,
+      `workers at the venue's priority: ${nices.join(' ')}`,
+    );
+
     first.child.kill('SIGTERM');
     assert.equal(await exited(first.child), 0, `a SIGTERM drains and exits 0:\n${first.stderr()}`);
+    const helpers = first
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('threads_lowered'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.equal(helpers.length, 1, `the lowering is logged once:\n${first.stderr()}`);
+    assert.ok(Number(helpers[0]?.['threads_lowered']) >= 4, JSON.stringify(helpers[0]));
     // Every line serve printed, the ready line included, is one JSON object of the same shape.
     const printed = [
       first.line,
