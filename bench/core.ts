@@ -36,12 +36,11 @@
  * of one read at a random place in a working set far larger than the caches. docs/core.md ("Fifth
  * pass") explains why these two figures, and not the core's logic, bound the operations per second.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { type Command, type CoreConfig, type MarketConfig, VenueCore } from '@venue/core';
 import type { PlaceOrder } from '@venue/protocol';
 import { OrderBook, Side } from 'nodejs-order-book';
-import { type Figure, figure, summarise } from './harness.ts';
+import { childJson, type Figure, figure, summarise } from './harness.ts';
 
 const SESSION = 'ab'.repeat(32);
 const ROOT = 'cd'.repeat(32);
@@ -671,19 +670,11 @@ const LARGE_SEMI_SPACE_MB = 64;
 const CLEAR_CHILD = new URL('./clear-child.ts', import.meta.url).pathname;
 
 function clearSamplesInLargeYoungGeneration(depth: number, runs: number, quick: boolean): number[] {
-  const args = [
-    '--expose-gc',
-    `--max-semi-space-size=${LARGE_SEMI_SPACE_MB}`,
-    '--import',
-    'tsx',
+  return childJson<number[]>(
     CLEAR_CHILD,
-    String(depth),
-    String(runs),
-    quick ? 'quick' : 'full',
-  ];
-  const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.status !== 0) throw new Error(`clear child exited ${child.status}: ${child.stderr}`);
-  return JSON.parse(child.stdout) as number[];
+    [String(depth), String(runs), quick ? 'quick' : 'full'],
+    [`--max-semi-space-size=${LARGE_SEMI_SPACE_MB}`],
+  );
 }
 
 /** Timed clears of a `depth`-order crossing book after the same warm-up as the clearing figures. */

@@ -2,6 +2,7 @@
  * Benchmark reporting as ../shared/design/benchmarks.md fixes it: every figure is measured beside a
  * baseline in the same run, printed for people on stderr and as one JSON line on stdout.
  */
+import { spawnSync } from 'node:child_process';
 
 export interface Baseline {
   name: string;
@@ -106,4 +107,22 @@ export function report(figures: readonly Figure[]): void {
 function round(value: number, digits = 1): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
+}
+
+/**
+ * Runs a benchmark's child script (TypeScript, under tsx, gc exposed, plus `nodeFlags`) to its end
+ * and returns what it wrote to stdout as JSON; its stderr passes through. For figures that need a
+ * process of their own (node flags, or thread priorities that last a thread's life).
+ */
+export function childJson<T>(script: string, args: readonly string[], nodeFlags: readonly string[] = []): T {
+  const child = spawnSync(
+    process.execPath,
+    ['--expose-gc', ...nodeFlags, '--import', 'tsx', script, ...args],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  if (child.status !== 0) throw new Error(`${script} ${args.join(' ')} exited ${child.status}`);
+  return JSON.parse(child.stdout) as T;
 }

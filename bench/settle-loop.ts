@@ -42,7 +42,7 @@
  * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
  * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -64,7 +64,7 @@ import { generateTradingKey, type TradingKey } from '@venue/protocol';
 import { TEST_CORE_CONFIG } from '@venue/testing';
 import { MARKET, PRICE, SettlementWorld, type Wallet } from '../packages/adapters/test/settlement-world.ts';
 import { clearSamplesMs } from './core.ts';
-import { type Figure, figure, summarise } from './harness.ts';
+import { childJson, type Figure, figure, summarise } from './harness.ts';
 import { describeLateTurns, watchLateTurns } from './late-turns.ts';
 import { type LoopDelay, loopDelayFigures, watchLoop } from './loop-delay.ts';
 
@@ -345,12 +345,14 @@ const CHILD = new URL('./settle-loop-child.ts', import.meta.url).pathname;
 
 /** One served-path run in a child process (settle-loop-child.ts), its helper threads lowered or not. */
 function helperThreadsRun(threads: 'lowered' | 'even'): Run {
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, threads], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (child.status !== 0) throw new Error(`settle-loop child (${threads}) exited ${child.status}`);
-  return JSON.parse(child.stdout) as Run;
+  return childJson<Run>(CHILD, [threads]);
+}
+
+/** A run's line for people (stderr): its max and p99, and legs final per second to `digits`. */
+function printRun(label: string, r: Run | undefined, digits: number): void {
+  process.stderr.write(
+    `${BENCH}: ${label}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(digits)} legs/s\n`,
+  );
 }
 
 export async function run(quick: boolean): Promise<Figure[]> {
@@ -376,10 +378,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       ['unsliced', unsliced],
       ['off', off],
     ] as const) {
-      const r = runsOf.at(-1);
-      process.stderr.write(
-        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(0)} legs/s\n`,
-      );
+      printRun(`run ${i + 1}/${runs} ${name}`, runsOf.at(-1), 0);
     }
   }
   // On request, one more served-path run whose late turns are taken apart (late-turns.ts): after
@@ -399,9 +398,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       [`served path, helper threads at nice +${HELPER_THREADS_NICE}`, helpersLowered.at(-1)],
       ["served path, helper threads at the venue's priority", helpersEven.at(-1)],
     ] as const) {
-      process.stderr.write(
-        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(0)} legs/s\n`,
-      );
+      printRun(`run ${i + 1}/${runs} ${name}`, r, 0);
     }
   }
   // The production variant (D132): real proofs, the prover lowered as the venue lowers it, beside
@@ -415,9 +412,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
       [`real proofs, provers at nice +${MATCH_PROVER_NICE}`, proved.at(-1)],
       ["real proofs, provers at the venue's priority", provedEven.at(-1)],
     ] as const) {
-      process.stderr.write(
-        `${BENCH}: run ${i + 1}/${runs} ${name}: max ${r?.maxMs.toFixed(1)} ms, p99 ${r?.p99Ms.toFixed(1)} ms, ${r?.legsPerSecond.toFixed(2)} legs/s\n`,
-      );
+      printRun(`run ${i + 1}/${runs} ${name}`, r, 2);
     }
   }
   const provedPath = `settling_${PROVED_LEGS}_legs_real_proofs_journal_fsync`;
