@@ -25,10 +25,11 @@
  * - legs_final_per_s_settling_2048_legs[_sliced_main_thread]: legs final per second from the
  *   clearing slot; baseline the unsliced pipeline's rate.
  *
- * The production variant (`_real_proofs_journal_fsync`, D132-D133): the served path with the real
- * VALID_MATCH prover (one worker per core, lowered by MATCH_PROVER_NICE as `venue serve` lowers
+ * The production variant (`_real_proofs_journal_fsync`, D132-D134, D139): the served path with the
+ * real VALID_MATCH prover (one worker per core, lowered by MATCH_PROVER_NICE as `venue serve` lowers
  * it), a chain that checks real proofs, and the engine journaled in the sealed file journal with
- * fdatasync, on backlogs of PROVED_LEGS legs (a proof is about a second of a core):
+ * fdatasync, on backlogs of PROVED_LEGS legs (a proof is about a second of a core), each run in a
+ * child process whose starting threads are lowered as `venue serve` lowers them:
  * - event_loop_delay_{max,p99}_ms_settling_64_legs_real_proofs_journal_fsync; baseline: the same
  *   run with the prover's workers at the venue's priority;
  * - legs_final_per_s_settling_64_legs_real_proofs_journal_fsync; same baseline.
@@ -85,7 +86,7 @@ type Mode = 'worker' | 'budget' | 'unsliced' | 'off' | 'groth16';
  * worker per core, `proverNice` steps below this thread) and a chain that checks real proofs. A
  * proof costs about a second of a core, so its backlogs are PROVED_LEGS legs, warm-up included.
  */
-const PROVED_LEGS = 64;
+export const PROVED_LEGS = 64;
 
 interface MeasureOptions {
   /** Legs of the watched backlog, and of the warm-up before it. */
@@ -348,6 +349,14 @@ function helperThreadsRun(threads: 'lowered' | 'even'): Run {
   return childJson<Run>(CHILD, [threads]);
 }
 
+/**
+ * One run of the production variant in a child process whose helper threads are lowered as `venue
+ * serve` lowers them (D138, D139), the prover's workers `proverNice` steps below the venue.
+ */
+function provedRun(proverNice: number): Run {
+  return childJson<Run>(CHILD, ['lowered', 'real-proofs', String(proverNice)]);
+}
+
 /** A run's line for people (stderr): its max and p99, and legs final per second to `digits`. */
 function printRun(label: string, r: Run | undefined, digits: number): void {
   process.stderr.write(
@@ -401,13 +410,14 @@ export async function run(quick: boolean): Promise<Figure[]> {
       printRun(`run ${i + 1}/${runs} ${name}`, r, 0);
     }
   }
-  // The production variant (D132): real proofs, the prover lowered as the venue lowers it, beside
-  // the same run with the prover at the venue's priority.
+  // The production variant (D132), as `venue serve` runs it (D139): in a process whose helper
+  // threads are lowered, real proofs, the prover lowered as the venue lowers it, beside the same
+  // run with the prover at the venue's priority.
   const proved: Run[] = [];
   const provedEven: Run[] = [];
   for (let i = 0; i < runs; i += 1) {
-    proved.push(await measure('groth16', 1, false, undefined, { legs: PROVED_LEGS }));
-    provedEven.push(await measure('groth16', 1, false, undefined, { legs: PROVED_LEGS, proverNice: 0 }));
+    proved.push(provedRun(MATCH_PROVER_NICE));
+    provedEven.push(provedRun(0));
     for (const [name, r] of [
       [`real proofs, provers at nice +${MATCH_PROVER_NICE}`, proved.at(-1)],
       ["real proofs, provers at the venue's priority", provedEven.at(-1)],
