@@ -4,9 +4,9 @@
  * serve` lowers them (D138); 'even' leaves them at its priority. A process of its own for each,
  * because lowering lasts for a thread's life. argv[3] = 'real-proofs' runs the production variant
  * (real VALID_MATCH proofs, the journal with fdatasync) with the prover's workers argv[4] nice steps
- * below the venue; otherwise the stand-in served path.
+ * below the venue (MATCH_PROVER_NICE, as serve, when not given); otherwise the stand-in served path.
  */
-import { HELPER_THREADS_NICE } from '@venue/adapters';
+import { HELPER_THREADS_NICE, MATCH_PROVER_NICE } from '@venue/adapters';
 import { lowerOtherThreads } from '@venue/notes';
 import { clearSamplesMs } from './core.ts';
 import { measure, PROVED_LEGS } from './settle-loop.ts';
@@ -18,7 +18,7 @@ const run =
   process.argv[3] === 'real-proofs'
     ? await measure('groth16', 1, false, undefined, {
         legs: PROVED_LEGS,
-        proverNice: Number(process.argv[4]),
+        proverNice: Number(process.argv[4] ?? MATCH_PROVER_NICE),
       })
     : await measure('worker', 1);
 process.stdout.write(JSON.stringify(run));
