@@ -29,8 +29,10 @@ export interface HttpRequest {
 
 /**
  * One exchange; if it failed because the venue had just closed an idle keep-alive socket (the
- * request went out on a reused socket and met ECONNRESET), it is sent once more on a fresh one, as
- * Node's documentation advises. The venue did not read the first copy.
+ * request went out on a reused socket and met ECONNRESET), it is sent once more on a new connection,
+ * as Node's documentation advises. The venue did not read the first copy. The agent's other idle
+ * sockets are closed first: when one pooled socket is dead (the venue restarted, a middlebox timed
+ * out), the others usually are too, and the second copy must not meet the next of them.
  */
 export async function httpExchange(
   agent: SpkiAgent,
@@ -41,6 +43,7 @@ export async function httpExchange(
     return await exchangeOnce(agent, origin, request);
   } catch (error) {
     if (!(error instanceof StaleSocketError)) throw error;
+    agent.dropIdleSockets();
     return exchangeOnce(agent, origin, request);
   }
 }

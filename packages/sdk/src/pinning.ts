@@ -109,6 +109,18 @@ export class SpkiAgent extends https.Agent {
     return undefined;
   }
 
+  /**
+   * Closes every idle keep-alive socket this agent holds. After the venue restarts or drops its
+   * connections, each pooled socket is as dead as the one that just failed; closing them all makes
+   * the next request open a new connection instead of trying them one by one. Sockets carrying a
+   * request are left alone.
+   */
+  dropIdleSockets(): void {
+    for (const sockets of Object.values(this.freeSockets)) {
+      for (const socket of sockets ?? []) socket.destroy();
+    }
+  }
+
   #refusalOf(socket: TLSSocket, host: string, port: number): Error | null {
     const presented = peerSpkiSha256(socket);
     if (presented === null) return new Error(`${host}:${port} presented no TLS certificate`);
