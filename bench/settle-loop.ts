@@ -40,6 +40,12 @@
  * process (settle-loop-child.ts) whose starting threads (V8's platform threads, libuv's pool) were
  * lowered by HELPER_THREADS_NICE; baseline: the same in a child that leaves them at its priority.
  *
+ * The host's floor (D142): after each of those pairs, an event loop with nothing to do is watched in a
+ * process of its own for as long as the pair's first run watched the venue (idle-loop-child.ts).
+ * The machine alone puts its delays there (a VM paused by its host stops every thread), so the
+ * venue's figures of both kinds are also reported against it: ..._against_an_idle_process, whose
+ * baseline is that idle loop, and whose ratio is what the venue adds to what the host does anyway.
+ *
  * `npm run bench -- settle-loop --census` adds one served-path run, not reported as figures, whose
  * turns over 10 ms are taken apart into work, collections and waiting for a core (late-turns.ts).
  */
@@ -343,6 +349,23 @@ export async function measure(
 }
 
 const CHILD = new URL('./settle-loop-child.ts', import.meta.url).pathname;
+const IDLE_CHILD = new URL('./idle-loop-child.ts', import.meta.url).pathname;
+
+/**
+ * The host's floor for a run that watched `legs` legs settle (D142): an idle event loop in a process
+ * of its own, watched for as long as that run's window (its legs over its rate), right after it.
+ */
+function idleRun(legs: number, after: Run | undefined): LoopDelay {
+  const seconds = after === undefined || !(after.legsPerSecond > 0) ? 40 : legs / after.legsPerSecond;
+  return childJson<LoopDelay>(IDLE_CHILD, [String(Math.min(180, Math.max(5, seconds)))]);
+}
+
+/** An idle run's line for people (stderr). */
+function printIdle(label: string, loop: LoopDelay | undefined): void {
+  process.stderr.write(
+    `${BENCH}: ${label}: max ${loop?.maxMs.toFixed(1)} ms, p99 ${loop?.p99Ms.toFixed(1)} ms (an idle event loop, the host's floor)\n`,
+  );
+}
 
 /** One served-path run in a child process (settle-loop-child.ts), its helper threads lowered or not. */
 function helperThreadsRun(threads: 'lowered' | 'even'): Run {
@@ -400,30 +423,39 @@ export async function run(quick: boolean): Promise<Figure[]> {
   // beside the same run with them at its priority, each in a process of its own, alternated.
   const helpersLowered: Run[] = [];
   const helpersEven: Run[] = [];
+  const idleServed: LoopDelay[] = [];
   for (let i = 0; i < runs; i += 1) {
     helpersLowered.push(helperThreadsRun('lowered'));
     helpersEven.push(helperThreadsRun('even'));
+    idleServed.push(idleRun(LEGS, helpersLowered.at(-1)));
     for (const [name, r] of [
       [`served path, helper threads at nice +${HELPER_THREADS_NICE}`, helpersLowered.at(-1)],
       ["served path, helper threads at the venue's priority", helpersEven.at(-1)],
     ] as const) {
       printRun(`run ${i + 1}/${runs} ${name}`, r, 0);
     }
+    printIdle(`run ${i + 1}/${runs} idle process, as long as the served path's window`, idleServed.at(-1));
   }
   // The production variant (D132), as `venue serve` runs it (D139): in a process whose helper
   // threads are lowered, real proofs, the prover lowered as the venue lowers it, beside the same
   // run with the prover at the venue's priority.
   const proved: Run[] = [];
   const provedEven: Run[] = [];
+  const idleProved: LoopDelay[] = [];
   for (let i = 0; i < runs; i += 1) {
     proved.push(provedRun(MATCH_PROVER_NICE));
     provedEven.push(provedRun(0));
+    idleProved.push(idleRun(PROVED_LEGS, proved.at(-1)));
     for (const [name, r] of [
       [`real proofs, provers at nice +${MATCH_PROVER_NICE}`, proved.at(-1)],
       ["real proofs, provers at the venue's priority", provedEven.at(-1)],
     ] as const) {
       printRun(`run ${i + 1}/${runs} ${name}`, r, 2);
     }
+    printIdle(
+      `run ${i + 1}/${runs} idle process, as long as the production path's window`,
+      idleProved.at(-1),
+    );
   }
   const provedPath = `settling_${PROVED_LEGS}_legs_real_proofs_journal_fsync`;
   const path = `settling_${LEGS}_legs_stand_in_proofs`;
@@ -433,7 +465,18 @@ export async function run(quick: boolean): Promise<Figure[]> {
     value: Math.round(summarise(unsliced.map((r) => r.legsPerSecond)).median),
   };
   const rate = (runsOf: readonly Run[]) => summarise(runsOf.map((r) => r.legsPerSecond));
+  const idleBaseline = (runsOf: readonly LoopDelay[]) => ({
+    name: "an idle event loop in a process of its own, as long, right after (the host's floor)",
+    runs: runsOf,
+  });
   return [
+    ...loopDelayFigures(BENCH, `${provedPath}_against_an_idle_process`, proved, idleBaseline(idleProved)),
+    ...loopDelayFigures(
+      BENCH,
+      `${path}_helper_threads_lowered_against_an_idle_process`,
+      helpersLowered,
+      idleBaseline(idleServed),
+    ),
     ...loopDelayFigures(BENCH, provedPath, proved, {
       name: "the same with the provers at the venue's priority",
       runs: provedEven,
