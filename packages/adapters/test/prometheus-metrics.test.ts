@@ -168,6 +168,26 @@ test('after a settled cross, the scraped counters match what happened', async ()
   }
 });
 
+test("the sequencer's stalls are scraped as they were, once each, without the sampling interval", async () => {
+  const scrape = async () =>
+    (await venue.call('/admin/metrics/prometheus', { token: venue.adminToken })).text;
+  await scrape(); // starts a fresh interval
+  // The venue's thread is held for 150 ms, as a long synchronous step of the sequencer would hold it.
+  const heldUntil = performance.now() + 150;
+  while (performance.now() < heldUntil) {
+    // held
+  }
+  const stalled = await scrape();
+  const max = sample(stalled, 'venue_event_loop_delay_seconds', { stat: 'max' });
+  const p99 = sample(stalled, 'venue_event_loop_delay_seconds', { stat: 'p99' });
+  assert.ok(max !== undefined && max >= 0.14, `the 150 ms stall reads ${max} s`);
+  assert.ok(p99 !== undefined && p99 <= max, `p99 ${p99} s is at most the max ${max} s`);
+  // The next scrape covers only the time since: the stall is not reported again.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const after = sample(await scrape(), 'venue_event_loop_delay_seconds', { stat: 'max' });
+  assert.ok(after !== undefined && after < 0.14, `the next interval reads ${after} s`);
+});
+
 test("a trader's token gets no metrics; neither does a request without one", async () => {
   const asTrader = await venue.call('/admin/metrics/prometheus', { token: alice.token });
   assert.equal(asTrader.status, 403);

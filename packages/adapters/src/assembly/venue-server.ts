@@ -218,6 +218,7 @@ async function openInner(parts: VenueServerParts, sessionId: string): Promise<In
     recovery,
     snapshotErrors,
     async close() {
+      metrics.close();
       await engine.close();
       await pool?.close();
     },

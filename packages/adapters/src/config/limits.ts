@@ -27,6 +27,12 @@ import {
  */
 export const BODY_BYTES_MAX = 16 * 1024;
 
+/**
+ * The sequencer's event loop is sampled this often for `venue_event_loop_delay_seconds` (500 timer
+ * wake-ups a second, a few microseconds each): fine enough to tell a 10 ms stall from a 5 ms one.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 2;
+
 /** Largest request head (request line plus headers). Node's own default, stated here on purpose. */
 export const HEADER_BYTES_MAX = 16 * 1024;
 

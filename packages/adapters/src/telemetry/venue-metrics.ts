@@ -1,7 +1,9 @@
 import type { CoreEvent } from '@venue/core';
 import { isVenueError } from '@venue/protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { EVENT_LOOP_SAMPLE_MS } from '../config/limits.ts';
 import type { IntakeAction, IntakeTelemetry } from '../venue/ports.ts';
+import { EventLoopDelay } from './event-loop-delay.ts';
 import { type MetricSources, registerScrapedMetrics } from './scraped-metrics.ts';
 
 /** Where the match-to-final histogram puts its samples, in slots (400 ms each on mainnet). */
@@ -35,6 +37,7 @@ export class VenueMetrics implements IntakeTelemetry {
   readonly #journalAppendSeconds: Histogram;
   readonly #matchToFinal: Histogram<'market'>;
   readonly #batches: Counter<'market' | 'outcome'>;
+  readonly #loop = new EventLoopDelay(EVENT_LOOP_SAMPLE_MS);
 
   constructor() {
     const registers = [this.registry];
@@ -87,7 +90,26 @@ export class VenueMetrics implements IntakeTelemetry {
       labelNames: ['market', 'outcome'],
       registers,
     });
+    const loop = this.#loop;
+    new Gauge({
+      name: 'venue_event_loop_delay_seconds',
+      help:
+        "How late the sequencer's event loop turned since the previous scrape: its longest stall " +
+        '(stat="max") and 99th percentile (stat="p99") of how much later than due a 2 ms timer fired.',
+      labelNames: ['stat'],
+      registers,
+      collect() {
+        const { maxSeconds, p99Seconds } = loop.take();
+        this.set({ stat: 'max' }, maxSeconds);
+        this.set({ stat: 'p99' }, p99Seconds);
+      },
+    });
     registerScrapedMetrics(this.registry, this.#sources);
+  }
+
+  /** Stops what samples in the background (the event loop's timer); the venue is closing. */
+  close(): void {
+    this.#loop.close();
   }
 
   /** Adds the parts scrape-time metrics read; parts arrive as the assembly creates them. */

@@ -1,0 +1,42 @@
+// The sequencer's event-loop delay as the metrics report it (telemetry/event-loop-delay.ts): the
+// sampling interval is not counted as delay, a stall is reported at its length, and each take
+// covers only the time since the previous one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventLoopDelay } from '../src/telemetry/event-loop-delay.ts';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('an idle loop reads under the sampling interval: the interval itself is not delay', async () => {
+  // Node records each sample with the interval in it (at least 50 ms here); the take removes it.
+  const delay = new EventLoopDelay(50);
+  try {
+    await pause(500);
+    const idle = delay.take();
+    assert.ok(idle.maxSeconds < 0.05, `an idle loop read ${idle.maxSeconds} s at its longest`);
+    assert.ok(idle.p99Seconds <= idle.maxSeconds);
+  } finally {
+    delay.close();
+  }
+});
+
+test('a held thread reads as long as it was held, once', async () => {
+  const delay = new EventLoopDelay(2);
+  try {
+    await pause(10);
+    delay.take();
+    const heldUntil = performance.now() + 120;
+    while (performance.now() < heldUntil) {
+      // the thread is held, as a long synchronous step would hold it
+    }
+    await pause(10); // the sampling timer fires late, once
+    const held = delay.take();
+    assert.ok(held.maxSeconds >= 0.11, `a 120 ms hold read ${held.maxSeconds} s`);
+    assert.ok(held.p99Seconds <= held.maxSeconds);
+    await pause(30);
+    assert.ok(delay.take().maxSeconds < 0.11, 'the hold is not reported by the next take');
+    assert.deepEqual(delay.take(), { maxSeconds: 0, p99Seconds: 0 }, 'no sample since: nothing late');
+  } finally {
+    delay.close();
+  }
+});
