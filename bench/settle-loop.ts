@@ -355,9 +355,9 @@ const IDLE_CHILD = new URL('./idle-loop-child.ts', import.meta.url).pathname;
  * The host's floor for a run that watched `legs` legs settle (D142): an idle event loop in a process
  * of its own, watched for as long as that run's window (its legs over its rate), right after it.
  */
-function idleRun(legs: number, after: Run | undefined): LoopDelay {
-  const seconds = after === undefined || !(after.legsPerSecond > 0) ? 40 : legs / after.legsPerSecond;
-  return childJson<LoopDelay>(IDLE_CHILD, [String(Math.min(180, Math.max(5, seconds)))]);
+function idleRun(legs: number, after: Run): LoopDelay {
+  // Every leg of `after` settled (measure throws otherwise), so its rate is above 0.
+  return childJson<LoopDelay>(IDLE_CHILD, [String(legs / after.legsPerSecond)]);
 }
 
 /** An idle run's line for people (stderr). */
@@ -427,7 +427,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
   for (let i = 0; i < runs; i += 1) {
     helpersLowered.push(helperThreadsRun('lowered'));
     helpersEven.push(helperThreadsRun('even'));
-    idleServed.push(idleRun(LEGS, helpersLowered.at(-1)));
+    idleServed.push(idleRun(LEGS, helpersLowered[i] as Run));
     for (const [name, r] of [
       [`served path, helper threads at nice +${HELPER_THREADS_NICE}`, helpersLowered.at(-1)],
       ["served path, helper threads at the venue's priority", helpersEven.at(-1)],
@@ -445,7 +445,7 @@ export async function run(quick: boolean): Promise<Figure[]> {
   for (let i = 0; i < runs; i += 1) {
     proved.push(provedRun(MATCH_PROVER_NICE));
     provedEven.push(provedRun(0));
-    idleProved.push(idleRun(PROVED_LEGS, proved.at(-1)));
+    idleProved.push(idleRun(PROVED_LEGS, proved[i] as Run));
     for (const [name, r] of [
       [`real proofs, provers at nice +${MATCH_PROVER_NICE}`, proved.at(-1)],
       ["real proofs, provers at the venue's priority", provedEven.at(-1)],

@@ -8,7 +8,7 @@ import { EventLoopDelay } from '../src/telemetry/event-loop-delay.ts';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('an idle loop reads under the sampling interval: the interval itself is not delay', async () => {
-  // Node records each sample with the interval in it (at least 50 ms here); the take removes it.
+  // Each firing comes at least 50 ms after the last; only how much later than due it came counts.
   const delay = new EventLoopDelay(50);
   try {
     await pause(500);

@@ -27,12 +27,6 @@ import {
  */
 export const BODY_BYTES_MAX = 16 * 1024;
 
-/**
- * The sequencer's event loop is sampled this often for `venue_event_loop_delay_seconds` (500 timer
- * wake-ups a second, a few microseconds each): fine enough to tell a 10 ms stall from a 5 ms one.
- */
-export const EVENT_LOOP_SAMPLE_MS = 2;
-
 /** Largest request head (request line plus headers). Node's own default, stated here on purpose. */
 export const HEADER_BYTES_MAX = 16 * 1024;
 
@@ -289,6 +283,12 @@ export const DEFERRED_COMMANDS_MAX = 1_000_000;
 
 /** Note-commitment derivations waiting for their order to reach the sequencer; the oldest go first. */
 export const COMMITMENT_MEMO_ENTRIES_MAX = 65_536;
+
+/**
+ * The sequencer's event loop is sampled this often for `venue_event_loop_delay_seconds` (500 timer
+ * wake-ups a second, a few microseconds each): fine enough to tell a 10 ms stall from a 5 ms one.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 2;
 
 // The journal (docs/durability.md).
 

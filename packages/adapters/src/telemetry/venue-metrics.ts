@@ -95,7 +95,7 @@ export class VenueMetrics implements IntakeTelemetry {
       name: 'venue_event_loop_delay_seconds',
       help:
         "How late the sequencer's event loop turned since the previous scrape: its longest stall " +
-        '(stat="max") and 99th percentile (stat="p99") of how much later than due a 2 ms timer fired.',
+        `(stat="max") and 99th percentile (stat="p99") of how much later than due a ${EVENT_LOOP_SAMPLE_MS} ms timer fired.`,
       labelNames: ['stat'],
       registers,
       collect() {
