@@ -96,6 +96,12 @@ test('after a settled cross, the scraped counters match what happened', async ()
   assert.equal((await venue.place(alice, order(alice, 'bid'))).status, 200);
   assert.equal((await venue.place(bob, order(bob, 'ask'))).status, 200);
   await venue.settleAll({ slotsMin: 1 + FINALITY });
+  // The last outcomes of the settlement may still be on their way to the disk (a slow fsync): the
+  // scrape below is read once they are durable, so its in-flight gauge has a known value.
+  const journaling = venue.server.engine.journal;
+  for (let waited = 0; (journaling?.inFlight ?? 0) > 0 && waited < 200; waited += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 
   const scraped = await venue.call('/admin/metrics/prometheus', { token: venue.adminToken });
   assert.equal(scraped.status, 200, scraped.text);
