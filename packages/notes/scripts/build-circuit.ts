@@ -147,6 +147,7 @@ const PIN_DOCS: Record<PinName, string> = {
   spendWasm: 'artifacts/valid_spend.wasm: the VALID_SPEND witness generator.',
   spendZkey: 'artifacts/valid_spend.zkey: the VALID_SPEND development proving key.',
   spendVkey: 'artifacts/valid_spend.vkey.json: the VALID_SPEND verification key.',
+  poseidonWasm: "artifacts/poseidon.wasm: circomlib's Poseidon, prebuilt (scripts/build-poseidon-wasm.ts).",
 };
 
 /** Copies the circuit's runtime artifacts in and rewrites every pin (the other circuit's unchanged). */

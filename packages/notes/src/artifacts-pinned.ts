@@ -29,4 +29,6 @@ export const ARTIFACT_SHA256 = {
   spendZkey: 'd4b52de87084a1853fcd076b8786e35febd8627c51373381dc7f659ce570e0d1',
   /** artifacts/valid_spend.vkey.json: the VALID_SPEND verification key. */
   spendVkey: 'f05d8ada7a37890a6c100ba17e1e30f4e090c5f458e0d53851cd2faf41656531',
+  /** artifacts/poseidon.wasm: circomlib's Poseidon, prebuilt (scripts/build-poseidon-wasm.ts). */
+  poseidonWasm: '010e3f7315a0427abd7e87ce4b039243f70ade3311e49ff65844892a4d2716d7',
 } as const;

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACT_SHA256 } from './artifacts-pinned.ts';
-import type { MatchWidth } from './match-public-inputs.ts';
 
 /**
  * The committed circuit artifacts, VALID_INPUT's, the two VALID_MATCH circuits' and VALID_SPEND's
@@ -26,13 +25,8 @@ const FILES: Record<ArtifactName, string> = {
   spendWasm: 'valid_spend.wasm',
   spendZkey: 'valid_spend.zkey',
   spendVkey: 'valid_spend.vkey.json',
+  poseidonWasm: 'poseidon.wasm',
 };
-
-/** The artifacts of each VALID_MATCH circuit, by its width (fill slots). */
-export const MATCH_CIRCUIT_ARTIFACTS = {
-  4: { wasm: 'matchWasm', zkey: 'matchZkey', vkey: 'matchVkey' },
-  16: { wasm: 'matchWideWasm', zkey: 'matchWideZkey', vkey: 'matchWideVkey' },
-} as const satisfies Record<MatchWidth, { wasm: ArtifactName; zkey: ArtifactName; vkey: ArtifactName }>;
 
 export { ARTIFACT_SHA256 };
 
@@ -50,7 +44,7 @@ export class ArtifactDriftError extends Error {
   constructor(name: ArtifactName, actual: string) {
     super(
       `artifact ${FILES[name]} has sha256 ${actual}, pinned ${ARTIFACT_SHA256[name]}: ` +
-        'rebuild with packages/notes/scripts/build-circuit.ts or restore the committed file',
+        `rebuild with packages/notes/scripts/${name === 'poseidonWasm' ? 'build-poseidon-wasm.ts' : 'build-circuit.ts'} or restore the committed file`,
     );
     this.name = 'ArtifactDriftError';
   }

@@ -1,6 +1,7 @@
 import { assert, U64_MAX, VenueError } from '@venue/protocol';
-import type { PoseidonWasm } from 'circomlibjs';
+import { loadArtifact } from './artifacts.ts';
 import { fieldFromHex, fieldToHex, isFieldElement } from './field.ts';
+import { instantiatePoseidon } from './poseidon-wasm.ts';
 
 /**
  * Domain constants: the first input of each note hash says what is being hashed, so a value of one
@@ -49,33 +50,13 @@ export interface NoteHasher {
 
 let loading: Promise<NoteHasher> | undefined;
 
-/** Builds the Poseidon WebAssembly once per thread and returns the hasher (cached). */
-export function loadNoteHasher(): Promise<NoteHasher> {
-  loading ??= importPoseidonBuilder()
-    .then((builder) => builder())
-    .then(hasherOf);
-  return loading;
-}
-
 /**
- * circomlibjs's Poseidon module (src/poseidon_wasm.js), imported on its own, never through the
- * package's entry point. The entry point also loads circomlibjs's EdDSA and Pedersen code, which
- * requires blake-hash, a native addon that keeps its class constructors in static
- * Napi::FunctionReferences shared by every thread of the process: each thread that loads it deletes
- * the previous thread's reference in that thread's environment, and once that thread has exited
- * (a closed prover or verifier pool) the deletion writes into freed memory. The process then
- * aborts with a corrupted heap (`free(): invalid pointer`, `corrupted size vs. prev_size`). We use
- * only Poseidon, which needs no native code (docs/notes.md section 10.6).
+ * Loads the prebuilt Poseidon module once per thread and returns the hasher (cached): a few
+ * milliseconds, against the second or so circomlibjs's run-time build cost (poseidon-wasm.ts).
  */
-async function importPoseidonBuilder(): Promise<() => Promise<PoseidonWasm>> {
-  // The package exports only its entry point; its own files sit beside it.
-  const module = new URL('./src/poseidon_wasm.js', import.meta.resolve('circomlibjs'));
-  const { buildPoseidon } = (await import(module.href)) as { buildPoseidon: () => Promise<PoseidonWasm> };
-  return buildPoseidon;
-}
-
-function hasherOf(wasm: PoseidonWasm): NoteHasher {
-  return noteHasherOver((inputs) => wasm.F.toObject(wasm(inputs)));
+export function loadNoteHasher(): Promise<NoteHasher> {
+  loading ??= loadArtifact('poseidonWasm').then(instantiatePoseidon).then(noteHasherOver);
+  return loading;
 }
 
 /**
@@ -87,7 +68,7 @@ export function noteHasherOver(permutation: (inputs: readonly bigint[]) => bigin
   const poseidon = (inputs: readonly bigint[]): bigint => {
     assert(inputs.length >= 1 && inputs.length <= POSEIDON_INPUTS_MAX, 'Poseidon takes 1 to 16 inputs');
     for (const input of inputs) {
-      // circomlibjs would silently reduce a larger value: refuse it instead.
+      // The module reduces nothing (and circomlibjs would silently reduce): refuse instead.
       if (!isFieldElement(input)) {
         throw new VenueError('OUT_OF_RANGE', `Poseidon input ${input} is not a BN254 field element`);
       }

@@ -2,9 +2,9 @@ import { parentPort } from 'node:worker_threads';
 import { assert } from '@venue/protocol';
 import { buildBn128 } from 'ffjavascript';
 import * as snarkjs from 'snarkjs';
-import { MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
 import { loadNoteHasher } from './hash.ts';
 import {
+  MATCH_CIRCUIT_ARTIFACTS,
   MATCH_WIDTHS,
   type MatchBatchHeader,
   type MatchStatement,

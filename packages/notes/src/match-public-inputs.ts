@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { assert, VenueError } from '@venue/protocol';
+import type { ArtifactName } from './artifacts.ts';
 import { fieldFromDigest } from './field.ts';
 import type { NoteHasher } from './hash.ts';
 
@@ -41,6 +42,12 @@ export const MATCH_FILLS_MAX = MATCH_FILLS_WIDE;
 /** The circuit widths, narrow first. */
 export const MATCH_WIDTHS = [MATCH_FILLS_NARROW, MATCH_FILLS_WIDE] as const;
 export type MatchWidth = (typeof MATCH_WIDTHS)[number];
+
+/** The artifacts of each VALID_MATCH circuit, by its width (fill slots). */
+export const MATCH_CIRCUIT_ARTIFACTS = {
+  4: { wasm: 'matchWasm', zkey: 'matchZkey', vkey: 'matchVkey' },
+  16: { wasm: 'matchWideWasm', zkey: 'matchWideZkey', vkey: 'matchWideVkey' },
+} as const satisfies Record<MatchWidth, { wasm: ArtifactName; zkey: ArtifactName; vkey: ArtifactName }>;
 
 /** The narrowest circuit that proves a leg of `fills` fills (1 to MATCH_FILLS_MAX). */
 export function matchWidthOf(fills: number): MatchWidth {

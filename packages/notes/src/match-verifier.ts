@@ -1,4 +1,4 @@
-import { loadVerificationKey, MATCH_CIRCUIT_ARTIFACTS } from './artifacts.ts';
+import { loadVerificationKey } from './artifacts.ts';
 import {
   type BatchItem,
   loadCurve,
@@ -11,6 +11,7 @@ import {
 } from './groth16.ts';
 import type { MatchProof } from './match-prover.ts';
 import {
+  MATCH_CIRCUIT_ARTIFACTS,
   MATCH_WIDTHS,
   type MatchWidth,
   matchPublicInputs,

@@ -1,5 +1,6 @@
-// The committed VALID_INPUT and VALID_MATCH (narrow and wide) artifacts: their bytes are the pinned
-// ones, a drifted file is refused, and each verification key, circuit source and public-input list agree.
+// The committed VALID_INPUT, VALID_MATCH (narrow and wide) and VALID_SPEND artifacts and the
+// prebuilt Poseidon module: their bytes are the pinned ones, a drifted file is refused, and each
+// verification key, circuit source and public-input list agree.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -37,6 +38,7 @@ const NAMES = [
   'spendWasm',
   'spendZkey',
   'spendVkey',
+  'poseidonWasm',
 ] as const;
 
 test('every committed artifact has its pinned sha256', () => {
@@ -57,6 +59,10 @@ test('a file whose bytes changed by one bit is refused', async () => {
   assert.throws(() => checkPinned('vkey', tampered), ArtifactDriftError);
   assert.equal(checkPinned('vkey', bytes), bytes);
   assert.throws(() => checkPinned('zkey', bytes), /rebuild with packages\/notes\/scripts\/build-circuit.ts/);
+  assert.throws(
+    () => checkPinned('poseidonWasm', bytes),
+    /rebuild with packages\/notes\/scripts\/build-poseidon-wasm.ts/,
+  );
 });
 
 test('the verification key is Groth16 on BN254 with one IC point per public input', async () => {

@@ -1,6 +1,7 @@
 /**
- * The few parts of snarkjs, ffjavascript and circomlibjs this package uses. None of the three ships
- * type declarations; these describe exactly the calls made here and nothing more.
+ * The few parts of snarkjs, ffjavascript, wasmbuilder and circomlibjs this package uses (the last two
+ * only to build and check artifacts/poseidon.wasm). None of them ships type declarations; these
+ * describe exactly the calls made here and nothing more.
  */
 
 declare module 'ffjavascript' {
@@ -63,12 +64,25 @@ declare module 'ffjavascript' {
   export function buildBn128(singleThread?: boolean): Promise<Curve>;
 }
 
+/** wasmbuilder's module builder, as scripts/poseidon-wasm-builder.ts drives it. */
+declare module 'wasmbuilder' {
+  export class ModuleBuilder {
+    /** The first byte above the static data allocated so far. */
+    free: number;
+    setMemory(pages: number): void;
+    build(): number[];
+  }
+}
+
 declare module 'circomlibjs' {
   export interface PoseidonWasm {
     (inputs: readonly bigint[]): Uint8Array;
     readonly F: { toObject(element: Uint8Array): bigint };
   }
-  /** Not called through the entry point: hash.ts imports src/poseidon_wasm.js itself (it says why). */
+  /**
+   * Not called through the entry point, which loads a native addon (docs/notes.md section 10.6): the
+   * builder and the test import src/poseidon_wasm.js itself.
+   */
   export function buildPoseidon(): Promise<PoseidonWasm>;
 }
 
