@@ -35,6 +35,9 @@ let cluster: NatsCluster;
 let chainUrl: string;
 let oracle: Awaited<ReturnType<typeof startOraclePublisher>>;
 const children = new Set<ChildProcess>();
+/** The step under way and the instances' output, printed if the test ends before its end. */
+let step = 'the cluster and the chain';
+const started: { name: string; output: () => string }[] = [];
 
 interface Started {
   readonly child: ChildProcess;
@@ -43,7 +46,7 @@ interface Started {
   output(): string;
 }
 
-function start(args: string[]): Started {
+function start(args: string[], name = args[0] ?? 'process'): Started {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,6 +65,7 @@ function start(args: string[]): Started {
       }
     });
   }
+  started.push({ name, output: () => seen.slice(-12).join('\n') });
   return {
     child,
     output: () => seen.join('\n'),
@@ -88,22 +92,29 @@ const isReady = (line: string) =>
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'venue-serve-standby-'));
   cluster = await startNatsCluster();
-  const chain = start([
-    'packages/chain-sim/src/main.ts',
-    '--port',
-    '0',
-    '--slot-ms',
-    String(SLOT_MS),
-    '--finality-depth',
-    '4',
-    '--authority',
-    generateTradingKey().publicKey,
-  ]);
+  const chain = start(
+    [
+      'packages/chain-sim/src/main.ts',
+      '--port',
+      '0',
+      '--slot-ms',
+      String(SLOT_MS),
+      '--finality-depth',
+      '4',
+      '--authority',
+      generateTradingKey().publicKey,
+    ],
+    'chain',
+  );
   chainUrl = (await chain.line((line) => line.startsWith('READY '))).slice('READY '.length).trim();
   oracle = await startOraclePublisher(chainUrl, { feed: FEED, symbol: 'SOL-USDC', startPrice: 150_000n });
 });
 
 after(async () => {
+  if (step !== 'done') {
+    const tails = started.map(({ name, output }) => `# --- ${name}, last lines:\n${output()}`);
+    process.stdout.write(`# serve-standby stopped at: ${step}\n${tails.join('\n')}\n`);
+  }
   for (const child of children) child.kill('SIGKILL');
   oracle?.server.close();
   await cluster?.stop();
@@ -160,21 +171,20 @@ function trustOf(file: string): TrustAnchors {
 describe('venue serve with a hot standby on JetStream', { timeout: 480_000 }, () => {
   test('the standby takes over after a SIGKILL of the primary; the SDK resumes and the order is there', async () => {
     const ports = [await freePort(), await freePort()];
-    const primary = start([
-      'packages/cli/src/main.ts',
-      'serve',
-      '--config',
-      writeConfig('a', ports[0] as number, 'primary'),
-    ]);
+    step = 'the primary boots';
+    const primary = start(
+      ['packages/cli/src/main.ts', 'serve', '--config', writeConfig('a', ports[0] as number, 'primary')],
+      'primary',
+    );
     const first = readyOf(await primary.line(isReady));
+    step = 'the standby follows the stream';
     // The standby, as on another machine: its own state directory and port, the same platform.
-    const standby = start([
-      'packages/cli/src/main.ts',
-      'serve',
-      '--config',
-      writeConfig('b', ports[1] as number, 'standby'),
-    ]);
+    const standby = start(
+      ['packages/cli/src/main.ts', 'serve', '--config', writeConfig('b', ports[1] as number, 'standby')],
+      'standby',
+    );
     await standby.line((line) => line.includes('standby: following stream serve_standby'));
+    step = 'an account, the market opening and an order';
 
     const trust = trustOf(join(dir, 'a/public/platform-root.json'));
     const urls = ports.map((port) => `https://127.0.0.1:${port}`);
@@ -220,8 +230,10 @@ describe('venue serve with a hot standby on JetStream', { timeout: 480_000 }, ()
     });
     assert.equal(placed.state, 'resting');
 
+    step = 'the takeover after SIGKILL';
     primary.child.kill('SIGKILL');
     const second = readyOf(await standby.line(isReady));
+    step = 'the client on the new boot';
     assert.notEqual(second['session_id'], first['session_id'], 'the standby started a new boot');
     assert.equal(second['rest_url'], urls[1]);
     assert.ok(Number(second['replayed_commands']) >= 0);
@@ -235,7 +247,9 @@ describe('venue serve with a hot standby on JetStream', { timeout: 480_000 }, ()
     await bot.close();
     await client.close();
     scratch.close();
+    step = 'the new primary stops on SIGTERM';
     standby.child.kill('SIGTERM');
     await new Promise((resolve) => standby.child.once('exit', resolve));
+    step = 'done';
   });
 });
