@@ -33,6 +33,11 @@ import { createSimulatedPlatform, parseSnapshot, recoverJournal } from '../src/i
 
 const CHILD = new URL('../../testing/src/crash-venue-child.ts', import.meta.url).pathname;
 const CYCLES = 6;
+/**
+ * Acknowledged operations each cycle writes at least before its kill: six cycles of 60 cross the
+ * child's snapshot interval (150 records) at least twice, so the run has a snapshot to check.
+ */
+const ACKED_PER_CYCLE_MIN = 60;
 const TRADERS = 3;
 
 interface Booted {
@@ -223,7 +228,12 @@ describe('crash recovery (SIGKILL at random moments)', { timeout: 240_000 }, () 
             if (result === 'unknown') unknown += 1;
           }
         });
+        const ackedBefore = acked;
         await new Promise((resolve) => setTimeout(resolve, randomInt(150, 900)));
+        // On a starved machine the pause can pass with little written: keep the load on until the
+        // cycle has its share, so the run crosses the snapshot interval whatever the host's speed.
+        while (acked - ackedBefore < ACKED_PER_CYCLE_MIN)
+          await new Promise((resolve) => setTimeout(resolve, 10));
         await kill(venue);
         stop = true;
         await Promise.all(load);
