@@ -58,23 +58,33 @@ describe('stream read budget', () => {
   });
 
   test('the sockets of one account share its budget: two bursts that fit it alone do not together', async () => {
-    const trader = await venue.trader('pair');
-    const [a, b] = [await venue.stream(), await venue.stream()];
-    await a.login(trader.token);
-    await b.login(trader.token);
-    const pausesBefore = venue.server.stream.readPauses;
-    const count = Math.ceil(STREAM_READ_BUCKET.capacity * 0.75);
-    for (let i = 0; i < count; i += 1) {
-      a.send({ op: 'ping', request_id: `a${i}` });
-      b.send({ op: 'ping', request_id: `b${i}` });
+    // The shipped budget with a fifth of its refill: at 200 a second, a starved machine sent these
+    // 1.5 budgets slowly enough to be refilled on the way, and nothing was paused. At 40 a second
+    // the outcome no longer depends on the host, and the excess drains in about five seconds.
+    const slow = await TestVenue.start({
+      streamReadBucket: { capacity: STREAM_READ_BUCKET.capacity, refillPerSecond: 40 },
+    });
+    try {
+      const trader = await slow.trader('pair');
+      const [a, b] = [await slow.stream(), await slow.stream()];
+      await a.login(trader.token);
+      await b.login(trader.token);
+      const pausesBefore = slow.server.stream.readPauses;
+      const count = Math.ceil(STREAM_READ_BUCKET.capacity * 0.75);
+      for (let i = 0; i < count; i += 1) {
+        a.send({ op: 'ping', request_id: `a${i}` });
+        b.send({ op: 'ping', request_id: `b${i}` });
+      }
+      await a.next((f) => f['request_id'] === `a${count - 1}`, 30_000);
+      await b.next((f) => f['request_id'] === `b${count - 1}`, 30_000);
+      assert.ok(slow.server.stream.readPauses > pausesBefore, 'the account read faster than its budget');
+      assertAllAnsweredInOrder(a, 'a', count);
+      assertAllAnsweredInOrder(b, 'b', count);
+      await a.close();
+      await b.close();
+    } finally {
+      await slow.stop();
     }
-    await a.next((f) => f['request_id'] === `a${count - 1}`, 30_000);
-    await b.next((f) => f['request_id'] === `b${count - 1}`, 30_000);
-    assert.ok(venue.server.stream.readPauses > pausesBefore, 'the account read faster than its budget');
-    assertAllAnsweredInOrder(a, 'a', count);
-    assertAllAnsweredInOrder(b, 'b', count);
-    await a.close();
-    await b.close();
   });
 
   test('a burst within the trading limit is never paused', async () => {
