@@ -76,10 +76,20 @@ if (selected.some((file) => file.includes(join('packages', 'console')))) {
 // they started (venues, chains, brokers, a browser), and the spare slot fills that time (on 2 cores,
 // 12.8 min instead of 15.8 for the whole suite). TEST_CONCURRENCY overrides it.
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() + 1);
-// A file's ceiling: the slowest file (failover) takes two to four minutes on a loaded 2-core
-// machine, so ten is a hang, not slowness. The files that start processes give their tests timeouts below it, so a
+// A file's ceiling: ten minutes is a hang, not slowness, for every file but failover, which takes
+// two to four minutes on a loaded 2-core machine and 7.5 to 9 when the host runs slow (its 20
+// kills are issue 22's minimum): it gets fifteen. Each file is told its ceiling in
+// TEST_FILE_CEILING_S, and the files that start processes give their tests timeouts below it, so a
 // hung step is normally reported by its test, by name, before the file reaches the ceiling.
-const FILE_CEILING_S = Number(process.env.TEST_FILE_CEILING_S ?? 600);
+// TEST_FILE_CEILING_S set for the runner is every file's ceiling.
+const FILE_CEILING_S = 600;
+const LONGER_CEILING_S = { 'sdk/test/failover.test.ts': 900 };
+const ceilingOf = (file) =>
+  Number(
+    process.env.TEST_FILE_CEILING_S ??
+      Object.entries(LONGER_CEILING_S).find(([suffix]) => file.endsWith(suffix))?.[1] ??
+      FILE_CEILING_S,
+  );
 // Every process a file starts inherits this mark in its environment (tests pass process.env on),
 // so what it started in groups of their own is found even once orphaned.
 const MARK = 'VENUE_TEST_FILE_RUN';
@@ -117,10 +127,16 @@ async function lane() {
  */
 function runFile(file) {
   const begun = Date.now();
+  const ceilingS = ceilingOf(file);
   const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'test', [MARK]: `${process.pid}:${file}` },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      [MARK]: `${process.pid}:${file}`,
+      TEST_FILE_CEILING_S: String(ceilingS),
+    },
   });
   running.set(child.pid, file);
   let output = '';
@@ -139,10 +155,10 @@ function runFile(file) {
       overCeiling = true;
       const tree = describeTree(child.pid, file);
       output +=
-        `\n!! ${file} still running after its ${FILE_CEILING_S} s ceiling (TEST_FILE_CEILING_S);` +
+        `\n!! ${file} still running after its ${ceilingS} s ceiling (TEST_FILE_CEILING_S);` +
         ` killing its process tree. It was running:\n${tree || '(no process left)'}\n`;
       killTree(child.pid, file);
-    }, FILE_CEILING_S * 1000);
+    }, ceilingS * 1000);
     // A process the file left in its group may hold its pipes open after it exited: give them a
     // moment to close by themselves, then kill what holds them.
     let holders;
