@@ -1,11 +1,11 @@
 /**
  * circomlib's Poseidon over BN254 as a prebuilt WebAssembly module (artifacts/poseidon.wasm,
  * decisions D144). circomlibjs generates the same code at run time: it builds the whole BN254 curve
- * (pairing included) and converts thousands of round constants to Montgomery form, 1.3 to 1.8 s of
- * CPU in every thread that hashes, which was most of a CLI command's start. The module is built once
- * by scripts/build-poseidon-wasm.ts from circomlibjs's own generator (its Poseidon code and
- * constants over wasmcurves' Montgomery field) and loaded here in a few milliseconds; a test
- * rebuilds it and compares the bytes, and checks it against circomlibjs's `buildPoseidon`.
+ * (pairing included) and converts its 24,060 constants to Montgomery form, 0.6 s of CPU on a quiet
+ * core and 1.3 to 1.8 s on a loaded one, in every thread that hashes. The module is built once by
+ * scripts/build-poseidon-wasm.ts from circomlibjs's own generator (its Poseidon code and constants
+ * over wasmcurves' Montgomery field) and loaded here in about 35 ms; a test rebuilds it and
+ * compares the bytes, and checks it against circomlibjs's `buildPoseidon`.
  */
 
 /** Pages (64 KiB) of the module's memory: its constants take about 0.8 MB. */
