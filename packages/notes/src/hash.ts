@@ -51,8 +51,8 @@ export interface NoteHasher {
 let loading: Promise<NoteHasher> | undefined;
 
 /**
- * Loads the prebuilt Poseidon module once per thread and returns the hasher (cached): a few
- * milliseconds, against the second or so circomlibjs's run-time build cost (poseidon-wasm.ts).
+ * Loads the prebuilt Poseidon module once per thread and returns the hasher (cached): tens of
+ * milliseconds, against the second or so circomlibjs's run-time build costs (poseidon-wasm.ts).
  */
 export function loadNoteHasher(): Promise<NoteHasher> {
   loading ??= loadArtifact('poseidonWasm').then(instantiatePoseidon).then(noteHasherOver);
