@@ -28,6 +28,9 @@ const FILES: Record<ArtifactName, string> = {
   poseidonWasm: 'poseidon.wasm',
 };
 
+/** The script that writes each artifact not written by scripts/build-circuit.ts. */
+const BUILT_BY: Partial<Record<ArtifactName, string>> = { poseidonWasm: 'build-poseidon-wasm.ts' };
+
 export { ARTIFACT_SHA256 };
 
 /** Absolute path of an artifact in packages/notes/artifacts/. */
@@ -44,7 +47,7 @@ export class ArtifactDriftError extends Error {
   constructor(name: ArtifactName, actual: string) {
     super(
       `artifact ${FILES[name]} has sha256 ${actual}, pinned ${ARTIFACT_SHA256[name]}: ` +
-        `rebuild with packages/notes/scripts/${name === 'poseidonWasm' ? 'build-poseidon-wasm.ts' : 'build-circuit.ts'} or restore the committed file`,
+        `rebuild with packages/notes/scripts/${BUILT_BY[name] ?? 'build-circuit.ts'} or restore the committed file`,
     );
     this.name = 'ArtifactDriftError';
   }

@@ -1,7 +1,7 @@
 import { assert, U64_MAX, VenueError } from '@venue/protocol';
 import { loadArtifact } from './artifacts.ts';
 import { fieldFromHex, fieldToHex, isFieldElement } from './field.ts';
-import { instantiatePoseidon } from './poseidon-wasm.ts';
+import { instantiatePoseidon, POSEIDON_INPUTS_MAX } from './poseidon-wasm.ts';
 
 /**
  * Domain constants: the first input of each note hash says what is being hashed, so a value of one
@@ -16,9 +16,6 @@ export const DOMAIN = {
   changeBlinding: 36n,
   fillBlinding: 37n,
 } as const;
-
-/** Most inputs circomlib's Poseidon takes. */
-const POSEIDON_INPUTS_MAX = 16;
 
 /**
  * The note hashes, all circomlib-compatible Poseidon over BN254 (the same permutation as

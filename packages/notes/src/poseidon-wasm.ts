@@ -14,12 +14,12 @@ export const POSEIDON_WASM_PAGES = 16;
 /** Bytes of one field element in the module's memory: four little-endian 64-bit limbs. */
 const ELEMENT_BYTES = 32;
 /** Most inputs circomlib's Poseidon takes. */
-const INPUTS_MAX = 16;
+export const POSEIDON_INPUTS_MAX = 16;
 /**
  * The scratch the calls use, at the top of the memory, above the module's static data (the build
  * script checks that they do not meet): the initial state, the inputs and one output.
  */
-export const POSEIDON_SCRATCH_BYTES = ELEMENT_BYTES * (1 + INPUTS_MAX + 1);
+export const POSEIDON_SCRATCH_BYTES = ELEMENT_BYTES * (1 + POSEIDON_INPUTS_MAX + 1);
 
 interface PoseidonExports {
   poseidon(pInitState: number, pIn: number, n: number, pOut: number, nOut: number): void;
@@ -48,7 +48,7 @@ export async function instantiatePoseidon(bytes: Uint8Array): Promise<PoseidonPe
   const view = new DataView(memory.buffer);
   const pState = memory.buffer.byteLength - POSEIDON_SCRATCH_BYTES;
   const pIn = pState + ELEMENT_BYTES;
-  const pOut = pIn + ELEMENT_BYTES * INPUTS_MAX;
+  const pOut = pIn + ELEMENT_BYTES * POSEIDON_INPUTS_MAX;
 
   const write = (at: number, value: bigint): void => {
     let rest = value;
@@ -63,8 +63,9 @@ export async function instantiatePoseidon(bytes: Uint8Array): Promise<PoseidonPe
     return value;
   };
 
+  // The initial state is zero (zero in Montgomery form too); the module copies it, never writes it.
+  write(pState, 0n);
   return (inputs) => {
-    write(pState, 0n); // zero is zero in Montgomery form too
     for (let i = 0; i < inputs.length; i += 1) {
       const at = pIn + ELEMENT_BYTES * i;
       write(at, inputs[i] as bigint);
