@@ -37,7 +37,7 @@ import {
   startRpcServer,
   treeReads,
 } from '@venue/chain-sim';
-import type { CoreConfig, CoreEvent, MatchEvent, OrderEvent } from '@venue/core';
+import { type CoreConfig, type CoreEvent, type MatchEvent, type OrderEvent, orderEventOf } from '@venue/core';
 import {
   assetIdOfMint,
   createMatchProver,
@@ -207,7 +207,8 @@ export class SettlementWorld {
   #listen(): void {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
       for (const event of events) {
-        if (event.type === 'order') this.orderEvents.push(event);
+        const order = orderEventOf(event);
+        if (order !== null) this.orderEvents.push(order);
         if (event.type === 'match' && this.options.foresee !== false) this.#foresee(event);
       }
     });

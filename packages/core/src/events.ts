@@ -30,7 +30,8 @@ export type ReplyEvent =
 
 /**
  * A spec 6.1 order event, routed to the owning account only. `server_time_ms` and `seq` are added
- * by the stream adapter; everything else is decided here.
+ * by the stream adapter; everything else is decided here. A filled order's `pending_settlement`
+ * event is not in the list as one: its match event stands for it (batch/pending-events.ts).
  */
 export interface OrderEvent {
   readonly type: 'order';
@@ -54,12 +55,16 @@ export interface OrderEvent {
 /**
  * One order's part in one batch, handed to the settlement pipeline: lock `noteCommitment`, move
  * `baseQuantity` and `quoteAmount`, and return the change. Private: never sent to other accounts.
+ * It also stands for its order's `pending_settlement` order event, which the core does not build:
+ * read order events through `orderEventOf` (batch/pending-events.ts, decisions D146).
  */
 export interface MatchEvent {
   readonly type: 'match';
   readonly marketId: string;
   readonly matchId: bigint;
   readonly batch: bigint;
+  /** The batch's slot: the `slot` of the order event the match event stands for. */
+  readonly slot: bigint;
   readonly orderId: string;
   readonly accountId: string;
   readonly side: 'bid' | 'ask';

@@ -12,6 +12,12 @@ export {
   plainBatchEvent,
   plainMatchEvent,
 } from './batch/match-pairing.ts';
+export {
+  expandedEvents,
+  orderEventOf,
+  orderEventsOf,
+  pendingSettlementEvent,
+} from './batch/pending-events.ts';
 export * from './commands.ts';
 export * from './config.ts';
 export * from './events.ts';

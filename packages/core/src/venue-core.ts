@@ -204,7 +204,7 @@ export class VenueCore {
   restingNoteCommitments(): string[] {
     const commitments: string[] = [];
     for (const market of this.#state.markets.values()) {
-      for (let row = market.live.head; row !== null; row = row.liveNext) {
+      for (const row of market.columns.liveRows()) {
         if (row.state === 'resting') commitments.push(row.note.commitment);
       }
     }

@@ -48,10 +48,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/**
+ * The resting marks of the market's columns (market-columns.ts), which book-side.ts keeps with the
+ * level counts: a row's slot here is its sequence (a run makes at most 300 rows).
+ */
+const MARKS_SIZE = 512;
+
 /** The fields book-side.ts reads and writes; the rest of a row plays no part here. */
-function row(sequence: bigint, side: 'bid' | 'ask', priceLimit: bigint, remaining: bigint): OrderRow {
+function row(
+  sequence: bigint,
+  side: 'bid' | 'ask',
+  priceLimit: bigint,
+  remaining: bigint,
+  marks: Uint8Array,
+): OrderRow {
   const fields = {
     sequence,
+    slot: Number(sequence),
+    market: { columns: { resting: marks } },
     side,
     priceLimit,
     state: 'resting',
@@ -73,7 +87,7 @@ function sortedPlainly(rows: readonly OrderRow[], descending: boolean): OrderRow
   });
 }
 
-function checkSide(side: BookSide, open: readonly OrderRow[]): void {
+function checkSide(side: BookSide, open: readonly OrderRow[], marks: Uint8Array): void {
   assert.deepStrictEqual([...ordersByPriority(side)], sortedPlainly(open, side.descending));
   assert.equal(side.byPrice.size, side.levels.length, 'every level is indexed by price, and only those');
   side.levels.forEach((level, index) => {
@@ -90,6 +104,8 @@ function checkSide(side: BookSide, open: readonly OrderRow[]): void {
         resting += 1;
         restingUnits += at.remaining;
       }
+      // What a batch numbers its participants by instead of the row's state.
+      assert.equal(marks[at.slot], at.state === 'resting' ? 1 : 0, 'the resting mark follows the state');
     }
     assert.equal(level.resting, resting, 'the level counts its resting orders');
     assert.equal(level.restingUnits, restingUnits, 'the level sums its resting orders');
@@ -116,13 +132,14 @@ test('book sides kept incrementally equal a from-scratch sort after any run of j
         restingOrders: 0,
       };
       const open: OrderRow[] = [];
+      const marks = new Uint8Array(MARKS_SIZE);
       let sequence = 0n;
       for (const s of steps) {
         if (s.kind === 'enter') {
           sequence += 1n;
           // Asks may rest at 0 ("any price"), which sorts before every other ask.
           const price = BigInt(s.bid ? s.level + 1 : s.level) * 10n;
-          const entered = row(sequence, s.bid ? 'bid' : 'ask', price, BigInt(s.units));
+          const entered = row(sequence, s.bid ? 'bid' : 'ask', price, BigInt(s.units), marks);
           enterLevel(s.bid ? bids : asks, entered);
           open.push(entered);
         } else if (s.kind === 'match' || s.kind === 'settle') {
@@ -142,14 +159,17 @@ test('book sides kept incrementally equal a from-scratch sort after any run of j
           if (left === undefined) continue;
           leaveLevel(left.side === 'bid' ? bids : asks, left);
           assert.equal(left.level, null, 'an order that left keeps no level');
+          assert.equal(marks[left.slot], 0, 'an order that left is not marked resting');
         }
         checkSide(
           bids,
           open.filter((r) => r.side === 'bid'),
+          marks,
         );
         checkSide(
           asks,
           open.filter((r) => r.side === 'ask'),
+          marks,
         );
       }
     }),

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Command, type CoreEvent, type OrderEvent, VenueCore } from '@venue/core';
+import { type Command, type CoreEvent, type OrderEvent, orderEventsOf, VenueCore } from '@venue/core';
 import { ERRORS, type ErrorName } from '@venue/protocol';
 import {
   codeOf,
@@ -46,8 +46,9 @@ function tick(core: VenueCore): CoreEvent[] {
   return core.apply({ type: 'tick', slot: core.slot + 1n });
 }
 
+/** The order events, with the pending_settlement ones match events stand for (decisions D146). */
 function orderEvents(events: CoreEvent[]): OrderEvent[] {
-  return events.filter((e): e is OrderEvent => e.type === 'order');
+  return orderEventsOf(events);
 }
 
 const idOf = (id: number) => orderBody({ id }).order_id;

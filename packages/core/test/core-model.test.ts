@@ -21,6 +21,7 @@ import {
   type AuctionOrder,
   type Command,
   type CoreEvent,
+  expandedEvents,
   type MatchEvent,
   matchCounterparties,
   matchFills,
@@ -644,11 +645,13 @@ function runScenario(actions: Action[]): void {
     assert.equal(replica.snapshot(), core.snapshot(), 'the replica holds the same state');
     const modelCode = modelApply();
     count(`${command.type}:${coreCode ?? 'ok'}`);
-    for (const e of events) count(e.type === 'order' ? `event:${e.kind}` : `event:${e.type}`);
+    // Each match event stands for its order's pending_settlement event (decisions D146).
+    const expanded = expandedEvents(events);
+    for (const e of expanded) count(e.type === 'order' ? `event:${e.kind}` : `event:${e.type}`);
     assert.equal(coreCode, modelCode, `outcome of ${command.type} differs`);
     core.validateInternalState();
     checkFillsPairUp(events);
-    for (const event of events.filter((e): e is OrderEvent => e.type === 'order')) {
+    for (const event of expanded.filter((e): e is OrderEvent => e.type === 'order')) {
       const previous = lastKind.get(event.orderId) ?? 'resting';
       assert.ok(
         NEXT[previous]?.includes(event.kind),

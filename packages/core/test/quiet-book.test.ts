@@ -117,7 +117,7 @@ function scratchCannotCross(state: VenueState, marketIndex: number): boolean {
   assert.ok(market !== undefined);
   let bestBid: bigint | null = null;
   let bestAsk: bigint | null = null;
-  for (let row = market.live.head; row !== null; row = row.liveNext) {
+  for (const row of market.columns.liveRows()) {
     if (row.state !== 'resting') continue;
     if (row.side === 'bid' && (bestBid === null || row.priceLimit > bestBid)) bestBid = row.priceLimit;
     if (row.side === 'ask' && (bestAsk === null || row.priceLimit < bestAsk)) bestAsk = row.priceLimit;

@@ -17,6 +17,7 @@ import {
   type Command,
   type CoreConfig,
   type CoreEvent,
+  expandedEvents,
   type MarketConfig,
   plainBatchEvent,
   plainMatchEvent,
@@ -149,11 +150,16 @@ function canonical(value: unknown): string {
 
 /**
  * An event as the pinned transcript was written: a match event's lists spelled out (the event holds
- * its batch's pairing record instead, decisions D120) and a batch's fills as objects (the batch
- * keeps them in columns, D133), so the digest still checks every fill.
+ * its batch's pairing record instead, decisions D120), a batch's fills as objects (the batch
+ * keeps them in columns, D133), so the digest still checks every fill, and each match event
+ * preceded by the pending_settlement order event it stands for (D146: the list is expanded before
+ * this), without the slot it carries for that event.
  */
 function asPinned(event: CoreEvent): unknown {
-  if (event.type === 'match') return plainMatchEvent(event);
+  if (event.type === 'match') {
+    const { slot: _slot, ...pinned } = plainMatchEvent(event);
+    return pinned;
+  }
   return event.type === 'batch' ? plainBatchEvent(event) : event;
 }
 
@@ -187,7 +193,7 @@ class Scenario {
     let answer: string;
     let accepted = false;
     try {
-      const events = this.core.apply(command);
+      const events = expandedEvents(this.core.apply(command));
       for (const event of events) this.note(event);
       answer = canonical(events.map(asPinned));
       accepted = true;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import type { CoreEvent } from '@venue/core';
+import { type CoreEvent, pendingSettlementEvent } from '@venue/core';
 import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AuthService } from '../auth/auth-service.ts';
@@ -291,10 +291,12 @@ export class StreamServer implements StreamPublisher {
   #route(events: readonly CoreEvent[]): void {
     const nowMs = this.#options.clock.nowMs();
     for (const event of events) {
-      if (event.type !== 'order') continue;
+      if (event.type !== 'order' && event.type !== 'match') continue;
       const sessions = this.#byAccount.get(event.accountId);
       if (sessions === undefined) continue;
-      const shared = new SharedChannelFrame(orderEventFrame(event, nowMs));
+      // A match event stands for its order's pending_settlement event (core batch/pending-events.ts).
+      const order = event.type === 'order' ? event : pendingSettlementEvent(event);
+      const shared = new SharedChannelFrame(orderEventFrame(order, nowMs));
       for (const session of sessions) session.deliver(shared);
     }
   }

@@ -38,11 +38,12 @@ export function unclearedReason(result: AuctionResult | null): NoFillReason | nu
   return 'no_counterparty';
 }
 
-export function noFillReason(row: OrderRow, outcome: BatchOutcome): NoFillReason {
+/** `ref`: the row's index among the batch's participants (its column; the row's own field is not kept). */
+export function noFillReason(row: OrderRow, ref: number, outcome: BatchOutcome): NoFillReason {
   const result = outcome.result;
   if (result === null) return 'market_paused';
   // A fok its batch could not fill whole is set aside before the price is chosen.
-  if (outcome.firstSkip[row.ref] === 'fill_or_kill') return 'fill_or_kill';
+  if (outcome.firstSkip[ref] === 'fill_or_kill') return 'fill_or_kill';
   const price = result.clearingPrice;
   const uncleared = unclearedReason(result);
   if (price === null || uncleared !== null) return uncleared ?? 'no_counterparty';
@@ -53,14 +54,12 @@ export function noFillReason(row: OrderRow, outcome: BatchOutcome): NoFillReason
     const beyondBand = row.side === 'bid' ? limit < outcome.bandLow : limit > outcome.bandHigh;
     return beyondBand ? 'outside_band' : 'limit';
   }
-  switch (outcome.firstSkip[row.ref]) {
+  switch (outcome.firstSkip[ref]) {
     case 'self_trade':
       return 'self_trade';
     case 'min_fill':
       // minFill is min_fill_size capped at what remains: equal means all-or-none for this remainder.
       return row.minFill === row.remaining ? 'all_or_none' : 'min_fill';
-    case 'fill_or_kill':
-      return 'fill_or_kill';
     case 'zero_quote':
       return 'zero_quote';
     case undefined: {

@@ -29,7 +29,7 @@ export function quietBatch(
   market: MarketState,
   events: CoreEvent[],
 ): boolean {
-  const newest = market.live.tail;
+  const newest = market.columns.newestRow();
   if (newest !== null && newest.arrivalSlot >= state.slot) return false;
   if (market.pausedReason !== null || state.venuePauseReasons.length > 0) return false;
   if (!cannotCross(market.bids, market.asks)) return false;

@@ -97,10 +97,7 @@ function checkRow(state: VenueState, orderId: string, row: OrderRow): void {
   );
   const hold = state.notes.get(row.note.commitment);
   if (isTerminal(row.state)) {
-    assert(
-      row.level === null && row.account === null && row.livePrev === null && row.liveNext === null,
-      `finished order ${orderId} is still indexed as open`,
-    );
+    assert(row.level === null && row.account === null, `finished order ${orderId} is still indexed as open`);
     assert(row.pending === null, `finished order ${orderId} keeps a pending match`);
     assert(row.slot === NO_SLOT, `finished order ${orderId} keeps batch slot ${row.slot}`);
     assert(hold !== row, `finished order ${orderId} holds its note`);
@@ -131,9 +128,19 @@ function checkRow(state: VenueState, orderId: string, row: OrderRow): void {
 function checkMarket(market: MarketState): number {
   const id = market.config.marketId;
   const live: OrderRow[] = [];
+  const { columns } = market;
   let previous: OrderRow | null = null;
-  for (let row = market.live.head; row !== null; row = row.liveNext) {
-    assert(row.market === market && row.livePrev === previous, `market ${id}: broken live list`);
+  let previousSlot = NO_SLOT;
+  for (let slot = columns.liveHead; slot !== NO_SLOT; slot = columns.liveNext[slot] as number) {
+    const row = columns.rows[slot];
+    assert(
+      row !== undefined &&
+        row.slot === slot &&
+        columns.livePrev[slot] === previousSlot &&
+        live.length < columns.liveSize,
+      `market ${id}: broken live list at slot ${slot}`,
+    );
+    assert(row.market === market, `market ${id}: live list holds an order of another market`);
     assert(
       previous === null || previous.sequence < row.sequence,
       `market ${id}: live list out of intake order`,
@@ -144,10 +151,19 @@ function checkMarket(market: MarketState): number {
       `market ${id}: arrival slots decrease along the live list`,
     );
     assert(!isTerminal(row.state), `market ${id} lists finished order ${row.orderId}`);
+    // A batch numbers its participants by this mark instead of the row's state.
+    assert(
+      columns.resting[slot] === (row.state === 'resting' ? 1 : 0),
+      `market ${id}: order ${row.orderId}'s resting mark disagrees with its state ${row.state}`,
+    );
     live.push(row);
     previous = row;
+    previousSlot = slot;
   }
-  assert(market.live.tail === previous && live.length === market.live.size, `market ${id}: live list size`);
+  assert(
+    columns.liveTail === previousSlot && live.length === columns.liveSize,
+    `market ${id}: live list size`,
+  );
   for (const [key, row] of market.pendingMatches.entries()) {
     assert(
       row.state === 'pending_settlement' &&

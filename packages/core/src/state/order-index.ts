@@ -3,7 +3,7 @@ import type { CoreConfig } from '../config.ts';
 import type { OrderEvent } from '../events.ts';
 import { enterLevel, leaveLevel, sideOf } from './book-side.ts';
 import { keepLastUnfilled } from './last-unfilled.ts';
-import { appendAccount, appendLive, unlinkAccount, unlinkLive } from './order-lists.ts';
+import { appendAccount, unlinkAccount } from './order-lists.ts';
 import {
   type AccountState,
   isTerminal,
@@ -41,7 +41,6 @@ export function linkOpen(state: VenueState, row: OrderRow, account: AccountState
   if (account.accountId !== row.accountId) {
     throw new AssertionError(`order ${row.orderId} filed under account ${account.accountId}`);
   }
-  appendLive(row.market.live, row);
   const columns = row.market.columns;
   columns.take(row);
   enterLevel(sideOf(row.market, row.side), row);
@@ -53,7 +52,6 @@ export function linkOpen(state: VenueState, row: OrderRow, account: AccountState
 
 /** Takes an open order out of the open-order indexes (it ends, or a reprice replaces it). */
 export function unlinkOpen(state: VenueState, row: OrderRow): void {
-  unlinkLive(row.market.live, row);
   const columns = row.market.columns;
   columns.unchain(row.level as PriceLevel, row);
   leaveLevel(sideOf(row.market, row.side), row);

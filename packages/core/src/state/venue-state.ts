@@ -101,7 +101,11 @@ export interface OrderRow {
   minFill: bigint;
   /** A fok order that has not had its arrival batch yet. */
   fillOrKill: boolean;
-  /** Index among the current batch's participants, or -1 when it takes no part. */
+  /**
+   * Index among the participants of the batch being cleared, written only when the auction reads
+   * it from the orders (run-batch.ts writeRefs); stale otherwise. The batch columns' `ref` is the
+   * one numbering keeps for every open order.
+   */
   ref: number;
   /** Its slot in the market's batch columns while open (market-columns.ts), else NO_SLOT. */
   slot: number;
@@ -111,8 +115,6 @@ export interface OrderRow {
   account: AccountState | null;
   accountPrev: OrderRow | null;
   accountNext: OrderRow | null;
-  livePrev: OrderRow | null;
-  liveNext: OrderRow | null;
   level: PriceLevel | null;
   levelPrev: OrderRow | null;
   levelNext: OrderRow | null;
@@ -151,13 +153,6 @@ export interface BookSide {
   restingOrders: number;
 }
 
-/** The market's open orders (resting or pending settlement) in intake order. */
-export interface LiveList {
-  head: OrderRow | null;
-  tail: OrderRow | null;
-  size: number;
-}
-
 export interface MarketState {
   readonly config: MarketConfig;
   oraclePrice: bigint | null;
@@ -166,12 +161,14 @@ export interface MarketState {
   batchCount: bigint;
   /** Match ids issued so far (the next match id). */
   matchCount: bigint;
-  readonly live: LiveList;
   readonly bids: BookSide;
   readonly asks: BookSide;
   /** Unsettled match id (as a number: see matchKey) -> the order it reserves. */
   readonly pendingMatches: PendingMatches<OrderRow>;
-  /** What a batch reads of each open order, by slot. */
+  /**
+   * What a batch reads of each open order, by slot, and the live list: the market's open orders
+   * (resting or pending settlement) in intake order.
+   */
   readonly columns: MarketColumns<OrderRow>;
   /**
    * Open ioc and fok orders that have not had their arrival batch, in intake order (the live list's
@@ -297,7 +294,6 @@ export function emptyMarket(config: MarketConfig): MarketState {
     pausedReason: null,
     batchCount: 0n,
     matchCount: 0n,
-    live: { head: null, tail: null, size: 0 },
     bids: { descending: true, levels: [], byPrice: new Map(), restingLevels: 0, restingOrders: 0 },
     asks: { descending: false, levels: [], byPrice: new Map(), restingLevels: 0, restingOrders: 0 },
     pendingMatches: new PendingMatches<OrderRow>(),

@@ -1,4 +1,4 @@
-import type { CoreEvent } from '@venue/core';
+import { type CoreEvent, expandedEvents } from '@venue/core';
 import type { OrderEventKind } from '@venue/protocol';
 
 /**
@@ -59,7 +59,7 @@ export class OrderLedger {
 
   /** Follows the core's events; call with every batch of events, in order. */
   observe(events: readonly CoreEvent[]): void {
-    for (const event of events) {
+    for (const event of expandedEvents(events)) {
       if (event.type === 'match') {
         this.#matches.set(`${event.marketId}/${event.matchId}`, event.orderId);
         continue;
