@@ -117,8 +117,14 @@ interface StopReport {
 
 const LIVE = new Set<ChildProcess>();
 const TRACE = process.env['FAILOVER_TRACE'];
+/** The trace's last lines, kept whether or not FAILOVER_TRACE is set: printed if the test ends early. */
+const RECENT: string[] = [];
+const RECENT_MAX = 40;
 const trace = (line: string) => {
-  if (TRACE !== undefined) appendFileSync(TRACE, `${new Date().toISOString()} ${line}\n`);
+  const stamped = `${new Date().toISOString()} ${line}`;
+  RECENT.push(stamped);
+  if (RECENT.length > RECENT_MAX) RECENT.shift();
+  if (TRACE !== undefined) appendFileSync(TRACE, `${stamped}\n`);
 };
 let cluster: NatsCluster;
 let chain: FailoverChain | undefined;
@@ -209,7 +215,10 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
     cluster = await startNatsCluster();
   });
   after(async () => {
-    if (reached !== 'done') process.stdout.write(`# stopped at ${reached}\n`);
+    if (reached !== 'done') {
+      process.stdout.write(`# stopped at ${reached}\n# the trace's last lines:\n`);
+      for (const line of RECENT) process.stdout.write(`#   ${line}\n`);
+    }
     for (const child of LIVE) child.kill('SIGKILL');
     await chain?.stop();
     await cluster?.stop();
@@ -309,7 +318,8 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
     const failoverMs: number[] = [];
 
     for (let kill = 0; kill < KILLS; kill += 1) {
-      reached = `kill ${kill + 1} of ${KILLS}`;
+      const at = `kill ${kill + 1} of ${KILLS}`;
+      reached = at;
       const primary = primaryNow();
       assert.ok(primary !== undefined, 'a primary runs');
       const oldSession = (await primary.ready).sessionId;
@@ -340,9 +350,11 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
       trace(`kill ${kill}: acked ${acked} unknown ${unknown}`);
       const killedAt = Date.now();
       primary.child.kill('SIGKILL');
+      reached = `${at}: the killed primary's exit`;
       await primary.exited;
       // A standby takes over (the lease decides which); a new one starts where the dead one listened.
       refill();
+      reached = `${at}: a standby's takeover`;
       const tookOver = await Promise.any(standbys().map((standby) => standby.ready));
       failoverMs.push(tookOver.readyAtMs - killedAt);
       choices.push(
@@ -350,10 +362,13 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
       );
       trace(`took over in ${tookOver.readyAtMs - killedAt} ms`);
       stop = true;
+      reached = `${at}: the traders' last operations`;
       await Promise.all(load);
+      reached = `${at}: settling the traders`;
       await settle(traders);
 
       trace('load stopped, settled');
+      reached = `${at}: the check against the log`;
       await checkAgainstLog(traders, orders);
       trace('checked');
       // spec 2.1: a body signed for the dead boot is refused by the new primary.
@@ -367,6 +382,7 @@ describe('failover to a hot standby (SIGKILL at random moments)', { timeout: TES
       });
       // Three instances again, and at least one standby follows the stream before the next kill.
       refill();
+      reached = `${at}: a standby following the stream`;
       await Promise.any(standbys().map((standby) => standby.following));
     }
 
