@@ -60,12 +60,10 @@ function row(
   side: 'bid' | 'ask',
   priceLimit: bigint,
   remaining: bigint,
-  marks: Uint8Array,
 ): OrderRow {
   const fields = {
     sequence,
     slot: Number(sequence),
-    market: { columns: { resting: marks } },
     side,
     priceLimit,
     state: 'resting',
@@ -117,12 +115,14 @@ function checkSide(side: BookSide, open: readonly OrderRow[], marks: Uint8Array)
 test('book sides kept incrementally equal a from-scratch sort after any run of joins and leaves', () => {
   fc.assert(
     fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
+      const marks = new Uint8Array(MARKS_SIZE);
       const bids: BookSide = {
         descending: true,
         levels: [],
         byPrice: new Map(),
         restingLevels: 0,
         restingOrders: 0,
+        columns: { resting: marks },
       };
       const asks: BookSide = {
         descending: false,
@@ -130,16 +130,16 @@ test('book sides kept incrementally equal a from-scratch sort after any run of j
         byPrice: new Map(),
         restingLevels: 0,
         restingOrders: 0,
+        columns: { resting: marks },
       };
       const open: OrderRow[] = [];
-      const marks = new Uint8Array(MARKS_SIZE);
       let sequence = 0n;
       for (const s of steps) {
         if (s.kind === 'enter') {
           sequence += 1n;
           // Asks may rest at 0 ("any price"), which sorts before every other ask.
           const price = BigInt(s.bid ? s.level + 1 : s.level) * 10n;
-          const entered = row(sequence, s.bid ? 'bid' : 'ask', price, BigInt(s.units), marks);
+          const entered = row(sequence, s.bid ? 'bid' : 'ask', price, BigInt(s.units));
           enterLevel(s.bid ? bids : asks, entered);
           open.push(entered);
         } else if (s.kind === 'match' || s.kind === 'settle') {

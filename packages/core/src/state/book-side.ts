@@ -104,7 +104,7 @@ export function startResting(side: BookSide, row: OrderRow): void {
   level.resting += 1;
   level.restingUnits += row.remaining;
   // What a batch's numbering reads instead of the row's state (market-columns.ts).
-  row.market.columns.resting[row.slot] = 1;
+  side.columns.resting[row.slot] = 1;
 }
 
 /** The row stops counting as resting (it is matched, or leaves its level), with its current remaining. */
@@ -117,7 +117,7 @@ export function stopResting(side: BookSide, row: OrderRow): void {
   side.restingOrders -= 1;
   level.restingUnits -= row.remaining;
   if (level.resting === 0) side.restingLevels -= 1;
-  row.market.columns.resting[row.slot] = 0;
+  side.columns.resting[row.slot] = 0;
 }
 
 /** Every order of the side in priority: best level first, oldest first within a level. */
