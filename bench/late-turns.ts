@@ -10,7 +10,7 @@
  * with neither is the venue's own work.
  *
  * The timer and its reads cost the watched thread a little, so a benchmark runs this on request
- * (`settle-loop --census` through `npm run bench -- settle-loop-census`), never for its figures.
+ * (`npm run bench -- settle-loop --census`), never for its figures.
  */
 import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
