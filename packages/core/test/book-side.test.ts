@@ -55,12 +55,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const MARKS_SIZE = 512;
 
 /** The fields book-side.ts reads and writes; the rest of a row plays no part here. */
-function row(
-  sequence: bigint,
-  side: 'bid' | 'ask',
-  priceLimit: bigint,
-  remaining: bigint,
-): OrderRow {
+function row(sequence: bigint, side: 'bid' | 'ask', priceLimit: bigint, remaining: bigint): OrderRow {
   const fields = {
     sequence,
     slot: Number(sequence),
