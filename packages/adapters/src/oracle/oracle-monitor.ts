@@ -87,6 +87,11 @@ export class OracleMonitor {
     return this.#feeds.get(market.listing.config.oracleFeed)?.latest?.publish_slot ?? null;
   }
 
+  /** The last update accepted from a feed, or null before the first (a poller compares with it). */
+  latestUpdate(feed: string): OracleUpdate | null {
+    return this.#feeds.get(feed)?.latest ?? null;
+  }
+
   /** One update from a feed (the chain's oracle account, or the dev oracle simulator). */
   receive(update: OracleUpdate, slot: bigint): OracleVerdict {
     const feed = this.#feeds.get(update.feed);

@@ -40,12 +40,16 @@ export function pollOracleFeeds(
   const pollOne = async (source: OracleFeedSource) => {
     try {
       const update = await fetchUpdate(source, options.pollMs);
+      // The publisher answers with its newest update until it signs the next one, so a poll often
+      // fetches the update the monitor already took. That is nothing new, not a replay: handed to
+      // the monitor it would count as a resend and close the feed's markets until the next update
+      // (decisions D147). Anything else, an older or altered update included, goes to the monitor.
+      if (sameUpdate(update, monitor.latestUpdate(source.feed))) {
+        report(source.feed, null);
+        return;
+      }
       const verdict: OracleVerdict = monitor.receive(update, clock.slot());
-      // A repeated update (nothing new published yet) is a replay to the monitor and harmless here.
-      report(
-        source.feed,
-        verdict === 'accepted' || verdict === 'replayed' ? null : `update refused: ${verdict}`,
-      );
+      report(source.feed, verdict === 'accepted' ? null : `update refused: ${verdict}`);
     } catch (error) {
       report(source.feed, `cannot fetch ${source.url}: ${(error as Error).message}`);
     }
@@ -66,6 +70,19 @@ export function pollOracleFeeds(
   const timer = setInterval(() => void poll(), options.pollMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/** The same signed update, field for field (an altered copy under the same sequence is not). */
+export function sameUpdate(update: OracleUpdate, latest: OracleUpdate | null): boolean {
+  return (
+    latest !== null &&
+    update.feed === latest.feed &&
+    update.sequence === latest.sequence &&
+    update.publish_slot === latest.publish_slot &&
+    update.price === latest.price &&
+    update.confidence === latest.confidence &&
+    update.signature === latest.signature
+  );
 }
 
 /** One GET of a feed URL: the update it answers, checked for shape (not yet for its signature). */
