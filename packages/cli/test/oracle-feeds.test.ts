@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { OracleMonitor } from '@venue/adapters';
+import type { OracleMonitor } from '@venue/adapters';
 import { generateTradingKey, type OracleUpdate, signOracleUpdate } from '@venue/protocol';
 import { TestVenue, testListing, testMarket } from '@venue/testing';
 import { type OracleFeeds, pollOracleFeeds } from '../src/serve/oracle-feeds.ts';
@@ -52,8 +52,10 @@ async function polls(more: number): Promise<void> {
 }
 
 before(async () => {
-  venue = await TestVenue.start();
-  monitor = new OracleMonitor(venue.server.engine, [SOL], new Map([[FEED, publisher.publicKey]]));
+  // The assembly builds the monitor, as serve's does; the poller under test feeds it.
+  venue = await TestVenue.start({ oraclePublishers: new Map([[FEED, publisher.publicKey]]) });
+  assert.ok(venue.monitor !== undefined, 'the venue gates its markets on the oracle');
+  monitor = venue.monitor;
   current = signed(150_000n, 1n);
   server = createServer((_request, response) => {
     fetches += 1;
