@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Command, type CoreEvent, type OrderEvent, orderEventsOf, VenueCore } from '@venue/core';
+import { type Command, type CoreEvent, orderEventsOf, VenueCore } from '@venue/core';
 import { ERRORS, type ErrorName } from '@venue/protocol';
 import {
   codeOf,
@@ -44,11 +44,6 @@ function place(
 
 function tick(core: VenueCore): CoreEvent[] {
   return core.apply({ type: 'tick', slot: core.slot + 1n });
-}
-
-/** The order events, with the pending_settlement ones match events stand for (decisions D146). */
-function orderEvents(events: CoreEvent[]): OrderEvent[] {
-  return orderEventsOf(events);
 }
 
 const idOf = (id: number) => orderBody({ id }).order_id;
@@ -165,7 +160,7 @@ describe('matching and settlement', () => {
     place(core, { id: 2, side: 'ask', amount: 100n, price: 990n, key: 'k2' });
     assert.equal(core.orderRecord(idOf(1), 'acct-a').state, 'resting', 'nothing matches on arrival');
     const events = tick(core);
-    const pending = orderEvents(events);
+    const pending = orderEventsOf(events);
     assert.deepEqual(
       pending.map((e) => [e.orderId, e.kind]),
       [
@@ -222,7 +217,7 @@ describe('matching and settlement', () => {
     assert.equal(bid.baseQuantity, 40n);
     assert.equal(bid.quoteAmount, 40n);
     const change = { commitment: hex32('change-1'), value: bid.noteValue - bid.quoteAmount, treeId: 0 };
-    const bidEvents = orderEvents(
+    const bidEvents = orderEventsOf(
       core.apply({
         type: 'match_settled',
         marketId: MARKET.marketId,
@@ -235,7 +230,7 @@ describe('matching and settlement', () => {
       bidEvents.map((e) => [e.kind, e.filledQuantity, e.newAmount, e.newNoteAmount]),
       [['partially_filled', 40n, 60n, 60n]],
     );
-    const askEvents = orderEvents(
+    const askEvents = orderEventsOf(
       core.apply({
         type: 'match_settled',
         marketId: MARKET.marketId,
@@ -261,7 +256,7 @@ describe('matching and settlement', () => {
     place(core, { id: 2, side: 'ask', amount: 10n, price: 1000n, key: 'k2' });
     const match = tick(core).find((e) => e.type === 'match' && e.orderId === idOf(1));
     assert.ok(match?.type === 'match');
-    const [failed] = orderEvents(
+    const [failed] = orderEventsOf(
       core.apply({
         type: 'match_failed',
         marketId: MARKET.marketId,
@@ -342,7 +337,7 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
     refused(core, cancelOf(core, 1, 1n, 'k1', 'acct-b'), 'ORDER_NOT_FOUND');
     const events = core.apply(cancelOf(core, 1, 5n));
     assert.deepEqual(
-      orderEvents(events).map((e) => [e.kind, e.cancelReason]),
+      orderEventsOf(events).map((e) => [e.kind, e.cancelReason]),
       [['cancelled', 'owner']],
     );
     place(core, { id: 2, nonce: 10n });
@@ -385,12 +380,12 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
     place(core, { id: 1, price: 1000n, nonce: 1n });
     const events = core.apply(modifyOf(core, 1, { id: 2, price: 990n, nonce: 2n, note: '1' }, 1n));
     assert.deepEqual(
-      orderEvents(events).map((e) => [e.orderId, e.kind]),
+      orderEventsOf(events).map((e) => [e.orderId, e.kind]),
       [[idOf(1), 'cancelled']],
     );
     assert.equal(core.orderRecord(idOf(2), 'acct-a').price_limit, 990n);
     const same = core.apply(modifyOf(core, 2, { id: 2, price: 980n, nonce: 3n, note: '1' }, 2n));
-    assert.equal(orderEvents(same).length, 0, 'a reprice in place emits no event');
+    assert.equal(orderEventsOf(same).length, 0, 'a reprice in place emits no event');
     assert.equal(core.orderRecord(idOf(2), 'acct-a').price_limit, 980n);
     core.validateInternalState();
   });
@@ -413,9 +408,9 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
   test('an order expires in the slot after its expiry_slot', () => {
     const core = venue();
     place(core, { id: 1, expiry: 12n });
-    while (core.slot < 12n) assert.equal(orderEvents(tick(core)).length, 0);
+    while (core.slot < 12n) assert.equal(orderEventsOf(tick(core)).length, 0);
     assert.deepEqual(
-      orderEvents(tick(core)).map((e) => e.kind),
+      orderEventsOf(tick(core)).map((e) => e.kind),
       ['expired'],
     );
   });
@@ -424,7 +419,7 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
     const core = venue();
     place(core, { id: 1, type: 'ioc', key: 'k1' });
     place(core, { id: 2, type: 'fok', key: 'k2', nonce: 2n });
-    const events = orderEvents(tick(core));
+    const events = orderEventsOf(tick(core));
     assert.deepEqual(
       events.map((e) => [e.orderId, e.kind, e.cancelReason]),
       [
@@ -438,7 +433,7 @@ describe('cancel, modify, expiry, ioc, fok, disconnect', () => {
     const core = venue();
     place(core, { id: 1, key: 'k1' }, 'acct-a', 'conn-1');
     place(core, { id: 2, key: 'k2', nonce: 2n }, 'acct-a', 'conn-2');
-    const events = orderEvents(core.apply({ type: 'disconnect', connectionId: 'conn-1', slot: core.slot }));
+    const events = orderEventsOf(core.apply({ type: 'disconnect', connectionId: 'conn-1', slot: core.slot }));
     assert.deepEqual(
       events.map((e) => [e.orderId, e.kind, e.cancelReason]),
       [[idOf(1), 'cancelled', 'disconnect']],
@@ -467,7 +462,7 @@ describe('notes consumed on chain (spec 3.2)', () => {
       slot: core.slot,
     });
     assert.deepEqual(
-      orderEvents(events).map((e) => [e.orderId, e.kind, e.cancelReason]),
+      orderEventsOf(events).map((e) => [e.orderId, e.kind, e.cancelReason]),
       [[idOf(3), 'cancelled', 'note_consumed']],
     );
     assert.equal(core.orderRecord(idOf(3), 'acct-a').cancel_reason, 'note_consumed');
@@ -500,7 +495,7 @@ describe('notes consumed on chain (spec 3.2)', () => {
       slot: core.slot,
     });
     assert.deepEqual(
-      orderEvents(withdrawn).map((e) => [e.orderId, e.kind, e.cancelReason]),
+      orderEventsOf(withdrawn).map((e) => [e.orderId, e.kind, e.cancelReason]),
       [[idOf(1), 'cancelled', 'note_consumed']],
     );
     assert.deepEqual(core.restingNoteCommitments(), []);

@@ -31,7 +31,6 @@ export interface ColumnRow {
   readonly remaining: bigint;
   readonly minFill: bigint;
   readonly fillOrKill: boolean;
-  readonly state: string;
   readonly levelPrev: ColumnRow | null;
   slot: number;
 }
