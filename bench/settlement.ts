@@ -62,7 +62,9 @@ function latencies(world: SettlementWorld): () => number[] {
   world.engine.onEvents((events: readonly CoreEvent[]) => {
     const now = performance.now();
     for (const event of events) {
-      if (event.type === 'match') matched.set(event.matchId, now);
+      if (event.type === 'matches') {
+        for (let k = 0; k < event.matches.count; k += 1) matched.set(event.matches.matchId(k), now);
+      } else if (event.type === 'match') matched.set(event.matchId, now);
       else if (event.type === 'order' && event.matchId !== undefined) {
         const start = matched.get(event.matchId);
         if (start !== undefined && (event.kind === 'fully_filled' || event.kind === 'partially_filled')) {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type CoreEvent, type MatchEvent, matchFills, VenueCore } from '@venue/core';
+import { matchEventsOf, matchFills, VenueCore } from '@venue/core';
 import {
   orderBody,
   placeCommand,
@@ -36,8 +36,6 @@ function batch(specs: readonly { side: 'bid' | 'ask'; amount: bigint }[]) {
   return { command, events: core.apply(command) };
 }
 
-const matchesOf = (events: readonly CoreEvent[]) => events.filter((e): e is MatchEvent => e.type === 'match');
-
 /** The snapshot as the journal writes it: JSON text. */
 const throughJson = (facts: MatchFacts) => JSON.parse(JSON.stringify(facts.save())) as unknown;
 
@@ -56,7 +54,7 @@ test('a snapshot of the facts loads back to the same facts, fills included', () 
         const loaded = new MatchFacts();
         loaded.load(throughJson(facts));
         assert.equal(loaded.size, facts.size);
-        for (const m of matchesOf(events)) {
+        for (const m of matchEventsOf(events)) {
           const fact = loaded.get(m.marketId, m.matchId);
           assert.deepEqual(fact, facts.get(m.marketId, m.matchId));
           assert.deepEqual(
@@ -95,7 +93,7 @@ test('an outcome forgets the match', () => {
   ]);
   const facts = new MatchFacts();
   facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
-  const [first] = matchesOf(events);
+  const [first] = matchEventsOf(events);
   assert.ok(first !== undefined);
   facts.follow(
     {

@@ -6,7 +6,7 @@
 // sides, the clearing price (a post-trade print) and proofs, nothing else (docs/chain-sim.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type CoreEvent, matchFills } from '@venue/core';
+import { type CoreEvent, matchEventsOf, matchFills } from '@venue/core';
 import { assetIdOfMint, deriveChangeNote, deriveFillNote, fieldToHex, openFillMemo } from '@venue/notes';
 import { SettlementWorld } from './settlement-world.ts';
 
@@ -46,7 +46,7 @@ test('a settled batch shows the chain no amount, output value, blinding or owner
     await world.waitForProver();
     const matches: CoreEvent[] = [];
     world.engine.onEvents((events) => {
-      for (const event of events) if (event.type === 'match') matches.push(event);
+      matches.push(...matchEventsOf(events));
     });
     const buyer = world.wallet('leak-buyer');
     const seller1 = world.wallet('leak-seller-1');

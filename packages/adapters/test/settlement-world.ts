@@ -37,7 +37,14 @@ import {
   startRpcServer,
   treeReads,
 } from '@venue/chain-sim';
-import { type CoreConfig, type CoreEvent, type MatchEvent, type OrderEvent, orderEventOf } from '@venue/core';
+import {
+  type CoreConfig,
+  type CoreEvent,
+  expandedEvents,
+  type MatchEvent,
+  type OrderEvent,
+  orderEventOf,
+} from '@venue/core';
 import {
   assetIdOfMint,
   createMatchProver,
@@ -206,7 +213,7 @@ export class SettlementWorld {
 
   #listen(): void {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
-      for (const event of events) {
+      for (const event of expandedEvents(events)) {
         const order = orderEventOf(event);
         if (order !== null) this.orderEvents.push(order);
         if (event.type === 'match' && this.options.foresee !== false) this.#foresee(event);

@@ -14,7 +14,7 @@ import type { AuctionResult, Fills } from './auction/types.ts';
  * What applying a command produced. A command that is refused produces no events and changes
  * nothing: the core throws a VenueError instead (intake rules) before touching state.
  */
-export type CoreEvent = ReplyEvent | OrderEvent | MatchEvent | BatchEvent;
+export type CoreEvent = ReplyEvent | OrderEvent | MatchesEvent | MatchEvent | BatchEvent;
 
 /** The answer to the request that carried the command (REST response body, stream reply result). */
 export type ReplyEvent =
@@ -53,6 +53,33 @@ export interface OrderEvent {
 }
 
 /**
+ * The matches of one batch, as one record (decisions D148): a batch that fills half of a 100,000-order
+ * book builds no object per filled order. The core hands this over where it used to hand one match
+ * event per filled order, in the same order; read them with `matchEventsOf` or the record's
+ * `event(k)`, and the order events they stand for with `orderEventOf`/`expandedEvents`
+ * (batch/pending-events.ts).
+ */
+export interface MatchesEvent {
+  readonly type: 'matches';
+  readonly matches: BatchMatchesRecord;
+}
+
+/** A batch's matches: the k-th (0 <= k < count) has match id firstMatchId + k. */
+export interface BatchMatchesRecord {
+  readonly marketId: string;
+  readonly batch: bigint;
+  readonly slot: bigint;
+  readonly count: number;
+  readonly firstMatchId: bigint;
+  /** firstMatchId + k. */
+  matchId(k: number): bigint;
+  /** The account whose order the k-th match is (what routing reads without building the event). */
+  accountId(k: number): string;
+  /** The k-th match as its own event, built on each call. */
+  event(k: number): MatchEvent;
+}
+
+/**
  * One order's part in one batch, handed to the settlement pipeline: lock `noteCommitment`, move
  * `baseQuantity` and `quoteAmount`, and return the change. Private: never sent to other accounts.
  * It also stands for its order's `pending_settlement` order event, which the core does not build:
@@ -78,8 +105,9 @@ export interface MatchEvent {
   readonly viewingPubkey: string;
   readonly lockExpirySlot: bigint;
   /**
-   * Who this order filled against: its batch's pairing record and its index there. Read the lists
-   * with `matchCounterparties` and `matchFills` (batch/match-pairing.ts); the batch builds none.
+   * Who this order filled against: its batch's pairing record and its index there (its ref among the
+   * batch's participants). Read the lists with `matchCounterparties` and `matchFills`
+   * (batch/match-pairing.ts); the batch builds none.
    */
   readonly pairing: BatchPairing;
   readonly pairingRef: number;
@@ -89,13 +117,16 @@ export interface MatchEvent {
  * Who filled against whom in one batch, kept once for the whole batch (decisions D120) rather than
  * as two lists and a fill object per filled order: the auction's fills, each participant's fills
  * as a range of `fillAt` (those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1], in fill
- * order), and each filled participant's match id. Shared by the batch's match events; never changed.
+ * order), and each filled participant's match id (firstMatchId plus its rank among the filled, in
+ * ref order). Shared by the batch's matches; never changed.
  */
 export interface BatchPairing {
   readonly fills: Fills;
   readonly start: Int32Array;
   readonly fillAt: Int32Array;
-  readonly matchIds: readonly bigint[];
+  /** ref -> its rank among the filled refs (its match is firstMatchId + rank), or -1. */
+  readonly rank: Int32Array;
+  readonly firstMatchId: bigint;
 }
 
 /** One pair's fill in a batch, as one of its two orders sees it. */

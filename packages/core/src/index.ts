@@ -14,6 +14,7 @@ export {
 } from './batch/match-pairing.ts';
 export {
   expandedEvents,
+  matchEventsOf,
   orderEventOf,
   orderEventsOf,
   pendingSettlementEvent,

@@ -14,6 +14,7 @@ import { applyTick } from './lifecycle/tick.ts';
 import { assertMarketConfig, type MarketConfig } from './market.ts';
 import { validateState } from './state/invariants.ts';
 import { lastUnfilled } from './state/last-unfilled.ts';
+import { lastMatchIdOf, pendingOf } from './state/pending-match.ts';
 import { restoreState, snapshotState } from './state/snapshot.ts';
 import { emptyMarket, emptyState, type OrderRow, type VenueState } from './state/venue-state.ts';
 
@@ -173,11 +174,9 @@ export class VenueCore {
   pendingMatches(): PendingMatchView[] {
     const views: PendingMatchView[] = [];
     for (const market of this.#state.markets.values()) {
-      const rows = [...market.pendingMatches.values()].sort((a, b) =>
-        (a.pending?.matchId ?? 0n) < (b.pending?.matchId ?? 0n) ? -1 : 1,
-      );
-      for (const row of rows) {
-        const pending = row.pending;
+      // PendingMatches iterates in match id order already.
+      for (const row of market.pendingMatches.values()) {
+        const pending = pendingOf(row);
         if (pending === null) continue;
         views.push({
           marketId: row.marketId,
@@ -290,7 +289,8 @@ function recordOf(row: OrderRow): OrderRecord {
     trading_key: row.tradingKey,
     last_update_slot: row.lastUpdateSlot,
   };
-  if (row.lastMatchId !== null) record.match_id = row.lastMatchId;
+  const lastMatchId = lastMatchIdOf(row);
+  if (lastMatchId !== null) record.match_id = lastMatchId;
   if (row.reason !== null) record.reason = row.reason;
   if (row.cancelReason !== null) record.cancel_reason = row.cancelReason;
   const unfilled = lastUnfilled(row);

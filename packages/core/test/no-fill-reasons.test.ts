@@ -16,7 +16,7 @@ import {
   type BatchEvent,
   type Command,
   type CoreEvent,
-  type MatchEvent,
+  matchEventsOf,
   type OrderEvent,
   priceBand,
   VenueCore,
@@ -297,9 +297,7 @@ test('property: every unfilled participant gets a reason that is true of its bat
     fc.property(scenario, (s) => {
       const run = runScenario(s, PLAIN);
       const batch = run.events.find((e): e is BatchEvent => e.type === 'batch');
-      const filled = new Set(
-        run.events.filter((e): e is MatchEvent => e.type === 'match').map((e) => e.orderId),
-      );
+      const filled = new Set(matchEventsOf(run.events).map((e) => e.orderId));
       const counts: Partial<Record<NoFillReason, number>> = {};
       const records = s.orders.map((_, index) => recordOf(run, index));
       for (const [index, record] of records.entries()) {
@@ -475,7 +473,7 @@ describe('a batch that did not clear is told to exactly the orders that took par
     place(core, { id: 1, side: 'bid', amount: 100n, price: 1000n });
     place(core, { id: 2, side: 'ask', amount: 40n, price: 1000n, key: 'k2' }, 'acct-b');
     const matched = tick(core);
-    const bid = matched.find((e): e is MatchEvent => e.type === 'match' && e.orderId === idOf(1));
+    const bid = matchEventsOf(matched).find((e) => e.orderId === idOf(1));
     assert.ok(bid !== undefined);
     // The bid waits on its settlement while a lone order makes the next batches run and not clear.
     place(core, { id: 3, side: 'bid', price: 950n, key: 'k3' }, 'acct-c');

@@ -13,7 +13,7 @@ import {
   openJetStreamLink,
   recoverFromJetStream,
 } from '@venue/adapters';
-import { type CoreConfig, type CoreEvent, VenueCore } from '@venue/core';
+import { type CoreConfig, type CoreEvent, matchEventsOf, VenueCore } from '@venue/core';
 import { loadNoteHasher } from '@venue/notes';
 import { tradingKeyFromSeed } from '@venue/protocol';
 import { CRASH_CORE_CONFIG } from './core-fixtures.ts';
@@ -133,8 +133,7 @@ export async function replayStreamStateHash(
       onCommand: (command, seq) => {
         const events: CoreEvent[] = core.apply(command);
         if (seq === hashAtSeq) hashAt = core.stateHash();
-        for (const event of events) {
-          if (event.type !== 'match') continue;
+        for (const event of matchEventsOf(events)) {
           matches.set(key(event.marketId, event.matchId), {
             marketId: event.marketId,
             matchId: event.matchId,

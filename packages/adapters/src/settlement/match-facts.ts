@@ -1,4 +1,10 @@
-import { type CoreEvent, type MatchEvent, type MatchFill, matchLists } from '@venue/core';
+import {
+  type BatchMatchesRecord,
+  type CoreEvent,
+  type MatchEvent,
+  type MatchFill,
+  matchLists,
+} from '@venue/core';
 import { assert } from '@venue/protocol';
 import type { JournalRecord } from '../journal/journal-record.ts';
 import type { StateCompanion } from '../venue/state-companion.ts';
@@ -47,36 +53,112 @@ function factOf(kept: Kept): MatchFact & { readonly marketId: string; readonly m
   };
 }
 
+/** A batch's record of matches while some of them are unresolved: `open[k]` is 1 until k's outcome. */
+interface LiveBatch {
+  readonly matches: BatchMatchesRecord;
+  readonly open: Uint8Array;
+  openCount: number;
+}
+
 export class MatchFacts implements StateCompanion {
   readonly name = 'match-facts';
-  /**
-   * Live matches keep their event (no copy in the auction's turn: the facts of 2,048 matches cost
-   * about a millisecond to build there), loaded ones their stored fact.
-   */
+  /** Facts kept one by one: loaded from a snapshot, or from a single match event. */
   readonly #facts = new Map<string, Kept>();
+  /**
+   * Live batches keep their record (D148: nothing is built per match in the auction's turn), by
+   * market in match id order for lookups, and all of them in arrival order for `save`.
+   */
+  readonly #batchesByMarket = new Map<string, LiveBatch[]>();
+  readonly #batches = new Set<LiveBatch>();
+  #batchMatches = 0;
 
   get size(): number {
-    return this.#facts.size;
+    return this.#facts.size + this.#batchMatches;
   }
 
   get(marketId: string, matchId: bigint): MatchFact | undefined {
     const kept = this.#facts.get(keyOf(marketId, matchId));
-    return kept === undefined ? undefined : factOf(kept);
+    if (kept !== undefined) return factOf(kept);
+    const found = this.#find(marketId, matchId);
+    return found === null ? undefined : factOf(found.live.matches.event(found.k));
   }
 
   follow({ command }: JournalRecord, events: readonly CoreEvent[]): void {
     for (const event of events) {
-      if (event.type !== 'match') continue;
-      this.#facts.set(keyOf(event.marketId, event.matchId), event);
+      if (event.type === 'match') this.#facts.set(keyOf(event.marketId, event.matchId), event);
+      else if (event.type === 'matches' && event.matches.count > 0) this.#keepBatch(event.matches);
     }
     // An outcome resolves the match for good (the core asserts it is applied once).
     if (command.type === 'match_settled' || command.type === 'match_failed') {
-      this.#facts.delete(keyOf(command.marketId, command.matchId));
+      if (!this.#facts.delete(keyOf(command.marketId, command.matchId))) {
+        this.#resolve(command.marketId, command.matchId);
+      }
     }
   }
 
+  #keepBatch(matches: BatchMatchesRecord): void {
+    const live: LiveBatch = {
+      matches,
+      open: new Uint8Array(matches.count).fill(1),
+      openCount: matches.count,
+    };
+    let list = this.#batchesByMarket.get(matches.marketId);
+    if (list === undefined) {
+      list = [];
+      this.#batchesByMarket.set(matches.marketId, list);
+    }
+    // Match ids only grow within a market, so appending keeps the list in order.
+    list.push(live);
+    this.#batches.add(live);
+    this.#batchMatches += matches.count;
+  }
+
+  /** The live batch holding an unresolved match, and its index there, or null. */
+  #find(marketId: string, matchId: bigint): { live: LiveBatch; k: number } | null {
+    const list = this.#batchesByMarket.get(marketId);
+    if (list === undefined) return null;
+    let low = 0;
+    let high = list.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const live = list[middle] as LiveBatch;
+      const first = live.matches.firstMatchId;
+      if (matchId < first) high = middle - 1;
+      else if (matchId >= first + BigInt(live.matches.count)) low = middle + 1;
+      else {
+        const k = Number(matchId - first);
+        return live.open[k] === 1 ? { live, k } : null;
+      }
+    }
+    return null;
+  }
+
+  #resolve(marketId: string, matchId: bigint): void {
+    const found = this.#find(marketId, matchId);
+    if (found === null) return;
+    const { live, k } = found;
+    live.open[k] = 0;
+    live.openCount -= 1;
+    this.#batchMatches -= 1;
+    if (live.openCount > 0) return;
+    this.#batches.delete(live);
+    const list = this.#batchesByMarket.get(marketId) as LiveBatch[];
+    list.splice(list.indexOf(live), 1);
+    if (list.length === 0) this.#batchesByMarket.delete(marketId);
+  }
+
+  /** Every unresolved fact: those kept one by one in the order they came, then the live batches'. */
+  #kept(): Kept[] {
+    const kept = [...this.#facts.values()];
+    for (const live of this.#batches) {
+      for (let k = 0; k < live.matches.count; k += 1)
+        if (live.open[k] === 1) kept.push(live.matches.event(k));
+    }
+    return kept;
+  }
+
   save(): StoredFact[] {
-    return [...this.#facts.values()].map((kept): StoredFact => {
+    return this.#kept().map((kept): StoredFact => {
       const f = factOf(kept);
       const head = [
         f.marketId,

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
-import type { CoreEvent, MarketConfig, MatchEvent } from '@venue/core';
+import type { CoreEvent, MarketConfig, MatchEvent, MatchesEvent } from '@venue/core';
 import {
   fieldFromDigest,
   MATCH_FILLS_MAX,
@@ -193,8 +193,9 @@ interface Proving {
  */
 interface Incoming {
   readonly events: readonly CoreEvent[];
-  /** The next event to look at. */
+  /** The next event to look at, and within a batch's record of matches, the next match. */
   next: number;
+  nextMatch: number;
   /** The slot at which the core handed the events over (each match's seenSlot). */
   readonly seenSlot: bigint;
   /** Match events not yet admitted, per market (queueDepth and heldMatches count them). */
@@ -393,11 +394,13 @@ export class SettlementPipeline {
     const batches = new Map<string, Joining<SettlingMatch>>();
     let pending: Map<string, number> | null = null;
     for (const event of events) {
-      if (event.type === 'match') {
+      if (event.type === 'match' || event.type === 'matches') {
         if (later) {
+          const [marketId, count] =
+            event.type === 'match' ? [event.marketId, 1] : [event.matches.marketId, event.matches.count];
           pending ??= new Map();
-          pending.set(event.marketId, (pending.get(event.marketId) ?? 0) + 1);
-        } else joinMatch(batches, event, this.#o.chain.slot);
+          pending.set(marketId, (pending.get(marketId) ?? 0) + count);
+        } else joinMatches(batches, event, 0, Number.POSITIVE_INFINITY, this.#o.chain.slot);
       } else if (
         event.type === 'order' &&
         event.matchId !== undefined &&
@@ -408,7 +411,16 @@ export class SettlementPipeline {
     }
     if (pending !== null) {
       const seenSlot = this.#o.chain.slot;
-      this.#incoming.push({ events, next: 0, seenSlot, pending, batches, groups: null, nextGroup: 0 });
+      this.#incoming.push({
+        events,
+        next: 0,
+        nextMatch: 0,
+        seenSlot,
+        pending,
+        batches,
+        groups: null,
+        nextGroup: 0,
+      });
       this.#turn.worked();
       this.#stepSoon();
       return;
@@ -430,12 +442,26 @@ export class SettlementPipeline {
       const { events } = held;
       while (held.next < events.length) {
         if (!all && this.#turn.spent()) return;
-        const end = Math.min(held.next + TAKE_IN_PER_UNIT, events.length);
-        for (let i = held.next; i < end; i += 1) {
-          const event = events[i] as CoreEvent;
-          if (event.type === 'match') joinMatch(held.batches, event, held.seenSlot);
+        // A unit reads up to TAKE_IN_PER_UNIT events, or as many matches of a batch's record.
+        let budget = TAKE_IN_PER_UNIT;
+        while (budget > 0 && held.next < events.length) {
+          const event = events[held.next] as CoreEvent;
+          if (event.type === 'matches') {
+            const from = held.nextMatch;
+            const to = Math.min(from + budget, event.matches.count);
+            joinMatches(held.batches, event, from, to, held.seenSlot);
+            budget -= Math.max(1, to - from);
+            if (to < event.matches.count) {
+              held.nextMatch = to;
+              continue;
+            }
+          } else {
+            if (event.type === 'match') joinMatches(held.batches, event, 0, 1, held.seenSlot);
+            budget -= 1;
+          }
+          held.next += 1;
+          held.nextMatch = 0;
         }
-        held.next = end;
       }
       if (held.groups === null) {
         if (!all && this.#turn.spent()) return;
@@ -1434,15 +1460,30 @@ function queuedLegs(lane: Lane): number {
   return lane.queued.reduce((sum, group) => sum + group.legs.length, 0);
 }
 
-/** Adds a match event to its auction batch's joining (market:batch). */
-function joinMatch(batches: Map<string, Joining<SettlingMatch>>, event: MatchEvent, seenSlot: bigint): void {
-  const id = `${event.marketId}:${event.batch}`;
+/**
+ * Adds matches `from` to `to` (clamped to what there is) of a match event or a batch's record of
+ * matches to their auction batch's joining (market:batch).
+ */
+function joinMatches(
+  batches: Map<string, Joining<SettlingMatch>>,
+  event: MatchEvent | MatchesEvent,
+  from: number,
+  to: number,
+  seenSlot: bigint,
+): void {
+  const { marketId, batch } = event.type === 'match' ? event : event.matches;
+  const id = `${marketId}:${batch}`;
   let into = batches.get(id);
   if (into === undefined) {
     into = newJoining<SettlingMatch>();
     batches.set(id, into);
   }
-  join(into, fromMatchEvent(event, seenSlot));
+  if (event.type === 'match') {
+    join(into, fromMatchEvent(event, seenSlot));
+    return;
+  }
+  const end = Math.min(to, event.matches.count);
+  for (let k = from; k < end; k += 1) join(into, fromMatchEvent(event.matches.event(k), seenSlot));
 }
 
 /** The failure reason of a chain refusal at lock time (docs/settlement.md section 3). */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import { type CoreEvent, pendingSettlementEvent } from '@venue/core';
+import { type CoreEvent, type OrderEvent, pendingSettlementEvent } from '@venue/core';
 import { STREAM_CATALOGUE, VenueError } from '@venue/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AuthService } from '../auth/auth-service.ts';
@@ -291,14 +291,27 @@ export class StreamServer implements StreamPublisher {
   #route(events: readonly CoreEvent[]): void {
     const nowMs = this.#options.clock.nowMs();
     for (const event of events) {
+      if (event.type === 'matches') {
+        // A batch's matches stand for their orders' pending_settlement events (core
+        // batch/pending-events.ts); each is built only for an owner with a session open.
+        const { matches } = event;
+        for (let k = 0; k < matches.count; k += 1) {
+          const sessions = this.#byAccount.get(matches.accountId(k));
+          if (sessions !== undefined)
+            this.#deliver(sessions, pendingSettlementEvent(matches.event(k)), nowMs);
+        }
+        continue;
+      }
       if (event.type !== 'order' && event.type !== 'match') continue;
       const sessions = this.#byAccount.get(event.accountId);
       if (sessions === undefined) continue;
-      // A match event stands for its order's pending_settlement event (core batch/pending-events.ts).
-      const order = event.type === 'order' ? event : pendingSettlementEvent(event);
-      const shared = new SharedChannelFrame(orderEventFrame(order, nowMs));
-      for (const session of sessions) session.deliver(shared);
+      this.#deliver(sessions, event.type === 'order' ? event : pendingSettlementEvent(event), nowMs);
     }
+  }
+
+  #deliver(sessions: Iterable<StreamSession>, order: OrderEvent, nowMs: number): void {
+    const shared = new SharedChannelFrame(orderEventFrame(order, nowMs));
+    for (const session of sessions) session.deliver(shared);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { BatchEvent, MatchEvent, MatchFill } from '../events.ts';
 
 /** The order's fills, one per counterparty, in the order of `matchCounterparties`. */
 export function matchFills(event: Pick<MatchEvent, 'pairing' | 'pairingRef'>): MatchFill[] {
-  const { fills, start, fillAt, matchIds } = event.pairing;
+  const { fills, start, fillAt, rank, firstMatchId } = event.pairing;
   const ref = event.pairingRef;
   const from = start[ref] as number;
   const own: MatchFill[] = new Array((start[ref + 1] as number) - from);
@@ -17,7 +17,8 @@ export function matchFills(event: Pick<MatchEvent, 'pairing' | 'pairingRef'>): M
     const index = fillAt[from + at] as number;
     const bidRef = fills.bidRef(index);
     own[at] = {
-      counterpartyMatchId: matchIds[bidRef === ref ? fills.askRef(index) : bidRef] as bigint,
+      counterpartyMatchId:
+        firstMatchId + BigInt(rank[bidRef === ref ? fills.askRef(index) : bidRef] as number),
       baseQuantity: fills.quantity(index),
       quoteAmount: fills.quoteAmount(index),
     };

@@ -2,13 +2,14 @@ import type { CoreEvent, MatchEvent, OrderEvent } from '../events.ts';
 
 /**
  * An order that fills in a batch is told it now waits on settlement by a spec 6.1 order event of
- * kind `pending_settlement`. The core does not build that event: the order's match event carries
- * every field of it and stands for it in the event list, just before itself (decisions D146). A
- * 100,000-order clear fills about half its orders, and one object per filled order fewer is a
- * fifth of what the tick allocates and keeps alive until its events are taken in.
+ * kind `pending_settlement`. The core does not build that event: the order's match carries every
+ * field of it and stands for it, just before itself (decisions D146), and the core builds no match
+ * event either: the batch hands over one record of its matches (D148). A 100,000-order clear fills
+ * about half its orders, and each object per filled order was garbage the tick made and kept alive
+ * until its events were taken in.
  *
- * Whatever routes or records order events reads them through `orderEventOf`; `expandedEvents`
- * spells a list out as the core used to hand it over (transcripts, audits, tests).
+ * Whatever routes or records order events reads them through these functions; `expandedEvents`
+ * spells a list out as the core handed it over before both changes (transcripts, audits, tests).
  */
 
 /** The pending_settlement order event a match event stands for. */
@@ -25,28 +26,51 @@ export function pendingSettlementEvent(match: MatchEvent): OrderEvent {
   };
 }
 
-/** The order event an event is, or stands for (a match event), or null. */
+/**
+ * The order event an event is, or stands for (a match event), or null. A batch's record of matches
+ * stands for several: read those with `orderEventsOf`.
+ */
 export function orderEventOf(event: CoreEvent): OrderEvent | null {
   if (event.type === 'order') return event;
   return event.type === 'match' ? pendingSettlementEvent(event) : null;
 }
 
-/** The events with each match event preceded by the order event it stands for. */
+/**
+ * The events as the core handed them over before batches kept their matches as one record: each
+ * record spelled out as its match events, each preceded by the order event it stands for.
+ */
 export function expandedEvents(events: readonly CoreEvent[]): CoreEvent[] {
   const expanded: CoreEvent[] = [];
   for (const event of events) {
+    if (event.type === 'matches') {
+      const { matches } = event;
+      for (let k = 0; k < matches.count; k += 1) {
+        const match = matches.event(k);
+        expanded.push(pendingSettlementEvent(match), match);
+      }
+      continue;
+    }
     if (event.type === 'match') expanded.push(pendingSettlementEvent(event));
     expanded.push(event);
   }
   return expanded;
 }
 
-/** Only the order events among `events`, the ones match events stand for included, in order. */
+/** Only the order events among `events`, the ones matches stand for included, in order. */
 export function orderEventsOf(events: readonly CoreEvent[]): OrderEvent[] {
   const orders: OrderEvent[] = [];
-  for (const event of events) {
-    const order = orderEventOf(event);
-    if (order !== null) orders.push(order);
-  }
+  for (const event of expandedEvents(events)) if (event.type === 'order') orders.push(event);
   return orders;
+}
+
+/** Every match among `events` as its own event, in order (a record's matches in match id order). */
+export function matchEventsOf(events: readonly CoreEvent[]): MatchEvent[] {
+  const matches: MatchEvent[] = [];
+  for (const event of events) {
+    if (event.type === 'match') matches.push(event);
+    else if (event.type === 'matches') {
+      for (let k = 0; k < event.matches.count; k += 1) matches.push(event.matches.event(k));
+    }
+  }
+  return matches;
 }

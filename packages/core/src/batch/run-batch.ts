@@ -3,23 +3,22 @@ import { AssertionError } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
 import { NO_FILLS } from '../auction/fill-columns.ts';
 import type { AuctionResult, Fills } from '../auction/types.ts';
-import { bigintOfUnits, SAFE_UNITS } from '../auction/units.ts';
 import type { CoreConfig } from '../config.ts';
-import type { BatchEvent, BatchPairing, CoreEvent, MatchEvent } from '../events.ts';
+import type { BatchEvent, BatchPairing, CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { sideOf, stopResting } from '../state/book-side.ts';
 import { keepLastUnfilled } from '../state/last-unfilled.ts';
 import { type Ending, finish } from '../state/order-index.ts';
+import { reserve } from '../state/pending-match.ts';
 import {
   type BookSide,
   MATCH_IDS_MAX,
   type MarketState,
-  matchKey,
   NO_SLOT,
   type OrderRow,
-  type PendingMatch,
   type VenueState,
 } from '../state/venue-state.ts';
+import { BatchMatches } from './batch-matches.ts';
 import { gatherSide } from './gather.ts';
 import { ahead, type BatchOutcome, firstSkips, noFillReason, unclearedReason } from './no-fill-reason.ts';
 import { quietBatch } from './quiet-batch.ts';
@@ -213,14 +212,13 @@ function applyOutcome(
 ): void {
   const count = rows.length;
   const { start, fillAt } = fillsByRef(cleared.fills, count);
-  const matchIds = matchIdsOf(market, start, count);
   if (cleared.record !== null) cleared.record.participants = count;
   // A batch that did not clear gives every participant the market's reason: kept once, not per row
   // (set before the fills, whose rows keepLastUnfilled reads it for; a batch that did not clear has none).
   const marketReason = unclearedReason(cleared.result);
   if (marketReason !== null) market.lastUncleared = { batch, slot: state.slot, reason: marketReason };
   const applying: Applying = { state, config, market, rows, cleared, batch, events, start };
-  const best = applyFills(applying, fillAt, matchIds);
+  const best = applyFills(applying, fillAt);
   const explained: BatchOutcome = {
     result: cleared.result,
     bandLow: cleared.bandLow,
@@ -251,70 +249,66 @@ interface BestFilled {
   ask: OrderRow | null;
 }
 
-/** Each order that filled gets one match, in ref order: the first pass of applyOutcome. */
-function applyFills(applying: Applying, fillAt: Int32Array, matchIds: readonly bigint[]): BestFilled {
+/**
+ * Each order that filled gets one match, in ref order: the first pass of applyOutcome. The batch's
+ * matches are one record (batch-matches.ts, decisions D148) that is also each filled order's
+ * reservation: per filled order this writes the row's state and its place in the record, and
+ * builds no object and no bigint.
+ */
+function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
   const { state, config, market, rows, cleared, batch, events, start } = applying;
   const best: BestFilled = { bid: null, ask: null };
   const fills = cleared.fills;
   if (fills.length === 0) return best;
   const count = rows.length;
+  const { rank, filled } = ranksOfFilled(start, count);
+  const firstMatchId = takeMatchIds(market, filled);
   const lockExpirySlot = state.slot + config.lockDurationSlots;
-  // One record of who filled against whom for the whole batch: each match event reads its lists
-  // from it when asked (match-pairing.ts), so no list or fill object is built per order here.
-  const pairing: BatchPairing = { fills, start, fillAt, matchIds };
+  // One record of who filled against whom for the whole batch: each match reads its lists from it
+  // when asked (match-pairing.ts), so no list or fill object is built per order here.
+  const pairing: BatchPairing = { fills, start, fillAt, rank, firstMatchId };
+  const matches = new BatchMatches(
+    {
+      marketId: market.config.marketId,
+      batch,
+      slot: state.slot,
+      clearingPrice: cleared.price,
+      lockExpirySlot,
+    },
+    pairing,
+    filled,
+  );
+  const { orders, notes, refs } = matches;
   // keepLastUnfilled has nothing to keep while the market has no uncleared batch: checked once here
   // rather than through each row's market, a field on a cache line of the row nothing else reads.
   const keepUnfilled = market.lastUncleared !== null;
+  const firstKey = matches.matchKey(0);
   for (let ref = 0; ref < count; ref += 1) {
-    const from = start[ref] as number;
-    const to = start[ref + 1] as number;
-    if (from === to) continue;
+    const k = rank[ref] as number;
+    if (k < 0) continue;
     const row = rows[ref] as OrderRow;
     if (row.side === 'bid') {
       if (best.bid === null || ahead(row, best.bid)) best.bid = row;
     } else if (best.ask === null || ahead(row, best.ask)) {
       best.ask = row;
     }
-    const { base, quote } = orderTotals(fills, fillAt, from, to);
-    // The match event is also the reservation (row.pending): the same match id, totals and expiry.
-    // An object literal: V8 builds one from its boilerplate, where a class's constructor took about
-    // twice as long for the whole fills pass.
-    const match: MatchEvent & PendingMatch = {
-      type: 'match',
-      marketId: row.marketId,
-      matchId: matchIds[ref] as bigint,
-      batch,
-      slot: state.slot,
-      orderId: row.orderId,
-      accountId: row.accountId,
-      side: row.side,
-      clearingPrice: cleared.price,
-      baseQuantity: base,
-      quoteAmount: quote,
-      noteCommitment: row.note.commitment,
-      noteValue: row.note.value,
-      treeId: row.note.treeId,
-      merkleRoot: row.note.merkleRoot,
-      viewingPubkey: row.viewingPubkey,
-      lockExpirySlot,
-      pairing,
-      pairingRef: ref,
-    };
-    const matchId = match.matchId;
+    orders[k] = row;
+    notes[k] = row.note;
+    refs[k] = ref;
     if (keepUnfilled) keepLastUnfilled(row);
     stopResting(sideOf(market, row.side), row);
     row.state = 'pending_settlement';
-    row.pending = match;
-    row.lastMatchId = matchId;
+    reserve(row, matches, k);
     row.lockExpirySlot = lockExpirySlot;
     row.lastUpdateSlot = state.slot;
-    market.pendingMatches.set(matchKey(matchId), row);
-    // The match event also stands for the order's pending_settlement event (pending-events.ts).
-    events.push(match);
+    market.pendingMatches.set(firstKey + k, row);
     // ioc and fok take part in their arrival batch only (decisions section 2); a filled ioc's
     // remainder ends after its settlement.
     if (row.orderType !== 'limit' && !row.arrivalBatchDone) arrivalBatchDone(market, row);
   }
+  // The record stands for every match event, and each for its order's pending_settlement event
+  // (pending-events.ts), in match id order.
+  events.push({ type: 'matches', matches });
   return best;
 }
 
@@ -364,47 +358,27 @@ function arrivalBatchDone(market: MarketState, row: OrderRow): void {
   market.arrivalBatchDue.delete(row);
 }
 
-/** Match ids for the refs that filled (start[r] < start[r + 1]), counting up in ref order. */
-function matchIdsOf(market: MarketState, start: Int32Array, count: number): bigint[] {
-  const matchIds: bigint[] = new Array(count);
+/** Each ref's rank among the refs that filled (start[r] < start[r + 1]), in ref order, or -1. */
+function ranksOfFilled(start: Int32Array, count: number): { rank: Int32Array; filled: number } {
+  const rank = new Int32Array(count);
+  let filled = 0;
   for (let ref = 0; ref < count; ref += 1) {
-    if (start[ref] === start[ref + 1]) continue;
-    if (!(market.matchCount < MATCH_IDS_MAX)) throw new AssertionError('match ids ran past 2^53');
-    matchIds[ref] = market.matchCount;
-    market.matchCount += 1n;
+    if (start[ref] === start[ref + 1]) {
+      rank[ref] = -1;
+    } else {
+      rank[ref] = filled;
+      filled += 1;
+    }
   }
-  return matchIds;
+  return { rank, filled };
 }
 
-/** What an order's fills (fillAt[from] to fillAt[to - 1]) move together. */
-interface Totals {
-  readonly base: bigint;
-  readonly quote: bigint;
-}
-
-/**
- * Summed as numbers while exact (each amount and every partial sum below 2^53; a sum that is not
- * rounds to 2^53 or more, and NaN marks an amount kept as a bigint), so an order gets two bigints
- * whatever its number of fills; else again as bigints.
- */
-function orderTotals(fills: Fills, fillAt: Int32Array, from: number, to: number): Totals {
-  let base = 0;
-  let quote = 0;
-  for (let at = from; at < to; at += 1) {
-    const index = fillAt[at] as number;
-    base += fills.quantityUnits(index);
-    quote += fills.quoteUnits(index);
-  }
-  if (base <= SAFE_UNITS && quote <= SAFE_UNITS)
-    return { base: bigintOfUnits(base), quote: bigintOfUnits(quote) };
-  let wideBase = 0n;
-  let wideQuote = 0n;
-  for (let at = from; at < to; at += 1) {
-    const index = fillAt[at] as number;
-    wideBase += fills.quantity(index);
-    wideQuote += fills.quoteAmount(index);
-  }
-  return { base: wideBase, quote: wideQuote };
+/** The first of `count` match ids the market issues next, counting up (intake order within a batch). */
+function takeMatchIds(market: MarketState, count: number): bigint {
+  const first = market.matchCount;
+  if (!(first + BigInt(count) <= MATCH_IDS_MAX)) throw new AssertionError('match ids ran past 2^53');
+  market.matchCount = first + BigInt(count);
+  return first;
 }
 
 /** Each ref's fill indexes, in fill order: those of ref r are fillAt[start[r]] to fillAt[start[r + 1] - 1]. */

@@ -292,6 +292,7 @@ export function newRow(
     },
     viewingPubkey: own(order.viewing_pubkey),
     pending: null,
+    pendingAt: 0,
     lastMatchId: carried.lastMatchId,
     lockExpirySlot: null,
     lastUpdateSlot: state.slot,

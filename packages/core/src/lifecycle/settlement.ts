@@ -4,6 +4,7 @@ import type { CoreConfig } from '../config.ts';
 import type { CoreEvent, OrderEvent } from '../events.ts';
 import { sideOf, startResting } from '../state/book-side.ts';
 import { type Ending, finish, wakeAt } from '../state/order-index.ts';
+import { pendingMatchId, release } from '../state/pending-match.ts';
 import { effectiveMinFill, matchKey, type OrderRow, type VenueState } from '../state/venue-state.ts';
 import { DEAD_MAN_CANCEL, takeDeadManSweep } from './dead-man.ts';
 
@@ -16,7 +17,7 @@ import { DEAD_MAN_CANCEL, takeDeadManSweep } from './dead-man.ts';
 
 function pendingOrder(state: VenueState, marketId: string, matchId: bigint): OrderRow {
   const row = state.markets.get(marketId)?.pendingMatches.get(matchKey(matchId));
-  if (row?.pending?.matchId !== matchId) {
+  if (row === undefined || pendingMatchId(row) !== matchId) {
     throw new AssertionError(`no unsettled match ${matchId} in market ${marketId}`);
   }
   return row;
@@ -25,7 +26,7 @@ function pendingOrder(state: VenueState, marketId: string, matchId: bigint): Ord
 /** True when the settlement pipeline still waits for this match (idempotent retries ask first). */
 export function isPendingMatch(state: VenueState, marketId: string, matchId: bigint): boolean {
   const row = state.markets.get(marketId)?.pendingMatches.get(matchKey(matchId));
-  return row?.pending?.matchId === matchId;
+  return row !== undefined && pendingMatchId(row) === matchId;
 }
 
 const FULLY_FILLED: Ending = { kind: 'fully_filled' };
@@ -39,12 +40,10 @@ export function applyMatchSettled(
   command: MatchSettledCommand,
 ): CoreEvent[] {
   const row = pendingOrder(state, command.marketId, command.matchId);
-  const pending = row.pending;
+  const pending = release(row);
   assert(pending !== null, 'pending match vanished');
   row.filled += pending.baseQuantity;
   assert(row.filled <= row.amount, `order ${row.orderId} filled beyond its amount`);
-  row.market.pendingMatches.delete(matchKey(pending.matchId));
-  row.pending = null;
   row.lockExpirySlot = null;
   const remaining = row.amount - row.filled;
   row.remaining = remaining;

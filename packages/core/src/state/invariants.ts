@@ -118,7 +118,8 @@ function checkRow(state: VenueState, orderId: string, row: OrderRow): void {
   assert(pending === (row.pending !== null), `order ${orderId}: state ${row.state} disagrees with its match`);
   if (row.pending !== null) {
     assert(
-      row.market.pendingMatches.get(matchKey(row.pending.matchId)) === row,
+      row.market.pendingMatches.get(row.pending.matchKey(row.pendingAt)) === row &&
+        matchKey(row.pending.matchId(row.pendingAt)) === row.pending.matchKey(row.pendingAt),
       `order ${orderId}: pending match not indexed`,
     );
   }
@@ -168,7 +169,7 @@ function checkMarket(market: MarketState): number {
     assert(
       row.state === 'pending_settlement' &&
         row.pending !== null &&
-        matchKey(row.pending.matchId) === key &&
+        row.pending.matchKey(row.pendingAt) === key &&
         row.market === market,
       `market ${id}: pending match ${key} names a settled order`,
     );

@@ -4,10 +4,10 @@ import type { OrderEvent } from '../events.ts';
 import { enterLevel, leaveLevel, sideOf } from './book-side.ts';
 import { keepLastUnfilled } from './last-unfilled.ts';
 import { appendAccount, unlinkAccount } from './order-lists.ts';
+import { release } from './pending-match.ts';
 import {
   type AccountState,
   isTerminal,
-  matchKey,
   type OrderRow,
   type PriceLevel,
   type VenueState,
@@ -100,8 +100,7 @@ export function finish(state: VenueState, config: CoreConfig, row: OrderRow, end
   unlinkOpen(state, row);
   row.state = ending.kind;
   row.lastUpdateSlot = state.slot;
-  if (row.pending !== null) row.market.pendingMatches.delete(matchKey(row.pending.matchId));
-  row.pending = null;
+  release(row);
   state.deadManSweeps.delete(row.orderId);
   if (state.notes.get(row.note.commitment) === row) state.notes.delete(row.note.commitment);
   const event: {

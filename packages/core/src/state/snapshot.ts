@@ -6,6 +6,7 @@ import {
 } from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
 import { accountFor, linkOpen } from './order-index.ts';
+import { lastMatchIdOf, pendingOf, RestoredReservation } from './pending-match.ts';
 import {
   type DeadManTimer,
   effectiveMinFill,
@@ -14,7 +15,6 @@ import {
   type FinishedOrder,
   isTerminal,
   type KeyNonces,
-  matchKey,
   NO_SLOT,
   type NoteRef,
   type OrderRow,
@@ -63,7 +63,6 @@ type PersistedRow = Persisted<
     | 'state'
     | 'arrivalBatchDone'
     | 'sweepAfterSettlement'
-    | 'pending'
     | 'lastMatchId'
     | 'reason'
     | 'cancelReason'
@@ -71,6 +70,8 @@ type PersistedRow = Persisted<
     | 'lastUpdateSlot'
   >
 > & {
+  /** The pending match's four values (pending-match.ts), or null. */
+  pending: PendingMatch | null;
   /**
    * [batch, slot, reason] of the latest batch that gave the order nothing. Written only when there
    * is one, so rows that never sat out a batch keep the bytes they had before it existed.
@@ -186,18 +187,10 @@ function persistedRow(row: OrderRow): PersistedRow {
     state: row.state,
     arrivalBatchDone: row.arrivalBatchDone,
     sweepAfterSettlement: row.sweepAfterSettlement,
-    // The four fields only, in this order: the reservation is the batch's match event (D120), whose
-    // other fields (and its batch's pairing record) are not state.
-    pending:
-      row.pending === null
-        ? null
-        : {
-            matchId: row.pending.matchId,
-            baseQuantity: row.pending.baseQuantity,
-            quoteAmount: row.pending.quoteAmount,
-            lockExpirySlot: row.pending.lockExpirySlot,
-          },
-    lastMatchId: row.lastMatchId,
+    // The four fields only, in this order: the reservation is read from the batch's record of its
+    // matches (D148), whose other facts are not state.
+    pending: pendingOf(row),
+    lastMatchId: lastMatchIdOf(row),
     reason: row.reason,
     cancelReason: row.cancelReason,
     lockExpirySlot: row.lockExpirySlot,
@@ -304,7 +297,8 @@ function rowFrom(state: VenueState, saved: PersistedRow): OrderRow {
     marketId: saved.marketId,
     note: saved.note as NoteRef,
     viewingPubkey: saved.viewingPubkey,
-    pending: saved.pending as PendingMatch | null,
+    pending: saved.pending === null ? null : new RestoredReservation(saved.pending),
+    pendingAt: 0,
     lastMatchId: saved.lastMatchId,
     lockExpirySlot: saved.lockExpirySlot,
     lastUpdateSlot: saved.lastUpdateSlot,
@@ -338,6 +332,6 @@ function relinkOpenOrders(state: VenueState): void {
     .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
   for (const row of open) {
     linkOpen(state, row, accountFor(state, row.accountId));
-    if (row.pending !== null) row.market.pendingMatches.set(matchKey(row.pending.matchId), row);
+    if (row.pending !== null) row.market.pendingMatches.set(row.pending.matchKey(row.pendingAt), row);
   }
 }

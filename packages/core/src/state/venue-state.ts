@@ -38,6 +38,21 @@ export interface PendingMatch {
 }
 
 /**
+ * What holds the reservations of several orders at once, each at its own index: a batch's record of
+ * its matches (batch/batch-matches.ts), so a batch builds no object per filled order, or one match
+ * restored from a snapshot (decisions D148). A row names its record and index (`pending`,
+ * `pendingAt`); state/pending-match.ts reads them.
+ */
+export interface Reservations {
+  matchId(at: number): bigint;
+  /** matchKey(matchId(at)), without building the bigint. */
+  matchKey(at: number): number;
+  baseQuantity(at: number): bigint;
+  quoteAmount(at: number): bigint;
+  readonly lockExpirySlot: bigint;
+}
+
+/**
  * One order. The row is also the order as the auction sees it (it satisfies AuctionOrder), so a
  * batch hands rows to the auction without building a copy of each.
  */
@@ -73,7 +88,13 @@ export interface OrderRow {
    * settlement is cancelled instead of resting unattended (docs/core.md).
    */
   sweepAfterSettlement: boolean;
-  pending: PendingMatch | null;
+  /** The reservation of its current match: a record and this order's index there (pending-match.ts). */
+  pending: Reservations | null;
+  pendingAt: number;
+  /**
+   * The match id of its latest match that is no longer pending; while one is, pending-match.ts
+   * `lastMatchIdOf` answers from the reservation (a batch writes no bigint per filled order).
+   */
   lastMatchId: bigint | null;
   reason: SettlementFailureReason | null;
   cancelReason: CancelReason | null;

@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import { recoverJournal } from '@venue/adapters';
-import { type Command, type CoreConfig, type CoreEvent, plainMatchEvent, VenueCore } from '@venue/core';
+import {
+  type Command,
+  type CoreConfig,
+  type CoreEvent,
+  expandedEvents,
+  plainMatchEvent,
+  VenueCore,
+} from '@venue/core';
 import type { SimDisk } from './sim-disk.ts';
 import { SIM_STATE_DIRECTORY } from './sim-venue.ts';
 
@@ -29,7 +36,8 @@ export async function replayJournal(
     files: disk.clone(),
     ignoreSnapshots: true,
     onCommand: (command) => {
-      records.push({ command, events: core.apply(command) });
+      // Spelled out as listeners hear them (simulator #heard).
+      records.push({ command, events: expandedEvents(core.apply(command)) });
     },
   });
   return { core, records };

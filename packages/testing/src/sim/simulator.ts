@@ -6,7 +6,13 @@ import {
   type MatchProofCheck,
   type NoteOpeningReveal,
 } from '@venue/chain-sim';
-import type { CoreConfig, CoreEvent, MarketConfig, MatchEvent } from '@venue/core';
+import {
+  type CoreConfig,
+  type CoreEvent,
+  expandedEvents,
+  type MarketConfig,
+  type MatchEvent,
+} from '@venue/core';
 import {
   assetIdOfMint,
   createMatchProver,
@@ -776,7 +782,8 @@ export class Simulator {
 
   /** Events as the venue's listeners hear them: after durability, in journal order. */
   #heard(events: readonly CoreEvent[]): void {
-    for (const event of events) {
+    // A batch's record of matches spelled out as the match and order events it stands for.
+    for (const event of expandedEvents(events)) {
       this.#released.push(eventText(event));
       const booked = this.#bookedBy(event);
       if (booked !== null) {
