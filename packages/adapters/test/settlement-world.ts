@@ -43,7 +43,6 @@ import {
   expandedEvents,
   type MatchEvent,
   type OrderEvent,
-  orderEventOf,
 } from '@venue/core';
 import {
   assetIdOfMint,
@@ -214,8 +213,7 @@ export class SettlementWorld {
   #listen(): void {
     this.engine.onEvents((events: readonly CoreEvent[]) => {
       for (const event of expandedEvents(events)) {
-        const order = orderEventOf(event);
-        if (order !== null) this.orderEvents.push(order);
+        if (event.type === 'order') this.orderEvents.push(event);
         if (event.type === 'match' && this.options.foresee !== false) this.#foresee(event);
       }
     });

@@ -56,7 +56,7 @@ export interface OrderEvent {
  * The matches of one batch, as one record (decisions D148): a batch that fills half of a 100,000-order
  * book builds no object per filled order. The core hands this over where it used to hand one match
  * event per filled order, in the same order; read them with `matchEventsOf` or the record's
- * `event(k)`, and the order events they stand for with `orderEventOf`/`expandedEvents`
+ * `event(k)`, and the order events they stand for with `orderEventsOf`/`expandedEvents`
  * (batch/pending-events.ts).
  */
 export interface MatchesEvent {
@@ -83,7 +83,8 @@ export interface BatchMatchesRecord {
  * One order's part in one batch, handed to the settlement pipeline: lock `noteCommitment`, move
  * `baseQuantity` and `quoteAmount`, and return the change. Private: never sent to other accounts.
  * It also stands for its order's `pending_settlement` order event, which the core does not build:
- * read order events through `orderEventOf` (batch/pending-events.ts, decisions D146).
+ * read order events through `orderEventsOf` (batch/pending-events.ts, decisions D146). The core
+ * hands matches over as a batch's record (MatchesEvent); a match event is one of them spelled out.
  */
 export interface MatchEvent {
   readonly type: 'match';

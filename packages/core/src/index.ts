@@ -15,7 +15,6 @@ export {
 export {
   expandedEvents,
   matchEventsOf,
-  orderEventOf,
   orderEventsOf,
   pendingSettlementEvent,
 } from './batch/pending-events.ts';

@@ -27,17 +27,10 @@ export function pendingSettlementEvent(match: MatchEvent): OrderEvent {
 }
 
 /**
- * The order event an event is, or stands for (a match event), or null. A batch's record of matches
- * stands for several: read those with `orderEventsOf`.
- */
-export function orderEventOf(event: CoreEvent): OrderEvent | null {
-  if (event.type === 'order') return event;
-  return event.type === 'match' ? pendingSettlementEvent(event) : null;
-}
-
-/**
  * The events as the core handed them over before batches kept their matches as one record: each
- * record spelled out as its match events, each preceded by the order event it stands for.
+ * record spelled out as its match events, each preceded by the order event it stands for. A list
+ * already spelled out comes back as it is (a match event outside a record has its order event
+ * before it already), so a consumer may expand what it is handed without asking where it came from.
  */
 export function expandedEvents(events: readonly CoreEvent[]): CoreEvent[] {
   const expanded: CoreEvent[] = [];
@@ -50,7 +43,6 @@ export function expandedEvents(events: readonly CoreEvent[]): CoreEvent[] {
       }
       continue;
     }
-    if (event.type === 'match') expanded.push(pendingSettlementEvent(event));
     expanded.push(event);
   }
   return expanded;
