@@ -6,9 +6,11 @@ import type { NoteRef, OrderRow, Reservations } from '../state/venue-state.ts';
 /**
  * One batch's matches as one record (decisions D148): what each filled order's match event said,
  * kept as the batch's shared facts plus, per match k (0 <= k < count, match id firstMatchId + k),
- * the order's row, its note at the batch, and its ref among the participants. The batch fills the
- * per-match arrays in its fills pass and builds nothing else per filled order: totals are summed
- * from the batch's fills and events built when someone reads them.
+ * the order's row and its ref among the participants. The batch fills those two arrays in its fills
+ * pass and builds nothing else per filled order: totals are summed from the batch's fills, and
+ * events built when someone reads them. The note is the row's while the match is pending (a pending
+ * order's note cannot change); the row tells the record its note when the match stops pending,
+ * before a settlement can give it a change note (`released`).
  *
  * The record is also the filled orders' reservation (row.pending names it and row.pendingAt the
  * order's k), as the match event was before it (D120).
@@ -23,8 +25,8 @@ export class BatchMatches implements BatchMatchesRecord, Reservations {
   readonly pairing: BatchPairing;
   /** k -> the order (rows keep their identity fields for life; see `notes` for what changes). */
   readonly orders: OrderRow[];
-  /** k -> the order's note at the batch: a settlement gives the row a new one, the match keeps this. */
-  readonly notes: NoteRef[];
+  /** k -> the order's note, once its match stopped pending (until then, the row's). */
+  readonly #notes: (NoteRef | undefined)[] = [];
   /** k -> the order's ref among the batch's participants (its range of the pairing's fills). */
   readonly refs: Int32Array;
   readonly #firstKey: number;
@@ -49,7 +51,6 @@ export class BatchMatches implements BatchMatchesRecord, Reservations {
     this.#firstKey = Number(pairing.firstMatchId);
     this.pairing = pairing;
     this.orders = new Array(count);
-    this.notes = new Array(count);
     this.refs = new Int32Array(count);
   }
 
@@ -77,9 +78,13 @@ export class BatchMatches implements BatchMatchesRecord, Reservations {
     return orderTotals(this.pairing, this.refs[k] as number).quote;
   }
 
+  released(k: number, note: NoteRef): void {
+    this.#notes[k] = note;
+  }
+
   event(k: number): MatchEvent {
     const row = this.orders[k] as OrderRow;
-    const note = this.notes[k] as NoteRef;
+    const note = this.#notes[k] ?? row.note;
     const ref = this.refs[k] as number;
     const { base, quote } = orderTotals(this.pairing, ref);
     return {

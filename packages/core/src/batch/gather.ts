@@ -2,7 +2,17 @@ import { AssertionError } from '@venue/protocol';
 import type { GatheredSide } from '../auction/gathered.ts';
 import { SAFE_UNITS, sideUnitsOf } from '../auction/units.ts';
 import { type MarketColumns, NO_SLOT } from '../state/market-columns.ts';
-import type { BookSide, OrderRow } from '../state/venue-state.ts';
+import type { BookSide, OrderRow, PriceLevel } from '../state/venue-state.ts';
+
+/**
+ * A gathered side with what the batch itself reads after the auction: each participant's slot, and
+ * the book's level object for each gathered level, so the fills pass can take the filled orders out
+ * of their levels' resting totals a level at a time without reading a row (run-batch.ts).
+ */
+export interface GatheredBookSide extends GatheredSide {
+  readonly slots: Int32Array;
+  readonly bookLevels: readonly PriceLevel[];
+}
 
 /**
  * One pass over a book side in priority, collecting the batch's participants (slots with a ref)
@@ -14,17 +24,19 @@ import type { BookSide, OrderRow } from '../state/venue-state.ts';
  * Returns null when some quantity, or the side's total, is not exact as a number (beyond 2^53):
  * the batch then takes the bigint path (clearSortedBatch on the rows).
  */
-export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): GatheredSide | null {
+export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): GatheredBookSide | null {
   let capacity = 0;
   for (const level of side.levels) capacity += level.size;
   // Sized once, and cut to the participants at the end, rather than grown by copies.
   const orders: OrderRow[] = new Array(capacity);
   const refs = new Int32Array(capacity);
+  const slots = new Int32Array(capacity);
   const remaining = new Float64Array(capacity);
   const minFill = new Float64Array(capacity);
   const keyPrint = new Int32Array(capacity);
   const ownerPrint = new Int32Array(capacity);
   const prices: bigint[] = [];
+  const bookLevels: PriceLevel[] = [];
   const levelUnits = new Float64Array(side.levels.length);
   const ends = new Int32Array(side.levels.length);
   const { rows, next, ref: refOf, fillOrKill } = columns;
@@ -46,6 +58,7 @@ export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): Ga
       if (!(units <= SAFE_UNITS && atLevel <= SAFE_UNITS)) return null;
       orders[count] = row;
       refs[count] = ref;
+      slots[count] = slot;
       remaining[count] = units;
       minFill[count] = columns.minFill[slot] as number;
       keyPrint[count] = columns.keyPrint[slot] as number;
@@ -59,11 +72,14 @@ export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): Ga
     levelUnits[prices.length] = atLevel;
     ends[prices.length] = count;
     prices.push(level.price);
+    bookLevels.push(level);
   }
   orders.length = count;
   return {
     orders,
     refs: refs.subarray(0, count),
+    slots: slots.subarray(0, count),
+    bookLevels,
     units: sideUnitsOf(remaining.subarray(0, count), minFill.subarray(0, count), total, null, null),
     prints: { key: keyPrint.subarray(0, count), owner: ownerPrint.subarray(0, count) },
     levels: {

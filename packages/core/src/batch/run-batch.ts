@@ -6,7 +6,7 @@ import type { AuctionResult, Fills } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, BatchPairing, CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
-import { sideOf, stopResting } from '../state/book-side.ts';
+import { sideOf, stopResting, stopRestingMany } from '../state/book-side.ts';
 import { keepLastUnfilled } from '../state/last-unfilled.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import { reserve } from '../state/pending-match.ts';
@@ -16,10 +16,11 @@ import {
   type MarketState,
   NO_SLOT,
   type OrderRow,
+  type PriceLevel,
   type VenueState,
 } from '../state/venue-state.ts';
 import { BatchMatches } from './batch-matches.ts';
-import { gatherSide } from './gather.ts';
+import { type GatheredBookSide, gatherSide } from './gather.ts';
 import { ahead, type BatchOutcome, firstSkips, noFillReason, unclearedReason } from './no-fill-reason.ts';
 import { quietBatch } from './quiet-batch.ts';
 
@@ -114,6 +115,8 @@ function participantsByPriority(side: BookSide, refs: Int32Array): OrderRow[] {
 
 interface Cleared {
   readonly fills: Fills;
+  /** The sides as gathered for the auction, or null (the bigint path, or no auction). */
+  readonly gathered: { readonly bids: GatheredBookSide; readonly asks: GatheredBookSide } | null;
   readonly price: bigint;
   /** What explains the batch to each participant that got nothing (no-fill-reason.ts). */
   readonly result: AuctionResult | null;
@@ -125,6 +128,7 @@ interface Cleared {
 
 const NOT_CLEARED: Cleared = {
   fills: NO_FILLS,
+  gathered: null,
   price: 0n,
   result: null,
   bandLow: 0n,
@@ -179,6 +183,7 @@ function auction(
   events.push(record);
   return {
     fills: result.fills,
+    gathered: gathered ? { bids, asks } : null,
     price: result.clearingPrice ?? 0n,
     result,
     bandLow: band.low,
@@ -257,11 +262,24 @@ interface BestFilled {
  */
 function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
   const { state, config, market, rows, cleared, batch, events, start } = applying;
-  const best: BestFilled = { bid: null, ask: null };
   const fills = cleared.fills;
-  if (fills.length === 0) return best;
+  if (fills.length === 0) return { bid: null, ask: null };
   const count = rows.length;
   const { rank, filled } = ranksOfFilled(start, count);
+  // From the gathered columns when the auction had them: the best filled order of each side is the
+  // first filled in priority, and the levels' resting totals drop a level at a time, so this pass
+  // reads no row for either (the bigint path does both per row below).
+  const gathered = cleared.gathered;
+  const best: BestFilled =
+    gathered === null
+      ? { bid: null, ask: null }
+      : { bid: firstFilled(gathered.bids, rank), ask: firstFilled(gathered.asks, rank) };
+  if (gathered !== null) {
+    leaveRestingTotals(market.bids, gathered.bids, rank, market.columns.resting);
+    leaveRestingTotals(market.asks, gathered.asks, rank, market.columns.resting);
+  }
+  // Only orders still due their arrival batch (ioc, fok) end here: none when the market has none.
+  const arrivals = market.arrivalBatchDue.size > 0;
   const firstMatchId = takeMatchIds(market, filled);
   const lockExpirySlot = state.slot + config.lockDurationSlots;
   // One record of who filled against whom for the whole batch: each match reads its lists from it
@@ -278,7 +296,7 @@ function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
     pairing,
     filled,
   );
-  const { orders, notes, refs } = matches;
+  const { orders, refs } = matches;
   // keepLastUnfilled has nothing to keep while the market has no uncleared batch: checked once here
   // rather than through each row's market, a field on a cache line of the row nothing else reads.
   const keepUnfilled = market.lastUncleared !== null;
@@ -287,16 +305,17 @@ function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
     const k = rank[ref] as number;
     if (k < 0) continue;
     const row = rows[ref] as OrderRow;
-    if (row.side === 'bid') {
-      if (best.bid === null || ahead(row, best.bid)) best.bid = row;
-    } else if (best.ask === null || ahead(row, best.ask)) {
-      best.ask = row;
-    }
     orders[k] = row;
-    notes[k] = row.note;
     refs[k] = ref;
     if (keepUnfilled) keepLastUnfilled(row);
-    stopResting(sideOf(market, row.side), row);
+    if (gathered === null) {
+      if (row.side === 'bid') {
+        if (best.bid === null || ahead(row, best.bid)) best.bid = row;
+      } else if (best.ask === null || ahead(row, best.ask)) {
+        best.ask = row;
+      }
+      stopResting(sideOf(market, row.side), row);
+    }
     row.state = 'pending_settlement';
     reserve(row, matches, k);
     row.lockExpirySlot = lockExpirySlot;
@@ -304,7 +323,7 @@ function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
     market.pendingMatches.set(firstKey + k, row);
     // ioc and fok take part in their arrival batch only (decisions section 2); a filled ioc's
     // remainder ends after its settlement.
-    if (row.orderType !== 'limit' && !row.arrivalBatchDone) arrivalBatchDone(market, row);
+    if (arrivals && row.orderType !== 'limit' && !row.arrivalBatchDone) arrivalBatchDone(market, row);
   }
   // The record stands for every match event, and each for its order's pending_settlement event
   // (pending-events.ts), in match id order.
@@ -356,6 +375,45 @@ function arrivalBatchDone(market: MarketState, row: OrderRow): void {
   row.fillOrKill = false;
   market.columns.fillOrKill[row.slot] = 0;
   market.arrivalBatchDue.delete(row);
+}
+
+/** The first order of a gathered side, in priority, that filled (has a rank), or null. */
+function firstFilled(side: GatheredBookSide, rank: Int32Array): OrderRow | null {
+  const { refs, orders } = side;
+  for (let at = 0; at < refs.length; at += 1) {
+    if ((rank[refs[at] as number] as number) >= 0) return orders[at] as OrderRow;
+  }
+  return null;
+}
+
+/**
+ * The filled orders of a gathered side stop counting as resting: their marks are cleared by slot and
+ * each level's totals drop once, by its filled orders' count and remaining (exact as numbers: the
+ * side was gathered).
+ */
+function leaveRestingTotals(
+  side: BookSide,
+  gathered: GatheredBookSide,
+  rank: Int32Array,
+  resting: Uint8Array,
+): void {
+  const { refs, slots, bookLevels } = gathered;
+  const { ends } = gathered.levels;
+  const remaining = gathered.units.remaining;
+  let from = 0;
+  for (let level = 0; level < bookLevels.length; level += 1) {
+    const to = ends[level] as number;
+    let count = 0;
+    let units = 0;
+    for (let at = from; at < to; at += 1) {
+      if ((rank[refs[at] as number] as number) < 0) continue;
+      count += 1;
+      units += remaining[at] as number;
+      resting[slots[at] as number] = 0;
+    }
+    from = to;
+    if (count > 0) stopRestingMany(side, bookLevels[level] as PriceLevel, count, BigInt(units));
+  }
 }
 
 /** Each ref's rank among the refs that filled (start[r] < start[r + 1]), in ref order, or -1. */

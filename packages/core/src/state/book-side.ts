@@ -120,6 +120,23 @@ export function stopResting(side: BookSide, row: OrderRow): void {
   side.columns.resting[row.slot] = 0;
 }
 
+/**
+ * `count` orders of `level`, holding `units` of remaining base between them, stop counting as
+ * resting together (a batch filled them): stopResting for many at once, whose callers clear the
+ * orders' resting marks in the columns themselves.
+ */
+export function stopRestingMany(side: BookSide, level: PriceLevel, count: number, units: bigint): void {
+  if (!(count > 0 && level.resting >= count)) {
+    throw new AssertionError(
+      `price level ${level.price} counts ${level.resting} resting orders, not ${count}`,
+    );
+  }
+  level.resting -= count;
+  side.restingOrders -= count;
+  level.restingUnits -= units;
+  if (level.resting === 0) side.restingLevels -= 1;
+}
+
 /** Every order of the side in priority: best level first, oldest first within a level. */
 export function* ordersByPriority(side: BookSide): Generator<OrderRow> {
   for (const level of side.levels) {

@@ -41,7 +41,9 @@ export function reserve(row: OrderRow, held: Reservations, at: number): void {
 export function release(row: OrderRow): PendingMatch | null {
   const pending = pendingOf(row);
   if (pending === null) return null;
-  row.market.pendingMatches.delete((row.pending as Reservations).matchKey(row.pendingAt));
+  const held = row.pending as Reservations;
+  row.market.pendingMatches.delete(held.matchKey(row.pendingAt));
+  held.released(row.pendingAt, row.note);
   row.lastMatchId = pending.matchId;
   row.pending = null;
   row.pendingAt = 0;
@@ -75,4 +77,6 @@ export class RestoredReservation implements Reservations {
   quoteAmount(): bigint {
     return this.#match.quoteAmount;
   }
+
+  released(): void {}
 }

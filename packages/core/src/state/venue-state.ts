@@ -50,6 +50,11 @@ export interface Reservations {
   baseQuantity(at: number): bigint;
   quoteAmount(at: number): bigint;
   readonly lockExpirySlot: bigint;
+  /**
+   * The match at `at` stops pending (pending-match.ts release), its order's note still the one it
+   * matched with: a holder that reads the note from the row keeps it from here on.
+   */
+  released(at: number, note: NoteRef): void;
 }
 
 /**
