@@ -262,8 +262,10 @@ export function newRow(
 ): OrderRow {
   const minFillSize = order.min_fill_size ?? 0n;
   // Field order matters for speed: the fields a batch reads or writes come first, so a batch touches
-  // the first few cache lines of each row and not the rest (snapshot.ts builds restored rows in the
-  // same order, so all rows share one shape). Strings are copies (own-string.ts): a row outlives
+  // the first few cache lines of each row and not the rest; the ones a filled order's row gets
+  // written (state to lastUpdateSlot) sit together, then those the unfilled are read and written
+  // (D148: about 5 ms of a 100,000-order clear). snapshot.ts builds restored rows in the same order,
+  // so all rows share one shape. Strings are copies (own-string.ts): a row outlives
   // the request it came from by minutes.
   const row: OrderRow = {
     side: order.side,
@@ -275,12 +277,19 @@ export function newRow(
     fillOrKill: order.order_type === 'fok',
     ref: -1,
     slot: NO_SLOT,
-    tradingKey: own(order.trading_key),
-    owner: own(order.owner_commitment),
     state: 'resting',
-    levelNext: null,
+    pending: null,
+    pendingAt: 0,
+    lockExpirySlot: null,
+    lastUpdateSlot: state.slot,
     orderType: order.order_type,
     arrivalBatchDone: false,
+    unfilledBatch: null,
+    unfilledSlot: null,
+    unfilledReason: null,
+    tradingKey: own(order.trading_key),
+    owner: own(order.owner_commitment),
+    levelNext: null,
     orderId: own(order.order_id),
     accountId: fields.accountId,
     marketId: accepted.market.config.marketId,
@@ -291,17 +300,10 @@ export function newRow(
       merkleRoot: own(order.merkle_root),
     },
     viewingPubkey: own(order.viewing_pubkey),
-    pending: null,
-    pendingAt: 0,
     lastMatchId: carried.lastMatchId,
-    lockExpirySlot: null,
-    lastUpdateSlot: state.slot,
     market: accepted.market,
     levelPrev: null,
     level: null,
-    unfilledBatch: null,
-    unfilledSlot: null,
-    unfilledReason: null,
     resumedBatch: null,
     accountNext: null,
     accountPrev: null,
