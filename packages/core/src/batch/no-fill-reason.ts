@@ -40,34 +40,51 @@ export function unclearedReason(result: AuctionResult | null): NoFillReason | nu
 
 /** `ref`: the row's index among the batch's participants (its column; the row's own field is not kept). */
 export function noFillReason(row: OrderRow, ref: number, outcome: BatchOutcome): NoFillReason {
+  const best = row.side === 'bid' ? outcome.bestFilledBid : outcome.bestFilledAsk;
+  // minFill is min_fill_size capped at what remains: equal means all-or-none for this remainder.
+  const allOrNone = row.minFill === row.remaining;
+  const behind = best !== null && ahead(best, row);
+  return reasonOf(outcome, outcome.firstSkip[ref], row.side, row.priceLimit, allOrNone, behind);
+}
+
+/**
+ * The reason, from the batch's outcome, the order's first skip and its own terms: its side and
+ * limit, whether its minimum fill is all it has left, and whether a filled order of its side comes
+ * before it in allocation priority. Whoever explains an order supplies these, from its row or from
+ * the gathered columns (run-batch.ts).
+ */
+export function reasonOf(
+  outcome: BatchOutcome,
+  skip: SkipReason | undefined,
+  side: 'bid' | 'ask',
+  limit: bigint,
+  allOrNone: boolean,
+  behindBestFilled: boolean,
+): NoFillReason {
   const result = outcome.result;
   if (result === null) return 'market_paused';
   // A fok its batch could not fill whole is set aside before the price is chosen.
-  if (outcome.firstSkip[ref] === 'fill_or_kill') return 'fill_or_kill';
+  if (skip === 'fill_or_kill') return 'fill_or_kill';
   const price = result.clearingPrice;
   const uncleared = unclearedReason(result);
   if (price === null || uncleared !== null) return uncleared ?? 'no_counterparty';
-  const limit = row.priceLimit;
-  const marketable = row.side === 'bid' ? limit >= price : limit === 0n || limit <= price;
+  const marketable = side === 'bid' ? limit >= price : limit === 0n || limit <= price;
   if (!marketable) {
     // A limit beyond the band on its own side could not be met by any price this batch allowed.
-    const beyondBand = row.side === 'bid' ? limit < outcome.bandLow : limit > outcome.bandHigh;
+    const beyondBand = side === 'bid' ? limit < outcome.bandLow : limit > outcome.bandHigh;
     return beyondBand ? 'outside_band' : 'limit';
   }
-  switch (outcome.firstSkip[ref]) {
+  switch (skip) {
     case 'self_trade':
       return 'self_trade';
     case 'min_fill':
-      // minFill is min_fill_size capped at what remains: equal means all-or-none for this remainder.
-      return row.minFill === row.remaining ? 'all_or_none' : 'min_fill';
+      return allOrNone ? 'all_or_none' : 'min_fill';
     case 'zero_quote':
       return 'zero_quote';
-    case undefined: {
+    case undefined:
       // Volume went to orders ahead of it, or (nothing ahead filled) the other side's orders could
       // not be paired with it on their own terms.
-      const best = row.side === 'bid' ? outcome.bestFilledBid : outcome.bestFilledAsk;
-      return best !== null && ahead(best, row) ? 'priority' : 'unmatched';
-    }
+      return behindBestFilled ? 'priority' : 'unmatched';
   }
 }
 

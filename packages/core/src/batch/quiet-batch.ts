@@ -7,6 +7,7 @@ import type { AuctionResult } from '../auction/types.ts';
 import type { CoreConfig } from '../config.ts';
 import type { CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
+import { keepOwn } from '../state/last-unfilled.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import type { MarketState, OrderRow, VenueState } from '../state/venue-state.ts';
 import { unclearedReason } from './no-fill-reason.ts';
@@ -97,15 +98,14 @@ function endArrivalBatch(
   if (market.arrivalBatchDue.size === 0) return;
   const due: OrderRow[] = [...market.arrivalBatchDue];
   market.arrivalBatchDue.clear();
+  const unfilled = { batch, slot: state.slot, reason };
   for (const row of due) {
     if (row.state !== 'resting')
       throw new AssertionError(`order ${row.orderId} due its arrival batch is ${row.state}`);
     row.arrivalBatchDone = true;
     row.fillOrKill = false;
     market.columns.fillOrKill[row.slot] = 0;
-    row.unfilledBatch = batch;
-    row.unfilledSlot = state.slot;
-    row.unfilledReason = reason;
+    keepOwn(row, unfilled);
   }
   for (const row of due) {
     const ended = finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED);

@@ -1,5 +1,4 @@
-import type { NoFillReason } from '@venue/protocol';
-import { AssertionError } from '@venue/protocol';
+import { AssertionError, NO_FILL_REASONS, type NoFillReason } from '@venue/protocol';
 import { clearGatheredBatch, clearSortedBatch } from '../auction/clear-batch.ts';
 import { NO_FILLS } from '../auction/fill-columns.ts';
 import type { AuctionResult, Fills } from '../auction/types.ts';
@@ -7,7 +6,7 @@ import type { CoreConfig } from '../config.ts';
 import type { BatchEvent, BatchPairing, CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { sideOf, stopResting, stopRestingMany } from '../state/book-side.ts';
-import { keepLastUnfilled } from '../state/last-unfilled.ts';
+import { keepLastUnfilled, keepOwn, type LastUnfilled } from '../state/last-unfilled.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import { reserve } from '../state/pending-match.ts';
 import {
@@ -21,7 +20,14 @@ import {
 } from '../state/venue-state.ts';
 import { BatchMatches } from './batch-matches.ts';
 import { type GatheredBookSide, gatherSide } from './gather.ts';
-import { ahead, type BatchOutcome, firstSkips, noFillReason, unclearedReason } from './no-fill-reason.ts';
+import {
+  ahead,
+  type BatchOutcome,
+  firstSkips,
+  noFillReason,
+  reasonOf,
+  unclearedReason,
+} from './no-fill-reason.ts';
 import { quietBatch } from './quiet-batch.ts';
 
 /**
@@ -332,8 +338,12 @@ function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
 }
 
 /**
- * Each order that took part and got nothing is told why (GET /orders/{id}), in ref order: the
- * second pass of applyOutcome. ioc and fok orders among them end after every match event.
+ * Each order that took part and got nothing is told why (GET /orders/{id}): the second pass of
+ * applyOutcome. ioc and fok orders among them end after every match event, in ref order.
+ *
+ * When the auction had the gathered columns, the reasons come from them, side by side in priority,
+ * and are kept in the market's columns by slot (state/last-unfilled.ts): no row is read or written
+ * except those of orders that end here (D148). The bigint path reads each row instead.
  */
 function explainUnfilled(
   applying: Applying,
@@ -342,32 +352,114 @@ function explainUnfilled(
 ): void {
   const { state, config, market, rows, cleared, batch, events, start } = applying;
   const count = rows.length;
-  // Arrival-batch orders that got nothing: they end after the loop (their events follow the matches).
-  const unfilled: number[] = [];
-  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
-  for (let ref = 0; ref < count; ref += 1) {
-    if (start[ref] !== start[ref + 1]) continue;
-    const row = rows[ref] as OrderRow;
-    const reason = noFillReason(row, ref, explained);
-    unfilledCounts[reason] = (unfilledCounts[reason] ?? 0) + 1;
-    // The market's reason is read through lastUncleared; a row records only its own.
-    const endsNow = row.orderType !== 'limit' && !row.arrivalBatchDone;
-    if (reason !== marketReason || endsNow) {
-      row.unfilledBatch = batch;
-      row.unfilledSlot = state.slot;
-      row.unfilledReason = reason;
+  const gathered = cleared.gathered;
+  // One record per reason, shared by the batch's orders: the explanation writes a pointer per order.
+  const shared: (LastUnfilled | undefined)[] = new Array(NO_FILL_REASONS.length);
+  const recordOf = (code: number): LastUnfilled =>
+    (shared[code] ??= { batch, slot: state.slot, reason: NO_FILL_REASONS[code] as NoFillReason });
+  // Each unfilled ref's reason, as its index in NO_FILL_REASONS plus one (0: it filled).
+  const reasonAt = new Uint8Array(count);
+  const tally = new Int32Array(NO_FILL_REASONS.length);
+  if (gathered !== null) {
+    explainSide(gathered.bids, 'bid', applying, explained, reasonAt);
+    explainSide(gathered.asks, 'ask', applying, explained, reasonAt);
+  } else {
+    for (let ref = 0; ref < count; ref += 1) {
+      if (start[ref] !== start[ref + 1]) continue;
+      reasonAt[ref] = REASON_CODE[noFillReason(rows[ref] as OrderRow, ref, explained)] + 1;
     }
-    if (!endsNow) continue;
-    arrivalBatchDone(market, row);
-    unfilled.push(ref);
   }
-  for (const ref of unfilled) {
+  // The market's reason is read through lastUncleared; an order records only its own.
+  const unfilled = market.columns.unfilled;
+  const marketCode = marketReason === null ? -1 : REASON_CODE[marketReason];
+  const slots = gathered === null ? null : [gathered.bids, gathered.asks];
+  if (slots !== null) {
+    for (const side of slots) {
+      for (let at = 0; at < side.refs.length; at += 1) {
+        const code = (reasonAt[side.refs[at] as number] as number) - 1;
+        if (code < 0) continue;
+        tally[code] = (tally[code] as number) + 1;
+        if (code !== marketCode) unfilled[side.slots[at] as number] = recordOf(code);
+      }
+    }
+  } else {
+    for (let ref = 0; ref < count; ref += 1) {
+      const code = (reasonAt[ref] as number) - 1;
+      if (code < 0) continue;
+      tally[code] = (tally[code] as number) + 1;
+      if (code !== marketCode) keepOwn(rows[ref] as OrderRow, recordOf(code));
+    }
+  }
+  const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
+  for (let code = 0; code < tally.length; code += 1) {
+    const n = tally[code] as number;
+    if (n > 0) unfilledCounts[NO_FILL_REASONS[code] as NoFillReason] = n;
+  }
+  // Arrival-batch orders that got nothing end now, after every match event, in ref order.
+  if (market.arrivalBatchDue.size === 0) return;
+  const ending: number[] = [];
+  for (const row of market.arrivalBatchDue) {
+    const ref = market.columns.ref[row.slot] as number;
+    if (ref >= 0 && reasonAt[ref] !== 0) ending.push(ref);
+  }
+  ending.sort((a, b) => a - b);
+  for (const ref of ending) {
     const row = rows[ref] as OrderRow;
+    keepOwn(row, recordOf((reasonAt[ref] as number) - 1));
+    arrivalBatchDone(market, row);
+  }
+  for (const ref of ending) {
+    const row = rows[ref] as OrderRow;
+    const reason = NO_FILL_REASONS[(reasonAt[ref] as number) - 1] as NoFillReason;
     const ended = finish(state, config, row, row.orderType === 'ioc' ? IOC_REMAINDER : FOK_UNFILLED);
     // The event says why the arrival batch gave it nothing (an additional field, docs/api.md).
-    events.push(row.unfilledReason === null ? ended : { ...ended, unfilledReason: row.unfilledReason });
+    events.push({ ...ended, unfilledReason: reason });
   }
 }
+
+/**
+ * The reasons of one gathered side's unfilled orders, walked in priority: each order's limit is its
+ * level's price, its terms are the gathered columns, and a filled order of its side is ahead of it
+ * when the side's first filled order comes before it in this walk.
+ */
+function explainSide(
+  side: GatheredBookSide,
+  name: 'bid' | 'ask',
+  applying: Applying,
+  explained: BatchOutcome,
+  reasonAt: Uint8Array,
+): void {
+  const { start } = applying;
+  const { refs } = side;
+  const { remaining, minFill } = side.units;
+  const { prices, ends } = side.levels;
+  let firstFilled = -1;
+  for (let at = 0; at < refs.length && firstFilled < 0; at += 1) {
+    const ref = refs[at] as number;
+    if (start[ref] !== start[ref + 1]) firstFilled = at;
+  }
+  let level = 0;
+  for (let at = 0; at < refs.length; at += 1) {
+    while (at >= (ends[level] as number)) level += 1;
+    const ref = refs[at] as number;
+    if (start[ref] !== start[ref + 1]) continue;
+    const reason = reasonOf(
+      explained,
+      explained.firstSkip[ref],
+      name,
+      prices[level] as bigint,
+      minFill[at] === remaining[at],
+      firstFilled >= 0 && firstFilled < at,
+    );
+    reasonAt[ref] = REASON_CODE[reason] + 1;
+  }
+}
+
+/** A reason's index in NO_FILL_REASONS. */
+const REASON_CODE = Object.fromEntries(NO_FILL_REASONS.map((reason, code) => [reason, code])) as Record<
+  NoFillReason,
+  number
+>;
 
 /** ioc and fok take part in their arrival batch only (decisions section 2): this one was it. */
 function arrivalBatchDone(market: MarketState, row: OrderRow): void {

@@ -1,12 +1,7 @@
-import type { NoFillReason } from '@venue/protocol';
+import { type LastUnfilled, NO_SLOT } from './market-columns.ts';
 import type { OrderRow, UnclearedBatch } from './venue-state.ts';
 
-/** The latest batch an order took part in and got nothing from (GET /orders/{id} `last_unfilled`). */
-export interface LastUnfilled {
-  readonly batch: bigint;
-  readonly slot: bigint;
-  readonly reason: NoFillReason;
-}
+export type { LastUnfilled };
 
 /**
  * The order's latest unfilled batch: the newer of what its row records (batches that cleared, and
@@ -31,17 +26,30 @@ export function lastUnfilled(row: OrderRow): LastUnfilled | null {
 export function keepLastUnfilled(row: OrderRow): void {
   const uncleared = row.market.lastUncleared;
   if (uncleared === null || row.state !== 'resting' || !tookPart(row, uncleared)) return;
-  if (row.unfilledBatch !== null && row.unfilledSlot !== null && row.unfilledReason !== null) {
-    if (row.unfilledBatch >= uncleared.batch) return;
-  }
-  row.unfilledBatch = uncleared.batch;
-  row.unfilledSlot = uncleared.slot;
-  row.unfilledReason = uncleared.reason;
+  const own = ownRecord(row);
+  if (own !== null && own.batch >= uncleared.batch) return;
+  keepOwn(row, uncleared);
 }
 
-function ownRecord(row: OrderRow): LastUnfilled | null {
+/**
+ * What the order itself records (its batches that cleared, its arrival batch): in the market's
+ * columns while the order holds a slot (a batch writes it there by slot, D148), in the row after.
+ */
+export function ownRecord(row: OrderRow): LastUnfilled | null {
+  if (row.slot !== NO_SLOT) return row.market.columns.unfilled[row.slot] ?? null;
   if (row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null) return null;
   return { batch: row.unfilledBatch, slot: row.unfilledSlot, reason: row.unfilledReason };
+}
+
+/** Records `unfilled` as the order's own latest unfilled batch (shared: it is never changed). */
+export function keepOwn(row: OrderRow, unfilled: LastUnfilled): void {
+  if (row.slot !== NO_SLOT) {
+    row.market.columns.unfilled[row.slot] = unfilled;
+    return;
+  }
+  row.unfilledBatch = unfilled.batch;
+  row.unfilledSlot = unfilled.slot;
+  row.unfilledReason = unfilled.reason;
 }
 
 function tookPart(row: OrderRow, uncleared: UnclearedBatch): boolean {

@@ -1,4 +1,4 @@
-import { AssertionError } from '@venue/protocol';
+import { AssertionError, type NoFillReason } from '@venue/protocol';
 import { grown } from '../typed-arrays.ts';
 
 /**
@@ -23,8 +23,21 @@ const SLOTS_INITIAL = 64;
 /** The end of a price level's chain of slots. */
 export const NO_SLOT = -1;
 
+/**
+ * The latest batch an order took part in and got nothing from, and why (GET /orders/{id}
+ * `last_unfilled`; state/last-unfilled.ts). A batch shares one per reason among its orders.
+ */
+export interface LastUnfilled {
+  readonly batch: bigint;
+  readonly slot: bigint;
+  readonly reason: NoFillReason;
+}
+
 /** What the columns read and write of an open order (venue-state.ts OrderRow is one). */
 export interface ColumnRow {
+  unfilledBatch: bigint | null;
+  unfilledSlot: bigint | null;
+  unfilledReason: NoFillReason | null;
   readonly orderId: string;
   readonly tradingKey: string;
   readonly owner: string;
@@ -55,6 +68,11 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
   next = new Int32Array(SLOTS_INITIAL);
   /** The order's index among the current batch's participants, or -1 (numbering writes it). */
   ref = new Int32Array(SLOTS_INITIAL);
+  /**
+   * The order's own latest unfilled batch while it holds the slot (the row keeps it from when it
+   * leaves): a batch explains its unfilled orders here, by slot, and reads no row (D148).
+   */
+  unfilled: (LastUnfilled | null)[] = [];
   /** 1 while the order counts as resting in its level (book-side.ts startResting/stopResting). */
   resting = new Uint8Array(SLOTS_INITIAL);
   /** The live list: every open order in intake order, chained by slot (NO_SLOT ends it). */
@@ -87,6 +105,10 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
     this.ownerPrint[slot] = fingerprint(row.owner);
     this.next[slot] = NO_SLOT;
     this.ref[slot] = -1;
+    this.unfilled[slot] =
+      row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null
+        ? null
+        : { batch: row.unfilledBatch, slot: row.unfilledSlot, reason: row.unfilledReason };
     // Resting is counted by startResting once the row is in its level.
     this.resting[slot] = 0;
     const tail = this.liveTail;
@@ -116,6 +138,13 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
     if (following === NO_SLOT) this.liveTail = previous;
     else this.livePrev[following] = previous;
     this.liveSize -= 1;
+    const unfilled = this.unfilled[slot] ?? null;
+    if (unfilled !== null) {
+      row.unfilledBatch = unfilled.batch;
+      row.unfilledSlot = unfilled.slot;
+      row.unfilledReason = unfilled.reason;
+    }
+    this.unfilled[slot] = null;
     this.rows[slot] = undefined;
     this.#free.push(slot);
     row.slot = NO_SLOT;

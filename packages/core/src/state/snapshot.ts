@@ -5,6 +5,7 @@ import {
   type SettlementFailureReason,
 } from '@venue/protocol';
 import type { MarketConfig } from '../market.ts';
+import { ownRecord } from './last-unfilled.ts';
 import { accountFor, linkOpen } from './order-index.ts';
 import { lastMatchIdOf, pendingOf, RestoredReservation } from './pending-match.ts';
 import {
@@ -195,9 +196,7 @@ function persistedRow(row: OrderRow): PersistedRow {
     cancelReason: row.cancelReason,
     lockExpirySlot: row.lockExpirySlot,
     lastUpdateSlot: row.lastUpdateSlot,
-    ...(row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null
-      ? {}
-      : { unfilled: [row.unfilledBatch, row.unfilledSlot, row.unfilledReason] }),
+    ...unfilledOf(row),
     ...(row.resumedBatch === null ? {} : { resumedBatch: row.resumedBatch }),
   };
 }
@@ -269,6 +268,12 @@ export function restoreState(text: string): VenueState {
   for (const [accountId, timer] of saved.deadMen ?? []) state.deadMen.set(accountId, timer);
   for (const orderId of saved.deadManSweeps ?? []) state.deadManSweeps.add(orderId);
   return state;
+}
+
+/** The row's own latest unfilled batch as a snapshot keeps it: absent when there is none. */
+function unfilledOf(row: OrderRow): { unfilled?: [bigint, bigint, string] } {
+  const own = ownRecord(row);
+  return own === null ? {} : { unfilled: [own.batch, own.slot, own.reason] };
 }
 
 /** A restored row, its fields in the same order as newRow's (place.ts), so all rows share one shape. */
