@@ -1,7 +1,18 @@
 import { AssertionError } from '@venue/protocol';
 import type { GatheredSide } from '../auction/gathered.ts';
 import { SAFE_UNITS, sideUnitsOf } from '../auction/units.ts';
-import { type MarketColumns, NO_SLOT } from '../state/market-columns.ts';
+import {
+  AT_KEY_PRINT,
+  AT_MIN_FILL,
+  AT_NEXT,
+  AT_OWNER_PRINT,
+  AT_REF,
+  AT_REMAINING,
+  type MarketColumns,
+  NO_SLOT,
+  SLOT_F64,
+  SLOT_I32,
+} from '../state/market-columns.ts';
 import type { BookSide, OrderRow, PriceLevel } from '../state/venue-state.ts';
 
 /**
@@ -39,30 +50,32 @@ export function gatherSide(side: BookSide, columns: MarketColumns<OrderRow>): Ga
   const bookLevels: PriceLevel[] = [];
   const levelUnits = new Float64Array(side.levels.length);
   const ends = new Int32Array(side.levels.length);
-  const { rows, next, ref: refOf, fillOrKill } = columns;
+  // The slot records (market-columns.ts SLOT_F64): one cache line or less per order visited.
+  const { rows, f64, i32, fillOrKill } = columns;
   let total = 0;
   let fillOrKillCount = 0;
   let count = 0;
   for (const level of side.levels) {
     const first = count;
     let atLevel = 0;
-    for (let slot = level.headSlot; slot !== NO_SLOT; slot = next[slot] as number) {
-      const ref = refOf[slot] as number;
+    for (let slot = level.headSlot; slot !== NO_SLOT; slot = i32[slot * SLOT_I32 + AT_NEXT] as number) {
+      const at = slot * SLOT_I32;
+      const ref = i32[at + AT_REF] as number;
       if (ref < 0) continue;
       const row = rows[slot];
       if (row === undefined || count === capacity) {
         throw new AssertionError(`price level ${level.price} chains a free slot ${slot}`);
       }
-      const units = columns.remaining[slot] as number;
+      const units = f64[slot * SLOT_F64 + AT_REMAINING] as number;
       atLevel += units;
       if (!(units <= SAFE_UNITS && atLevel <= SAFE_UNITS)) return null;
       orders[count] = row;
       refs[count] = ref;
       slots[count] = slot;
       remaining[count] = units;
-      minFill[count] = columns.minFill[slot] as number;
-      keyPrint[count] = columns.keyPrint[slot] as number;
-      ownerPrint[count] = columns.ownerPrint[slot] as number;
+      minFill[count] = f64[slot * SLOT_F64 + AT_MIN_FILL] as number;
+      keyPrint[count] = i32[at + AT_KEY_PRINT] as number;
+      ownerPrint[count] = i32[at + AT_OWNER_PRINT] as number;
       fillOrKillCount += fillOrKill[slot] as number;
       count += 1;
     }

@@ -7,13 +7,13 @@ import type { BatchEvent, BatchPairing, CoreEvent } from '../events.ts';
 import { priceBand } from '../market.ts';
 import { sideOf, stopResting, stopRestingMany } from '../state/book-side.ts';
 import { keepLastUnfilled, keepOwn, type LastUnfilled } from '../state/last-unfilled.ts';
+import { AT_REF, type MarketColumns, NO_SLOT, SLOT_I32 } from '../state/market-columns.ts';
 import { type Ending, finish } from '../state/order-index.ts';
 import { reserve } from '../state/pending-match.ts';
 import {
   type BookSide,
   MATCH_IDS_MAX,
   type MarketState,
-  NO_SLOT,
   type OrderRow,
   type PriceLevel,
   type VenueState,
@@ -72,7 +72,7 @@ export function runBatch(
  * reading only those rows.
  */
 function numberParticipants(state: VenueState, market: MarketState): OrderRow[] {
-  const { rows: rowAt, liveNext, livePrev, resting, ref: refs } = market.columns;
+  const { rows: rowAt, liveNext, livePrev, resting, i32 } = market.columns;
   let arrivedNow = NO_SLOT;
   for (
     let slot = market.columns.liveTail;
@@ -87,15 +87,15 @@ function numberParticipants(state: VenueState, market: MarketState): OrderRow[] 
   let slot = market.columns.liveHead;
   for (; slot !== arrivedNow; slot = liveNext[slot] as number) {
     if (resting[slot] === 1) {
-      refs[slot] = taking;
+      i32[slot * SLOT_I32 + AT_REF] = taking;
       rows[taking] = rowAt[slot] as OrderRow;
       taking += 1;
     } else {
-      refs[slot] = -1;
+      i32[slot * SLOT_I32 + AT_REF] = -1;
     }
   }
   rows.length = taking;
-  for (; slot !== NO_SLOT; slot = liveNext[slot] as number) refs[slot] = -1;
+  for (; slot !== NO_SLOT; slot = liveNext[slot] as number) i32[slot * SLOT_I32 + AT_REF] = -1;
   return rows;
 }
 
@@ -109,11 +109,11 @@ function writeRefs(rows: readonly OrderRow[]): void {
 }
 
 /** The participants of one side in allocation priority: the side's order, less those not taking part. */
-function participantsByPriority(side: BookSide, refs: Int32Array): OrderRow[] {
+function participantsByPriority(side: BookSide, columns: MarketColumns<OrderRow>): OrderRow[] {
   const taking: OrderRow[] = [];
   for (const level of side.levels) {
     for (let row = level.head; row !== null; row = row.levelNext) {
-      if ((refs[row.slot] as number) >= 0) taking.push(row);
+      if (columns.ref(row.slot) >= 0) taking.push(row);
     }
   }
   return taking;
@@ -174,8 +174,8 @@ function auction(
       })
     : clearSortedBatch({
         ...priced,
-        bids: participantsByPriority(market.bids, market.columns.ref),
-        asks: participantsByPriority(market.asks, market.columns.ref),
+        bids: participantsByPriority(market.bids, market.columns),
+        asks: participantsByPriority(market.asks, market.columns),
       });
   const record: BatchEvent = {
     type: 'batch',
@@ -399,7 +399,7 @@ function explainUnfilled(
   if (market.arrivalBatchDue.size === 0) return;
   const ending: number[] = [];
   for (const row of market.arrivalBatchDue) {
-    const ref = market.columns.ref[row.slot] as number;
+    const ref = market.columns.ref(row.slot);
     if (ref >= 0 && reasonAt[ref] !== 0) ending.push(ref);
   }
   ending.sort((a, b) => a - b);

@@ -225,7 +225,7 @@ function checkSide(side: BookSide, market: MarketState, open: readonly OrderRow[
       // The columns' chain of the level lists the same orders (market-columns.ts).
       assert(slot === row.slot, `market ${id}: level ${level.price} chains slot ${slot}, not ${row.slot}`);
       checkColumns(market, row);
-      slot = market.columns.next[slot] as number;
+      slot = market.columns.next(slot);
       previous = row;
       count += 1;
     }
@@ -261,11 +261,11 @@ function checkColumns(market: MarketState, row: OrderRow): void {
   const slot = row.slot;
   assert(slot >= 0 && columns.rows[slot] === row, `order ${row.orderId} does not hold slot ${slot}`);
   assert(
-    columns.remaining[slot] === Number(row.remaining) &&
-      columns.minFill[slot] === Number(row.minFill) &&
+    columns.remaining(slot) === Number(row.remaining) &&
+      columns.minFill(slot) === Number(row.minFill) &&
       columns.fillOrKill[slot] === (row.fillOrKill ? 1 : 0) &&
-      columns.keyPrint[slot] === fingerprint(row.tradingKey) &&
-      columns.ownerPrint[slot] === fingerprint(row.owner),
+      columns.keyPrint(slot) === fingerprint(row.tradingKey) &&
+      columns.ownerPrint(slot) === fingerprint(row.owner),
     `order ${row.orderId}: its batch columns are stale`,
   );
 }

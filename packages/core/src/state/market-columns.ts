@@ -20,6 +20,22 @@ import { grown } from '../typed-arrays.ts';
 
 /** Slots a market's columns start with; they double when full. */
 const SLOTS_INITIAL = 64;
+
+/**
+ * What a batch's gathering reads of each slot lies in one record of 32 bytes, half a cache line:
+ * remaining and minFill as float64 at SLOT_F64 * slot (+0, +1), then the trading key's and owner's
+ * prints, the next slot of the level and the batch ref as int32 at SLOT_I32 * slot (+4 to +7). The
+ * gathering visits a level's slots in time priority, which is no order in memory; with one array
+ * per field each visit cost a cache miss per field, eight in all (D148).
+ */
+export const SLOT_F64 = 4;
+export const SLOT_I32 = 8;
+export const AT_REMAINING = 0;
+export const AT_MIN_FILL = 1;
+export const AT_KEY_PRINT = 4;
+export const AT_OWNER_PRINT = 5;
+export const AT_NEXT = 6;
+export const AT_REF = 7;
 /** The end of a price level's chain of slots. */
 export const NO_SLOT = -1;
 
@@ -56,18 +72,15 @@ export interface ColumnLevel {
 export class MarketColumns<Row extends ColumnRow = ColumnRow> {
   /** slot -> the open row holding it (undefined when free). */
   rows: (Row | undefined)[] = [];
-  /** remaining and minFill as numbers (not exact beyond 2^53: a batch then takes the bigint path). */
-  remaining = new Float64Array(SLOTS_INITIAL);
-  minFill = new Float64Array(SLOTS_INITIAL);
+  /**
+   * The slot records (see SLOT_F64): remaining and minFill as numbers (not exact beyond 2^53: a batch
+   * then takes the bigint path) through `f64`; the prints, `next` and `ref` through `i32`, a view of
+   * the same bytes. Read them with the accessors below, or with the offsets where a loop is hot.
+   */
+  f64 = new Float64Array(SLOTS_INITIAL * SLOT_F64);
+  i32 = new Int32Array(this.f64.buffer);
   /** 1 for a fok order that has not had its arrival batch. */
   fillOrKill = new Uint8Array(SLOTS_INITIAL);
-  /** Fingerprints of the trading key and owner: different prints mean different identities. */
-  keyPrint = new Int32Array(SLOTS_INITIAL);
-  ownerPrint = new Int32Array(SLOTS_INITIAL);
-  /** The next slot in the same price level (time priority), or NO_SLOT. */
-  next = new Int32Array(SLOTS_INITIAL);
-  /** The order's index among the current batch's participants, or -1 (numbering writes it). */
-  ref = new Int32Array(SLOTS_INITIAL);
   /**
    * The order's own latest unfilled batch while it holds the slot (the row keeps it from when it
    * leaves): a batch explains its unfilled orders here, by slot, and reads no row (D148).
@@ -95,16 +108,17 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
     if (slot === undefined) {
       slot = this.#used;
       this.#used += 1;
-      if (slot >= this.remaining.length) this.#grow();
+      if (slot >= this.fillOrKill.length) this.#grow();
     }
     row.slot = slot;
     this.rows[slot] = row;
     this.setQuantities(row);
     this.fillOrKill[slot] = row.fillOrKill ? 1 : 0;
-    this.keyPrint[slot] = fingerprint(row.tradingKey);
-    this.ownerPrint[slot] = fingerprint(row.owner);
-    this.next[slot] = NO_SLOT;
-    this.ref[slot] = -1;
+    const at = slot * SLOT_I32;
+    this.i32[at + AT_KEY_PRINT] = fingerprint(row.tradingKey);
+    this.i32[at + AT_OWNER_PRINT] = fingerprint(row.owner);
+    this.i32[at + AT_NEXT] = NO_SLOT;
+    this.i32[at + AT_REF] = -1;
     this.unfilled[slot] =
       row.unfilledBatch === null || row.unfilledSlot === null || row.unfilledReason === null
         ? null
@@ -122,8 +136,8 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
 
   /** The row's remaining and minFill changed (a settlement): its columns follow. */
   setQuantities(row: Row): void {
-    this.remaining[row.slot] = Number(row.remaining);
-    this.minFill[row.slot] = Number(row.minFill);
+    this.f64[row.slot * SLOT_F64 + AT_REMAINING] = Number(row.remaining);
+    this.f64[row.slot * SLOT_F64 + AT_MIN_FILL] = Number(row.minFill);
   }
 
   release(row: Row): void {
@@ -168,27 +182,57 @@ export class MarketColumns<Row extends ColumnRow = ColumnRow> {
   chainAtTail(level: ColumnLevel, row: Row): void {
     const previous = row.levelPrev;
     if (previous === null) level.headSlot = row.slot;
-    else this.next[previous.slot] = row.slot;
-    this.next[row.slot] = NO_SLOT;
+    else this.setNext(previous.slot, row.slot);
+    this.setNext(row.slot, NO_SLOT);
   }
 
   /** The row is about to leave `level` (before book-side.ts leaveLevel unlinks it). */
   unchain(level: ColumnLevel, row: Row): void {
-    const following = this.next[row.slot] as number;
+    const following = this.next(row.slot);
     const previous = row.levelPrev;
     if (previous === null) level.headSlot = following;
-    else this.next[previous.slot] = following;
+    else this.setNext(previous.slot, following);
+  }
+
+  remaining(slot: number): number {
+    return this.f64[slot * SLOT_F64 + AT_REMAINING] as number;
+  }
+
+  minFill(slot: number): number {
+    return this.f64[slot * SLOT_F64 + AT_MIN_FILL] as number;
+  }
+
+  keyPrint(slot: number): number {
+    return this.i32[slot * SLOT_I32 + AT_KEY_PRINT] as number;
+  }
+
+  ownerPrint(slot: number): number {
+    return this.i32[slot * SLOT_I32 + AT_OWNER_PRINT] as number;
+  }
+
+  /** The next slot in the same price level (time priority), or NO_SLOT. */
+  next(slot: number): number {
+    return this.i32[slot * SLOT_I32 + AT_NEXT] as number;
+  }
+
+  setNext(slot: number, next: number): void {
+    this.i32[slot * SLOT_I32 + AT_NEXT] = next;
+  }
+
+  /** The order's index among the current batch's participants, or -1 (numbering writes it). */
+  ref(slot: number): number {
+    return this.i32[slot * SLOT_I32 + AT_REF] as number;
+  }
+
+  setRef(slot: number, ref: number): void {
+    this.i32[slot * SLOT_I32 + AT_REF] = ref;
   }
 
   #grow(): void {
-    const size = this.remaining.length * 2;
-    this.remaining = grown(this.remaining, new Float64Array(size));
-    this.minFill = grown(this.minFill, new Float64Array(size));
+    const size = this.fillOrKill.length * 2;
+    this.f64 = grown(this.f64, new Float64Array(size * SLOT_F64));
+    this.i32 = new Int32Array(this.f64.buffer);
     this.fillOrKill = grown(this.fillOrKill, new Uint8Array(size));
-    this.keyPrint = grown(this.keyPrint, new Int32Array(size));
-    this.ownerPrint = grown(this.ownerPrint, new Int32Array(size));
-    this.next = grown(this.next, new Int32Array(size));
-    this.ref = grown(this.ref, new Int32Array(size));
     this.resting = grown(this.resting, new Uint8Array(size));
     this.liveNext = grown(this.liveNext, new Int32Array(size));
     this.livePrev = grown(this.livePrev, new Int32Array(size));
