@@ -324,6 +324,21 @@ test('property: every unfilled participant gets a reason that is true of its bat
   }
 });
 
+/** Some order of its side that filled stood ahead of it in price, then time (intake order here). */
+function filledAhead(records: readonly OrderRecord[], index: number, filled: ReadonlySet<string>): boolean {
+  const record = records[index] as OrderRecord;
+  return records.some(
+    (other, j) =>
+      filled.has(other.order_id) &&
+      other.side === record.side &&
+      (other.price_limit === record.price_limit
+        ? j < index
+        : record.side === 'bid'
+          ? other.price_limit > record.price_limit
+          : other.price_limit < record.price_limit),
+  );
+}
+
 function checkReason(
   s: Scenario,
   records: readonly OrderRecord[],
@@ -361,22 +376,13 @@ function checkReason(
       break;
     case 'priority': {
       assert.ok(marketable && skips.length === 0);
-      // Some order of its side that filled stood ahead of it in price, then time.
-      const ahead = records.some(
-        (other, j) =>
-          filled.has(other.order_id) &&
-          other.side === record.side &&
-          (other.price_limit === record.price_limit
-            ? j < index
-            : record.side === 'bid'
-              ? other.price_limit > record.price_limit
-              : other.price_limit < record.price_limit),
-      );
-      assert.ok(ahead, 'an order ahead of it filled');
+      assert.ok(filledAhead(records, index, filled), 'an order ahead of it filled');
       break;
     }
     case 'unmatched': {
       assert.ok(marketable && skips.length === 0);
+      // Told apart from 'priority' by this alone: no order of its side ahead of it filled.
+      assert.ok(!filledAhead(records, index, filled), 'no order ahead of it filled');
       break;
     }
     case 'min_fill':
