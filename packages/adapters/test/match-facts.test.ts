@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchEventsOf, matchFills, VenueCore } from '@venue/core';
+import { matchCounterparties, matchEventsOf, matchFills, VenueCore } from '@venue/core';
 import {
   orderBody,
   placeCommand,
@@ -110,4 +110,61 @@ test('an outcome forgets the match', () => {
   );
   assert.equal(facts.get(first.marketId, first.matchId), undefined);
   assert.equal(facts.size, 1);
+});
+
+test('a batch kept as one record forgets its matches one by one, in any order, and saves what is left', () => {
+  const side = fc.constantFrom('bid' as const, 'ask' as const);
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ side, amount: fc.bigInt({ min: 1n, max: 500n }) }), {
+        minLength: 2,
+        maxLength: 12,
+      }),
+      fc.infiniteStream(fc.nat()),
+      (specs, picks) => {
+        const { command, events } = batch(specs);
+        const facts = new MatchFacts();
+        facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
+        const open = matchEventsOf(events);
+        const expected = (m: (typeof open)[number]) => ({
+          marketId: m.marketId,
+          matchId: m.matchId,
+          clearingPrice: m.clearingPrice,
+          counterpartyMatchIds: matchCounterparties(m),
+          fills: matchFills(m),
+        });
+        const pick = picks[Symbol.iterator]();
+        while (open.length > 0) {
+          const [gone] = open.splice((pick.next().value as number) % open.length, 1);
+          assert.ok(gone !== undefined);
+          facts.follow(
+            {
+              command: {
+                type: 'match_settled',
+                marketId: gone.marketId,
+                matchId: gone.matchId,
+                changeNote: null,
+                slot: 1n,
+              },
+              annotations: NO_ANNOTATIONS,
+            },
+            [],
+          );
+          assert.equal(facts.get(gone.marketId, gone.matchId), undefined, 'a resolved match is forgotten');
+          assert.equal(facts.size, open.length);
+          for (const m of open) assert.deepEqual(facts.get(m.marketId, m.matchId), expected(m));
+          // What a snapshot keeps: the unresolved, in match id order, and they load back the same.
+          const loaded = new MatchFacts();
+          loaded.load(throughJson(facts));
+          const left = [...open].sort((a, b) => (a.matchId < b.matchId ? -1 : 1));
+          assert.deepEqual(
+            (facts.save() as unknown[]).map((stored) => BigInt((stored as string[])[1] as string)),
+            left.map((m) => m.matchId),
+          );
+          for (const m of left) assert.deepEqual(loaded.get(m.marketId, m.matchId), expected(m));
+        }
+      },
+    ),
+    { numRuns: 50 },
+  );
 });
