@@ -138,6 +138,7 @@ export interface WorldOptions {
   readonly proverNice?: number;
   /** The pipeline's work per event-loop turn (turn-budget.ts); default: all of a beat at once. */
   readonly turnBudgetMs?: number;
+  readonly takeInPerUnit?: number;
   /** Leg hashing and memo sealing on a worker (workers/settlement-pool.ts); default: on this thread. */
   readonly work?: SettlementWork;
   /**
@@ -287,6 +288,7 @@ export class SettlementWorld {
       trees: treeReads(this.chain),
       ...(this.options.batchLegsMax === undefined ? {} : { batchLegsMax: this.options.batchLegsMax }),
       ...(this.options.turnBudgetMs === undefined ? {} : { turnBudgetMs: this.options.turnBudgetMs }),
+      ...(this.options.takeInPerUnit === undefined ? {} : { takeInPerUnit: this.options.takeInPerUnit }),
       ...(this.options.work === undefined ? {} : { work: this.options.work }),
     });
   }

@@ -99,6 +99,12 @@ export interface SettlementPipelineOptions {
    */
   readonly turnBudgetMs?: number;
   /**
+   * With a turn budget, how many events, matches of a batch's record, or groups a unit of it takes in
+   * (default TAKE_IN_PER_UNIT). Tests set it small so one auction's record is taken in over several
+   * turns.
+   */
+  readonly takeInPerUnit?: number;
+  /**
    * Where the per-leg CPU work runs (workers/settlement-pool.ts): the Poseidon hashes of each leg's
    * plan and the sealing of each fill memo go to a worker thread, and their results are applied on
    * this thread in the order asked. Undefined: on this thread, synchronously (the simulator and the
@@ -259,6 +265,7 @@ export class SettlementPipeline {
   /** A KeyObject made once: preparing the raw key again for every fill's HMAC cost more than the HMAC. */
   readonly #saltKey: KeyObject;
   readonly #turn: TurnBudget;
+  readonly #takeInPerUnit: number;
   /** Each shard's last root window seen, as a set (#rootInWindow). */
   readonly #windows = new Map<
     number,
@@ -277,6 +284,7 @@ export class SettlementPipeline {
 
   constructor(options: SettlementPipelineOptions) {
     this.#o = options;
+    this.#takeInPerUnit = options.takeInPerUnit ?? TAKE_IN_PER_UNIT;
     this.#turn = new TurnBudget(options.turnBudgetMs, () => this.step());
     this.#legsMax = options.batchLegsMax ?? BATCH_LEGS_MAX;
     this.#saltKey = createSecretKey(options.fillSaltKey ?? randomBytes(32));
@@ -442,8 +450,8 @@ export class SettlementPipeline {
       const { events } = held;
       while (held.next < events.length) {
         if (!all && this.#turn.spent()) return;
-        // A unit reads up to TAKE_IN_PER_UNIT events, or as many matches of a batch's record.
-        let budget = TAKE_IN_PER_UNIT;
+        // A unit reads up to takeInPerUnit events, or as many matches of a batch's record.
+        let budget = this.#takeInPerUnit;
         while (budget > 0 && held.next < events.length) {
           const event = events[held.next] as CoreEvent;
           if (event.type === 'matches') {
@@ -470,7 +478,7 @@ export class SettlementPipeline {
       const { groups } = held;
       while (held.nextGroup < groups.length) {
         if (!all && this.#turn.spent()) return;
-        const end = Math.min(held.nextGroup + TAKE_IN_PER_UNIT, groups.length);
+        const end = Math.min(held.nextGroup + this.#takeInPerUnit, groups.length);
         for (let i = held.nextGroup; i < end; i += 1) {
           const group = groups[i] as SettlingMatch[];
           // Counted in `admitting` from now on, no longer as incoming (queueDepth, heldMatches).
