@@ -37,35 +37,33 @@ function batch(specs: readonly { side: 'bid' | 'ask'; amount: bigint }[]) {
 }
 
 /** The snapshot as the journal writes it: JSON text. */
+/** The orders of one auction: 2 to 12 of either side. */
+const specsArb = fc.array(
+  fc.record({
+    side: fc.constantFrom('bid' as const, 'ask' as const),
+    amount: fc.bigInt({ min: 1n, max: 500n }),
+  }),
+  { minLength: 2, maxLength: 12 },
+);
+
 const throughJson = (facts: MatchFacts) => JSON.parse(JSON.stringify(facts.save())) as unknown;
 
 test('a snapshot of the facts loads back to the same facts, fills included', () => {
-  const side = fc.constantFrom('bid' as const, 'ask' as const);
   fc.assert(
-    fc.property(
-      fc.array(fc.record({ side, amount: fc.bigInt({ min: 1n, max: 500n }) }), {
-        minLength: 2,
-        maxLength: 12,
-      }),
-      (specs) => {
-        const { command, events } = batch(specs);
-        const facts = new MatchFacts();
-        facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
-        const loaded = new MatchFacts();
-        loaded.load(throughJson(facts));
-        assert.equal(loaded.size, facts.size);
-        for (const m of matchEventsOf(events)) {
-          const fact = loaded.get(m.marketId, m.matchId);
-          assert.deepEqual(fact, facts.get(m.marketId, m.matchId));
-          assert.deepEqual(
-            fact?.fills,
-            matchFills(m),
-            `match ${m.matchId}: the fills as the event gave them`,
-          );
-          assert.equal(fact?.clearingPrice, m.clearingPrice);
-        }
-      },
-    ),
+    fc.property(specsArb, (specs) => {
+      const { command, events } = batch(specs);
+      const facts = new MatchFacts();
+      facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
+      const loaded = new MatchFacts();
+      loaded.load(throughJson(facts));
+      assert.equal(loaded.size, facts.size);
+      for (const m of matchEventsOf(events)) {
+        const fact = loaded.get(m.marketId, m.matchId);
+        assert.deepEqual(fact, facts.get(m.marketId, m.matchId));
+        assert.deepEqual(fact?.fills, matchFills(m), `match ${m.matchId}: the fills as the event gave them`);
+        assert.equal(fact?.clearingPrice, m.clearingPrice);
+      }
+    }),
     { numRuns: 50 },
   );
 });
@@ -113,58 +111,50 @@ test('an outcome forgets the match', () => {
 });
 
 test('a batch kept as one record forgets its matches one by one, in any order, and saves what is left', () => {
-  const side = fc.constantFrom('bid' as const, 'ask' as const);
   fc.assert(
-    fc.property(
-      fc.array(fc.record({ side, amount: fc.bigInt({ min: 1n, max: 500n }) }), {
-        minLength: 2,
-        maxLength: 12,
-      }),
-      fc.infiniteStream(fc.nat()),
-      (specs, picks) => {
-        const { command, events } = batch(specs);
-        const facts = new MatchFacts();
-        facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
-        const open = matchEventsOf(events);
-        const expected = (m: (typeof open)[number]) => ({
-          marketId: m.marketId,
-          matchId: m.matchId,
-          clearingPrice: m.clearingPrice,
-          counterpartyMatchIds: matchCounterparties(m),
-          fills: matchFills(m),
-        });
-        const pick = picks[Symbol.iterator]();
-        while (open.length > 0) {
-          const [gone] = open.splice((pick.next().value as number) % open.length, 1);
-          assert.ok(gone !== undefined);
-          facts.follow(
-            {
-              command: {
-                type: 'match_settled',
-                marketId: gone.marketId,
-                matchId: gone.matchId,
-                changeNote: null,
-                slot: 1n,
-              },
-              annotations: NO_ANNOTATIONS,
+    fc.property(specsArb, fc.infiniteStream(fc.nat()), (specs, picks) => {
+      const { command, events } = batch(specs);
+      const facts = new MatchFacts();
+      facts.follow({ command, annotations: NO_ANNOTATIONS }, events);
+      const open = matchEventsOf(events);
+      const expected = (m: (typeof open)[number]) => ({
+        marketId: m.marketId,
+        matchId: m.matchId,
+        clearingPrice: m.clearingPrice,
+        counterpartyMatchIds: matchCounterparties(m),
+        fills: matchFills(m),
+      });
+      const pick = picks[Symbol.iterator]();
+      while (open.length > 0) {
+        const [gone] = open.splice((pick.next().value as number) % open.length, 1);
+        assert.ok(gone !== undefined);
+        facts.follow(
+          {
+            command: {
+              type: 'match_settled',
+              marketId: gone.marketId,
+              matchId: gone.matchId,
+              changeNote: null,
+              slot: 1n,
             },
-            [],
-          );
-          assert.equal(facts.get(gone.marketId, gone.matchId), undefined, 'a resolved match is forgotten');
-          assert.equal(facts.size, open.length);
-          for (const m of open) assert.deepEqual(facts.get(m.marketId, m.matchId), expected(m));
-          // What a snapshot keeps: the unresolved, in match id order, and they load back the same.
-          const loaded = new MatchFacts();
-          loaded.load(throughJson(facts));
-          const left = [...open].sort((a, b) => (a.matchId < b.matchId ? -1 : 1));
-          assert.deepEqual(
-            (facts.save() as unknown[]).map((stored) => BigInt((stored as string[])[1] as string)),
-            left.map((m) => m.matchId),
-          );
-          for (const m of left) assert.deepEqual(loaded.get(m.marketId, m.matchId), expected(m));
-        }
-      },
-    ),
+            annotations: NO_ANNOTATIONS,
+          },
+          [],
+        );
+        assert.equal(facts.get(gone.marketId, gone.matchId), undefined, 'a resolved match is forgotten');
+        assert.equal(facts.size, open.length);
+        for (const m of open) assert.deepEqual(facts.get(m.marketId, m.matchId), expected(m));
+        // What a snapshot keeps: the unresolved, in match id order, and they load back the same.
+        const loaded = new MatchFacts();
+        loaded.load(throughJson(facts));
+        const left = [...open].sort((a, b) => (a.matchId < b.matchId ? -1 : 1));
+        assert.deepEqual(
+          (facts.save() as unknown[]).map((stored) => BigInt((stored as string[])[1] as string)),
+          left.map((m) => m.matchId),
+        );
+        for (const m of left) assert.deepEqual(loaded.get(m.marketId, m.matchId), expected(m));
+      }
+    }),
     { numRuns: 50 },
   );
 });
