@@ -70,10 +70,11 @@ export class MatchFacts implements StateCompanion {
    */
   readonly #batchesByMarket = new Map<string, LiveBatch[]>();
   readonly #batches = new Set<LiveBatch>();
-  #batchMatches = 0;
 
   get size(): number {
-    return this.#facts.size + this.#batchMatches;
+    let size = this.#facts.size;
+    for (const live of this.#batches) size += live.openCount;
+    return size;
   }
 
   get(marketId: string, matchId: bigint): MatchFact | undefined {
@@ -110,7 +111,6 @@ export class MatchFacts implements StateCompanion {
     // Match ids only grow within a market, so appending keeps the list in order.
     list.push(live);
     this.#batches.add(live);
-    this.#batchMatches += matches.count;
   }
 
   /** The live batch holding an unresolved match, and its index there, or null. */
@@ -139,7 +139,6 @@ export class MatchFacts implements StateCompanion {
     const { live, k } = found;
     live.open[k] = 0;
     live.openCount -= 1;
-    this.#batchMatches -= 1;
     if (live.openCount > 0) return;
     this.#batches.delete(live);
     const list = this.#batchesByMarket.get(marketId) as LiveBatch[];

@@ -279,7 +279,7 @@ function applyFills(applying: Applying, fillAt: Int32Array): BestFilled {
   const best: BestFilled =
     gathered === null
       ? { bid: null, ask: null }
-      : { bid: firstFilled(gathered.bids, rank), ask: firstFilled(gathered.asks, rank) };
+      : { bid: firstFilledOrder(gathered.bids, start), ask: firstFilledOrder(gathered.asks, start) };
   if (gathered !== null) {
     leaveRestingTotals(market.bids, gathered.bids, rank, market.columns.resting);
     leaveRestingTotals(market.asks, gathered.asks, rank, market.columns.resting);
@@ -357,37 +357,24 @@ function explainUnfilled(
   const shared: (LastUnfilled | undefined)[] = new Array(NO_FILL_REASONS.length);
   const recordOf = (code: number): LastUnfilled =>
     (shared[code] ??= { batch, slot: state.slot, reason: NO_FILL_REASONS[code] as NoFillReason });
-  // Each unfilled ref's reason, as its index in NO_FILL_REASONS plus one (0: it filled).
-  const reasonAt = new Uint8Array(count);
-  const tally = new Int32Array(NO_FILL_REASONS.length);
+  // Each unfilled ref's reason and how many got each. The market's reason is read through
+  // lastUncleared; an order records only its own.
+  const noting: Noting = {
+    reasonAt: new Uint8Array(count),
+    tally: new Int32Array(NO_FILL_REASONS.length),
+    marketCode: marketReason === null ? -1 : REASON_CODE[marketReason],
+    recordOf,
+  };
+  const { reasonAt, tally } = noting;
   if (gathered !== null) {
-    explainSide(gathered.bids, 'bid', applying, explained, reasonAt);
-    explainSide(gathered.asks, 'ask', applying, explained, reasonAt);
+    explainSide(gathered.bids, 'bid', applying, explained, noting);
+    explainSide(gathered.asks, 'ask', applying, explained, noting);
   } else {
     for (let ref = 0; ref < count; ref += 1) {
       if (start[ref] !== start[ref + 1]) continue;
-      reasonAt[ref] = REASON_CODE[noFillReason(rows[ref] as OrderRow, ref, explained)] + 1;
-    }
-  }
-  // The market's reason is read through lastUncleared; an order records only its own.
-  const unfilled = market.columns.unfilled;
-  const marketCode = marketReason === null ? -1 : REASON_CODE[marketReason];
-  const slots = gathered === null ? null : [gathered.bids, gathered.asks];
-  if (slots !== null) {
-    for (const side of slots) {
-      for (let at = 0; at < side.refs.length; at += 1) {
-        const code = (reasonAt[side.refs[at] as number] as number) - 1;
-        if (code < 0) continue;
-        tally[code] = (tally[code] as number) + 1;
-        if (code !== marketCode) unfilled[side.slots[at] as number] = recordOf(code);
-      }
-    }
-  } else {
-    for (let ref = 0; ref < count; ref += 1) {
-      const code = (reasonAt[ref] as number) - 1;
-      if (code < 0) continue;
-      tally[code] = (tally[code] as number) + 1;
-      if (code !== marketCode) keepOwn(rows[ref] as OrderRow, recordOf(code));
+      const row = rows[ref] as OrderRow;
+      const code = note(noting, ref, noFillReason(row, ref, explained));
+      if (code !== noting.marketCode) keepOwn(row, recordOf(code));
     }
   }
   const unfilledCounts: Partial<Record<NoFillReason, number>> = cleared.record?.unfilled ?? {};
@@ -417,27 +404,45 @@ function explainUnfilled(
   }
 }
 
+/** What explaining a batch's unfilled orders collects (explainUnfilled). */
+interface Noting {
+  /** ref -> its reason's index in NO_FILL_REASONS plus one (0: it filled). */
+  readonly reasonAt: Uint8Array;
+  /** Orders given each reason. */
+  readonly tally: Int32Array;
+  /** The market's reason's index, or -1 (the batch cleared). */
+  readonly marketCode: number;
+  /** The batch's one shared record for a reason. */
+  readonly recordOf: (code: number) => LastUnfilled;
+}
+
+/** Notes `reason` for `ref` and counts it; returns its code. */
+function note(noting: Noting, ref: number, reason: NoFillReason): number {
+  const code = REASON_CODE[reason];
+  noting.reasonAt[ref] = code + 1;
+  noting.tally[code] = (noting.tally[code] as number) + 1;
+  return code;
+}
+
 /**
  * The reasons of one gathered side's unfilled orders, walked in priority: each order's limit is its
  * level's price, its terms are the gathered columns, and a filled order of its side is ahead of it
- * when the side's first filled order comes before it in this walk.
+ * when the side's first filled order comes before it in this walk. Each is kept in the market's
+ * columns by the order's slot, so no row is touched.
  */
 function explainSide(
   side: GatheredBookSide,
   name: 'bid' | 'ask',
   applying: Applying,
   explained: BatchOutcome,
-  reasonAt: Uint8Array,
+  noting: Noting,
 ): void {
-  const { start } = applying;
-  const { refs } = side;
+  const { start, market } = applying;
+  const unfilled = market.columns.unfilled;
+  const { refs, slots } = side;
   const { remaining, minFill } = side.units;
   const { prices, ends } = side.levels;
-  let firstFilled = -1;
-  for (let at = 0; at < refs.length && firstFilled < 0; at += 1) {
-    const ref = refs[at] as number;
-    if (start[ref] !== start[ref + 1]) firstFilled = at;
-  }
+  const firstFilled = firstFilledAt(side, start);
   let level = 0;
   for (let at = 0; at < refs.length; at += 1) {
     while (at >= (ends[level] as number)) level += 1;
@@ -451,7 +456,8 @@ function explainSide(
       minFill[at] === remaining[at],
       firstFilled >= 0 && firstFilled < at,
     );
-    reasonAt[ref] = REASON_CODE[reason] + 1;
+    const code = note(noting, ref, reason);
+    if (code !== noting.marketCode) unfilled[slots[at] as number] = noting.recordOf(code);
   }
 }
 
@@ -469,13 +475,19 @@ function arrivalBatchDone(market: MarketState, row: OrderRow): void {
   market.arrivalBatchDue.delete(row);
 }
 
-/** The first order of a gathered side, in priority, that filled (has a rank), or null. */
-function firstFilled(side: GatheredBookSide, rank: Int32Array): OrderRow | null {
-  const { refs, orders } = side;
+/** The index in a gathered side (priority order) of its first order that filled, or -1. */
+function firstFilledAt(side: GatheredBookSide, start: Int32Array): number {
+  const { refs } = side;
   for (let at = 0; at < refs.length; at += 1) {
-    if ((rank[refs[at] as number] as number) >= 0) return orders[at] as OrderRow;
+    const ref = refs[at] as number;
+    if (start[ref] !== start[ref + 1]) return at;
   }
-  return null;
+  return -1;
+}
+
+function firstFilledOrder(side: GatheredBookSide, start: Int32Array): OrderRow | null {
+  const at = firstFilledAt(side, start);
+  return at < 0 ? null : (side.orders[at] as OrderRow);
 }
 
 /**
