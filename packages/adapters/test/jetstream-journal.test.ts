@@ -35,6 +35,7 @@ import {
   plainRecord,
   readJournalStream,
   recoverFromJetStream,
+  StreamStalledError,
 } from '../src/journal/index.ts';
 import { encodeSnapshotFile } from '../src/journal/snapshot-file.ts';
 import { MatchFacts } from '../src/settlement/match-facts.ts';
@@ -289,6 +290,44 @@ describe('jetstream journal: the contract', () => {
       seen.map((_, i) => BigInt(i + 1)),
     );
     assert.equal(follower.stateHash(), core.stateHash(), 'the follower holds the primary’s state');
+    await journal.close();
+  });
+
+  test('a read to an end that never comes stops after its stall time where it was, and a fresh read goes on from there', async () => {
+    const stream = newStream();
+    const { journal, core } = await openJournal(stream);
+    await Promise.all(appendAll(journal, core, openingCommands()));
+    await Promise.all(appendAll(journal, core, applicableCommands(core, 23, 60)));
+    const reader = await link(stream);
+    const copy = new VenueCore(TEST_CORE_CONFIG);
+    const end = BigInt((await reader.manager.streams.info(stream)).state.last_seq);
+    const stalled = await readJournalStream({
+      link: reader,
+      sealingKey: KEY,
+      after: { seq: 0n, hash: Buffer.alloc(32) },
+      // Two messages beyond the stream's end: nothing will deliver them.
+      until: end + 2n,
+      stallMs: 300,
+      onCommand: (command) => {
+        copy.apply(command);
+      },
+    }).catch((error: unknown) => error);
+    assert.ok(stalled instanceof StreamStalledError, String(stalled));
+    assert.equal(stalled.position.seq, journal.lastSeq, 'it stopped after the last record there is');
+    assert.equal(copy.stateHash(), core.stateHash(), 'every record up to there was handed on');
+
+    await Promise.all(appendAll(journal, core, applicableCommands(core, 29, 30)));
+    const rest = await readJournalStream({
+      link: reader,
+      sealingKey: KEY,
+      after: stalled.position,
+      until: BigInt((await reader.manager.streams.info(stream)).state.last_seq),
+      onCommand: (command) => {
+        copy.apply(command);
+      },
+    });
+    assert.equal(rest.position.seq, journal.lastSeq);
+    assert.equal(copy.stateHash(), core.stateHash(), 'the fresh read went on without a gap or a repeat');
     await journal.close();
   });
 });

@@ -22,6 +22,7 @@ import {
   JetStreamJournal,
   JetStreamLease,
   type JetStreamLink,
+  JournalRecoveryError,
   openJetStreamLink,
   plainRecord,
   recoverFromJetStream,
@@ -111,6 +112,29 @@ describe('hot standby', () => {
     await until(() => follower.failure !== null);
     assert.ok(follower.failure instanceof StateDivergedError, String(follower.failure));
     await assert.rejects(follower.catchUp(), StateDivergedError, 'a diverged standby refuses to take over');
+    await primary.journal.close();
+  });
+
+  test('a catch-up that finds its next records purged stops with a recovery error naming them, holding what it read', async () => {
+    const stream = 'standby-purged';
+    const primary = await writer(stream);
+    await primary.write(openingCommands());
+    const own = await link(stream);
+    const follower = await StreamFollower.open(
+      { link: own, sealingKey: KEY, config: TEST_CORE_CONFIG, companionNames: COMPANIONS, stallMs: 250 },
+      true,
+    );
+    await until(() => follower.position.seq === primary.journal.lastSeq);
+    const read = { seq: follower.position.seq, hash: follower.core.stateHash() };
+    await follower.stop();
+    await primary.write(applicableCommands(primary.core, 13, 40));
+    // Everything goes, the records the follower has not read among them.
+    await own.manager.streams.purge(stream);
+    const caught = await follower.catchUp().catch((error: unknown) => error);
+    assert.ok(caught instanceof JournalRecoveryError, String(caught));
+    assert.match(caught.message, new RegExp(`records after record ${read.seq} were purged`));
+    assert.equal(follower.position.seq, read.seq);
+    assert.equal(follower.core.stateHash(), read.hash, 'nothing was applied past what was read');
     await primary.journal.close();
   });
 

@@ -10,7 +10,13 @@
  */
 import { type CoreConfig, VenueCore } from '@venue/core';
 import type { JetStreamLink } from '../journal/jetstream/jetstream-link.ts';
-import { readJournalStream, recoverFromJetStream } from '../journal/jetstream/jetstream-recovery.ts';
+import {
+  readJournalStream,
+  recoverFromJetStream,
+  STALLED_READ_TRIES,
+  STREAM_READ_STALL_MS,
+  StreamStalledError,
+} from '../journal/jetstream/jetstream-recovery.ts';
 import type { JournalPosition } from '../journal/journal.ts';
 import type { Annotations, JournalRecord } from '../journal/journal-record.ts';
 import { recordHash, ZERO_HASH } from '../journal/record-format.ts';
@@ -24,6 +30,8 @@ export interface StreamFollowerOptions {
   readonly config: CoreConfig;
   /** Names of the state companions to keep (replica/companion-registry.ts). */
   readonly companionNames: readonly string[];
+  /** How long a read to the stream's end may go without a message (STREAM_READ_STALL_MS). */
+  readonly stallMs?: number;
 }
 
 /** A state hash the primary announced for the state after record `seq`. */
@@ -40,6 +48,9 @@ export class StateDivergedError extends Error {
     this.name = 'StateDivergedError';
   }
 }
+
+/** Ends a following read that was stopped while it still had messages in hand. */
+class FollowingStoppedError extends Error {}
 
 export class StreamFollower {
   readonly #options: StreamFollowerOptions;
@@ -71,6 +82,7 @@ export class StreamFollower {
     const recovery = await recoverFromJetStream({
       link: options.link,
       sealingKey: options.sealingKey,
+      ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
       onSnapshot: (text, seq, hash) => {
         const snapshot = parseSnapshot(text);
         follower.#core = VenueCore.restore(options.config, snapshot.core);
@@ -130,47 +142,77 @@ export class StreamFollower {
 
   /**
    * Stops following and reads every record the stream holds now: after this the core is the
-   * stream's whole state. Throws if the follower failed or the chain does not check.
+   * stream's whole state. Throws if the follower failed or the chain does not check. A read that
+   * stalls (StreamStalledError) is started afresh from where it stopped, up to STALLED_READ_TRIES reads
+   * in all; the last stall is thrown, so that a takeover gives the lease back instead of holding it
+   * while reading nothing.
    */
   async catchUp(): Promise<JournalPosition> {
     await this.stop();
     if (this.#failure !== null) throw this.#failure;
     const info = await this.#options.link.manager.streams.info(this.#options.link.settings.stream);
     const until = BigInt(info.state.last_seq);
-    if (until > (this.#position.message ?? 0n)) {
-      await readJournalStream({
-        link: this.#options.link,
-        sealingKey: this.#options.sealingKey,
-        after: this.#position,
-        until,
-        onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
-        onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
-      });
+    for (let read = 1; until > (this.#position.message ?? 0n); read += 1) {
+      try {
+        await readJournalStream({
+          link: this.#options.link,
+          sealingKey: this.#options.sealingKey,
+          after: this.#position,
+          until,
+          ...(this.#options.stallMs === undefined ? {} : { stallMs: this.#options.stallMs }),
+          onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
+          onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
+        });
+      } catch (error) {
+        if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
+      }
     }
     if (this.#failure !== null) throw this.#failure;
     return this.#position;
   }
 
-  /** Stops reading (the state stays as it is). */
+  /**
+   * Stops reading (the state stays as it is). A read that does not end within the stall time is
+   * left behind: it can no longer change the state (`#follow`'s fence), and the caller reads on from
+   * the position it reached.
+   */
   async stop(): Promise<void> {
     const following = this.#following;
     this.#following = null;
     if (following === null) return;
     following.abort.abort();
-    await following.done;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      following.done,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, this.#options.stallMs ?? STREAM_READ_STALL_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   #follow(): void {
     const abort = new AbortController();
-    const done = readJournalStream({
-      link: this.#options.link,
-      sealingKey: this.#options.sealingKey,
-      after: this.#position,
-      signal: abort.signal,
-      onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
-      onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
-    }).catch((error: unknown) => this.#fail(error instanceof Error ? error : new Error(String(error))));
-    this.#following = { abort, done };
+    const following = {
+      abort,
+      done: readJournalStream({
+        link: this.#options.link,
+        sealingKey: this.#options.sealingKey,
+        after: this.#position,
+        signal: abort.signal,
+        onCommand: (command, seq, annotations) => {
+          // The fence: once stopped, this read applies nothing more (a record's command comes before
+          // its position moves, so a read stopped here leaves the two in step).
+          if (this.#following !== following) throw new FollowingStoppedError();
+          this.#apply(command, seq, annotations);
+        },
+        onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
+      }).catch((error: unknown) => {
+        if (error instanceof FollowingStoppedError) return;
+        this.#fail(error instanceof Error ? error : new Error(String(error)));
+      }),
+    };
+    this.#following = following;
   }
 
   #apply(command: JournalRecord['command'], seq: bigint, annotations: Annotations): void {

@@ -43,6 +43,8 @@ export interface TakeoverOptions {
   readonly signal?: AbortSignal;
   /** A standby is following the stream (recovered from it, reading on): it can take over from now. */
   readonly onFollowing?: (position: JournalPosition) => void;
+  /** How long the takeover's read to the stream's end may go without a message (tests shorten it). */
+  readonly stallMs?: number;
 }
 
 /** What a takeover hands to the boot. */
@@ -118,6 +120,7 @@ function followerOptions(options: TakeoverOptions) {
     sealingKey: options.sealingKey,
     config: options.config,
     companionNames: options.companionNames,
+    ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
   };
 }
 
@@ -175,6 +178,8 @@ async function finish(
       },
     };
   } catch (error) {
+    // Holding the lease while unable to serve would keep every other standby waiting: give it back.
+    options.log?.(`takeover: gave the lease back: ${error instanceof Error ? error.message : String(error)}`);
     await lease.release();
     throw error;
   }

@@ -29,6 +29,8 @@ export interface StreamRecoveryOptions {
   readonly onRecord?: (frame: Buffer, key: Buffer, seq: bigint, message: bigint) => void;
   /** Replay every record from the first, ignoring snapshots (audits, leak scans, checks). */
   readonly ignoreSnapshots?: boolean;
+  /** See `StreamReadOptions.stallMs`. */
+  readonly stallMs?: number;
 }
 
 export interface StreamRecovery {
@@ -51,21 +53,32 @@ export async function recoverFromJetStream(options: StreamRecoveryOptions): Prom
     snapshot === null
       ? { seq: 0n, hash: ZERO_HASH, message: 0n }
       : { seq: snapshot.seq, hash: snapshot.recordHash, message: snapshot.message };
-  const walk = await readJournalStream({
-    link,
-    sealingKey: options.sealingKey,
-    after: start,
-    until: lastSeq,
-    onCommand: options.onCommand,
-    ...(options.onRecord === undefined ? {} : { onRecord: options.onRecord }),
-  });
-  return {
-    snapshot:
-      snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text, hash: snapshot.recordHash },
-    position: walk.position,
-    replayed: walk.replayed,
-    notes,
-  };
+  let after = start;
+  let replayed = 0;
+  for (let read = 1; ; read += 1) {
+    try {
+      const walk = await readJournalStream({
+        link,
+        sealingKey: options.sealingKey,
+        after,
+        until: lastSeq,
+        ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
+        onCommand: options.onCommand,
+        ...(options.onRecord === undefined ? {} : { onRecord: options.onRecord }),
+      });
+      return {
+        snapshot:
+          snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text, hash: snapshot.recordHash },
+        position: walk.position,
+        replayed: replayed + walk.replayed,
+        notes,
+      };
+    } catch (error) {
+      if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
+      replayed += Number(error.position.seq - after.seq);
+      after = error.position;
+    }
+  }
 }
 
 /** The newest snapshot object that opens and does not lie beyond the stream's end. */
@@ -117,8 +130,38 @@ export interface StreamReadOptions {
   /** The last message to read; undefined keeps reading until `signal` aborts (a follower). */
   readonly until?: bigint;
   readonly signal?: AbortSignal;
+  /**
+   * With `until`: how long the read may go without a message before it gives up with a
+   * StreamStalledError (default STREAM_READ_STALL_MS). The messages up to `until` are stored, so a
+   * read that receives none for this long is stuck in the client, not waiting on the primary.
+   */
+  readonly stallMs?: number;
   readonly onCommand: (command: JournalRecord['command'], seq: bigint, annotations: Annotations) => void;
   readonly onRecord?: (frame: Buffer, key: Buffer, seq: bigint, message: bigint) => void;
+}
+
+/** A bounded read's default patience between two messages (see `StreamReadOptions.stallMs`). */
+export const STREAM_READ_STALL_MS = 15_000;
+
+/** Fresh reads a caller starts, from where the last one stopped, before it gives up on a stalling stream. */
+export const STALLED_READ_TRIES = 3;
+
+/**
+ * A bounded read received nothing for its `stallMs`: it stopped after `position` (every record up
+ * to it handed on, none after), so a fresh read can go on from there.
+ */
+export class StreamStalledError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly position: JournalPosition,
+    readonly until: bigint,
+    stallMs: number,
+  ) {
+    super(
+      `reading stream ${stream} stalled: no message for ${stallMs} ms after record ${position.seq}, before its last message ${until}`,
+    );
+    this.name = 'StreamStalledError';
+  }
 }
 
 /**
@@ -143,15 +186,42 @@ export async function readJournalStream(
   const messages = await consumer.consume({ max_messages: 1024 });
   const stop = () => void messages.close();
   options.signal?.addEventListener('abort', stop, { once: true });
+  // A read with an end is watched: the client's iterator has been seen to wait for good (a takeover
+  // that held the lease while reading nothing), and a stuck read must end so someone can retry.
+  const stallMs = options.until === undefined ? null : (options.stallMs ?? STREAM_READ_STALL_MS);
+  let stalled = false;
+  let watch: NodeJS.Timeout | undefined;
+  const rewatch = () => {
+    if (stallMs === null) return;
+    clearTimeout(watch);
+    watch = setTimeout(() => {
+      stalled = true;
+      stop();
+    }, stallMs);
+  };
   try {
     if (options.signal?.aborted === true) return chain.result();
+    rewatch();
     for await (const message of messages) {
+      if (stalled) break;
       chain.message(message);
       if (options.until !== undefined && chain.lastMessage >= options.until) break;
+      rewatch();
     }
   } finally {
+    clearTimeout(watch);
     options.signal?.removeEventListener('abort', stop);
     await messages.close();
+  }
+  if (stalled && options.until !== undefined && chain.lastMessage < options.until) {
+    // Nothing came because nothing is there (records purged under the reader) is not a stall: say so.
+    const first = BigInt((await options.link.manager.streams.info(stream)).state.first_seq);
+    const next = chain.lastMessage > 0n ? chain.lastMessage + 1n : from;
+    if (first > next)
+      throw new JournalRecoveryError(
+        `stream ${stream} no longer holds message ${next} (it starts at ${first}): records after record ${chain.position.seq} were purged before they were read; restore the stream from a backup, or start this instance from a newer snapshot`,
+      );
+    throw new StreamStalledError(stream, chain.position, options.until, stallMs as number);
   }
   if (options.until !== undefined && chain.lastMessage < options.until) {
     throw new JournalRecoveryError(
