@@ -163,6 +163,7 @@ export class StreamFollower {
           onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
           onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
         });
+        break;
       } catch (error) {
         if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
       }

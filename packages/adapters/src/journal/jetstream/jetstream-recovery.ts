@@ -216,7 +216,9 @@ export async function readJournalStream(
   if (stalled && options.until !== undefined && chain.lastMessage < options.until) {
     // Nothing came because nothing is there (records purged under the reader) is not a stall: say so.
     const first = BigInt((await options.link.manager.streams.info(stream)).state.first_seq);
-    const next = chain.lastMessage > 0n ? chain.lastMessage + 1n : from;
+    // The first message still needed: after the last one read, or after the one holding `after`.
+    const next =
+      chain.lastMessage > 0n ? chain.lastMessage + 1n : from === options.after.message ? from + 1n : from;
     if (first > next)
       throw new JournalRecoveryError(
         `stream ${stream} no longer holds message ${next} (it starts at ${first}): records after record ${chain.position.seq} were purged before they were read; restore the stream from a backup, or start this instance from a newer snapshot`,
