@@ -12,10 +12,9 @@ import { type CoreConfig, VenueCore } from '@venue/core';
 import type { JetStreamLink } from '../journal/jetstream/jetstream-link.ts';
 import {
   readJournalStream,
+  readJournalStreamTo,
   recoverFromJetStream,
-  STALLED_READ_TRIES,
   STREAM_READ_STALL_MS,
-  StreamStalledError,
 } from '../journal/jetstream/jetstream-recovery.ts';
 import type { JournalPosition } from '../journal/journal.ts';
 import type { Annotations, JournalRecord } from '../journal/journal-record.ts';
@@ -142,31 +141,25 @@ export class StreamFollower {
 
   /**
    * Stops following and reads every record the stream holds now: after this the core is the
-   * stream's whole state. Throws if the follower failed or the chain does not check. A read that
-   * stalls (StreamStalledError) is started afresh from where it stopped, up to STALLED_READ_TRIES reads
-   * in all; the last stall is thrown, so that a takeover gives the lease back instead of holding it
-   * while reading nothing.
+   * stream's whole state. Throws if the follower failed or the chain does not check, or if reads
+   * keep stalling (`readJournalStreamTo`), so that a takeover gives the lease back instead of
+   * holding it while reading nothing.
    */
   async catchUp(): Promise<JournalPosition> {
     await this.stop();
     if (this.#failure !== null) throw this.#failure;
     const info = await this.#options.link.manager.streams.info(this.#options.link.settings.stream);
     const until = BigInt(info.state.last_seq);
-    for (let read = 1; until > (this.#position.message ?? 0n); read += 1) {
-      try {
-        await readJournalStream({
-          link: this.#options.link,
-          sealingKey: this.#options.sealingKey,
-          after: this.#position,
-          until,
-          ...(this.#options.stallMs === undefined ? {} : { stallMs: this.#options.stallMs }),
-          onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
-          onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
-        });
-        break;
-      } catch (error) {
-        if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
-      }
+    if (until > (this.#position.message ?? 0n)) {
+      await readJournalStreamTo({
+        link: this.#options.link,
+        sealingKey: this.#options.sealingKey,
+        after: this.#position,
+        until,
+        ...(this.#options.stallMs === undefined ? {} : { stallMs: this.#options.stallMs }),
+        onCommand: (command, seq, annotations) => this.#apply(command, seq, annotations),
+        onRecord: (frame, _key, seq, message) => this.#advance(frame, seq, message),
+      });
     }
     if (this.#failure !== null) throw this.#failure;
     return this.#position;

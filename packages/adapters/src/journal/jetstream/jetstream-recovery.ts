@@ -53,32 +53,22 @@ export async function recoverFromJetStream(options: StreamRecoveryOptions): Prom
     snapshot === null
       ? { seq: 0n, hash: ZERO_HASH, message: 0n }
       : { seq: snapshot.seq, hash: snapshot.recordHash, message: snapshot.message };
-  let after = start;
-  let replayed = 0;
-  for (let read = 1; ; read += 1) {
-    try {
-      const walk = await readJournalStream({
-        link,
-        sealingKey: options.sealingKey,
-        after,
-        until: lastSeq,
-        ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
-        onCommand: options.onCommand,
-        ...(options.onRecord === undefined ? {} : { onRecord: options.onRecord }),
-      });
-      return {
-        snapshot:
-          snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text, hash: snapshot.recordHash },
-        position: walk.position,
-        replayed: replayed + walk.replayed,
-        notes,
-      };
-    } catch (error) {
-      if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
-      replayed += Number(error.position.seq - after.seq);
-      after = error.position;
-    }
-  }
+  const walk = await readJournalStreamTo({
+    link,
+    sealingKey: options.sealingKey,
+    after: start,
+    until: lastSeq,
+    ...(options.stallMs === undefined ? {} : { stallMs: options.stallMs }),
+    onCommand: options.onCommand,
+    ...(options.onRecord === undefined ? {} : { onRecord: options.onRecord }),
+  });
+  return {
+    snapshot:
+      snapshot === null ? null : { seq: snapshot.seq, text: snapshot.text, hash: snapshot.recordHash },
+    position: walk.position,
+    replayed: walk.replayed,
+    notes,
+  };
 }
 
 /** The newest snapshot object that opens and does not lie beyond the stream's end. */
@@ -152,15 +142,37 @@ export const STALLED_READ_TRIES = 3;
  */
 export class StreamStalledError extends Error {
   constructor(
-    readonly stream: string,
+    stream: string,
     readonly position: JournalPosition,
-    readonly until: bigint,
+    until: bigint,
     stallMs: number,
   ) {
     super(
       `reading stream ${stream} stalled: no message for ${stallMs} ms after record ${position.seq}, before its last message ${until}`,
     );
     this.name = 'StreamStalledError';
+  }
+}
+
+/**
+ * `readJournalStream` to `until`, started afresh from where it stopped when a read stalls, up to
+ * STALLED_READ_TRIES reads in all (the last stall is thrown). A fresh read is safe: it checks the
+ * record it continues after and hands on only later ones.
+ */
+export async function readJournalStreamTo(
+  options: StreamReadOptions & { readonly until: bigint },
+): Promise<{ position: JournalPosition; replayed: number }> {
+  let after = options.after;
+  let replayed = 0;
+  for (let read = 1; ; read += 1) {
+    try {
+      const walk = await readJournalStream({ ...options, after });
+      return { position: walk.position, replayed: replayed + walk.replayed };
+    } catch (error) {
+      if (!(error instanceof StreamStalledError) || read >= STALLED_READ_TRIES) throw error;
+      replayed += Number(error.position.seq - after.seq);
+      after = error.position;
+    }
   }
 }
 
